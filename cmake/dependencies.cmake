@@ -1,0 +1,11 @@
+# Every dependency comes from Debian 12 packages installed by scripts/bootstrap.
+set(Boost_NO_WARN_NEW_VERSIONS ON)
+find_package(Boost 1.81 EXACT REQUIRED COMPONENTS json url)
+find_package(OpenSSL 3 REQUIRED)
+find_package(Threads REQUIRED)
+find_package(yaml-cpp REQUIRED)
+find_package(fmt REQUIRED)
+find_package(spdlog REQUIRED)
+find_package(SQLite3 REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(GTest REQUIRED)

@@ -1,0 +1,110 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/http_headers.h"
+#include "core/wire_protocol.h"
+
+namespace llmux::config {
+
+using Millis = std::chrono::milliseconds;
+
+/// A key clients present to llmux. Never forwarded upstream.
+struct GatewayKey {
+  std::string name;    ///< shown in logs instead of the secret
+  std::string secret;  ///< from `key:` or the variable named by `key_env:`
+};
+
+/// How a channel presents its upstream key.
+enum class AuthStyle {
+  Default,   ///< the protocol's usual one (bearer for OpenAI, x-api-key for Anthropic, x-goog-api-key for Gemini)
+  Bearer,    ///< Authorization: Bearer <key>
+  XApiKey,   ///< x-api-key: <key>
+  Header,    ///< <name>: <key>
+  Query,     ///< ?<name>=<key>
+};
+
+struct AuthSpec {
+  AuthStyle style = AuthStyle::Default;
+  std::string name;  ///< header or query parameter name for Header / Query
+};
+
+/// Per-attempt upstream deadlines; each retry restarts them.
+struct Timeouts {
+  Millis connect{5'000};       ///< DNS + TCP + TLS handshake
+  Millis first_byte{120'000};  ///< request sent -> response head received
+  Millis idle{120'000};        ///< between two reads of the response body
+  Millis total{600'000};       ///< whole attempt, head to last byte
+};
+
+/// `base_url` split into its parts. `path_prefix` has no trailing slash ("" or "/relay" or "/v1").
+struct UpstreamUrl {
+  bool tls = false;
+  std::string host;
+  std::uint16_t port = 0;
+  std::string path_prefix;
+};
+
+/// One upstream key of a channel. `id` is stable across reloads as long as the channel name and
+/// the secret stay the same, so runtime state (cooldowns) keyed by it survives a reload.
+struct ChannelKey {
+  std::string secret;
+  std::string label;  ///< "<channel>#<index>": what logs and metrics show, never the secret
+  std::string id;     ///< "<channel>/<short hash of the secret>"
+};
+
+/// An upstream: one provider, relay or account pool speaking one protocol.
+struct Channel {
+  std::string name;
+  Protocol protocol = Protocol::OpenAiChat;
+  std::string base_url;  ///< as written
+  UpstreamUrl url;       ///< parsed from base_url
+  std::vector<ChannelKey> keys;
+  std::vector<std::string> models;                ///< model names as clients request them
+  std::map<std::string, std::string> model_map;   ///< client name -> upstream name
+  AuthSpec auth;
+  HeaderList headers;  ///< extra headers sent upstream
+  Timeouts timeouts;
+  int priority = 0;  ///< higher is tried first
+  int weight = 1;    ///< share among channels of equal priority
+  bool enabled = true;
+
+  /// Whether clients may ask this channel for `model` (a listed model or a model_map alias).
+  bool serves(std::string_view model) const;
+  /// The name to send upstream for a client model name (model_map applied).
+  std::string const& upstreamModel(std::string const& client_model) const;
+};
+
+/// The client-facing HTTP server.
+struct ServerSettings {
+  std::string listen = "127.0.0.1:8080";
+  unsigned threads = 0;                        ///< 0: one per core
+  std::size_t max_body_bytes = 32u << 20;      ///< larger bodies get 413
+  std::size_t max_header_bytes = 64u << 10;    ///< larger heads get 431
+  Millis header_timeout{30'000};               ///< to receive a complete request head
+  Millis body_timeout{60'000};                 ///< between two reads of a request body
+  Millis keepalive_timeout{75'000};            ///< idle keep-alive connection
+  Millis drain_timeout{30'000};                ///< SIGTERM: how long in-flight requests may finish
+};
+
+/// Where the access log and the request log go.
+struct LogSettings {
+  std::string access_log = "stdout";  ///< "stdout", "stderr", "off" or a file path
+  std::string level = "info";         ///< application log level: debug | info | warn | error
+};
+
+/// A whole, validated configuration. Immutable once built; shared as `SnapshotPtr`.
+struct Settings {
+  ServerSettings server;
+  std::vector<GatewayKey> gateway_keys;
+  std::vector<Channel> channels;
+  LogSettings log;
+  std::string state_dir;  ///< SQLite state; "" means $LLMUX_HOME or ./.llmux
+};
+
+}  // namespace llmux::config
