@@ -1,0 +1,44 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+
+namespace llmux {
+
+/// One upstream attempt of a request, as the request log and the access log record it.
+struct AttemptRecord {
+  std::string channel;        ///< channel name
+  std::string key_label;      ///< "<channel>#<index>", never the secret
+  std::string upstream_model;
+  int status = 0;             ///< upstream HTTP status; 0 when no response head arrived
+  std::string outcome;        ///< "ok", "failover:<reason>", "client_error", "failed:<reason>", "cancelled"
+  double first_byte_ms = -1;  ///< response head after request sent; -1 when none
+  double duration_ms = 0;
+};
+
+/// Everything known about one client request when it ends: the row of the request log and the
+/// access-log line. Secrets never enter it.
+struct RequestRecord {
+  std::string request_id;
+  WallTime started_at{};
+  std::string route;            ///< "/v1/chat/completions", ...
+  std::string client_protocol;  ///< protocolName() or "" for non-LLM routes
+  std::string gateway_key;      ///< the gateway key's name
+  std::string model;            ///< as the client asked
+  bool stream = false;
+  std::string channel;          ///< the channel that answered (last attempt), "" if none
+  std::string key_label;
+  int status = 0;               ///< HTTP status sent to the client
+  std::string error;            ///< short reason when the request failed
+  std::vector<AttemptRecord> attempts;
+  double first_byte_ms = -1;    ///< first response byte to the client after the request was read
+  double total_ms = 0;
+  double overhead_ms = 0;       ///< time spent inside llmux, upstream waits excluded
+  std::uint64_t bytes_in = 0;   ///< request body bytes
+  std::uint64_t bytes_out = 0;  ///< response body bytes sent to the client
+};
+
+}  // namespace llmux

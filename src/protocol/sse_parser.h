@@ -1,0 +1,36 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace llmux::protocol {
+
+/// One Server-Sent Event: its `event:` name ("" when absent) and its data (several `data:` lines
+/// joined with '\n'). Comment-only blocks (keep-alives) produce no event.
+struct SseEvent {
+  std::string event;
+  std::string data;
+};
+
+/// Incremental SSE parser (WHATWG rules): events are split on a blank line, whatever the line
+/// endings (`\n`, `\r\n` or `\r`); an event may arrive split across any number of `feed` calls and
+/// one call may carry many events. The one optional space after a field's colon is dropped.
+class SseParser {
+ public:
+  /// Consumes `bytes`, appending every event completed by them to `out`.
+  void feed(std::string_view bytes, std::vector<SseEvent>& out);
+  /// End of stream: an event still open (no blank line after it) is dispatched if it has data.
+  void finish(std::vector<SseEvent>& out);
+
+ private:
+  void processLine(std::string_view line, std::vector<SseEvent>& out);
+  void dispatch(std::vector<SseEvent>& out);
+
+  std::string line_;         ///< the current, incomplete line
+  bool after_cr_ = false;    ///< the last byte seen was '\r' (a following '\n' belongs to it)
+  SseEvent pending_;
+  bool has_data_ = false;
+};
+
+}  // namespace llmux::protocol
