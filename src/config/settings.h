@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/http_headers.h"
@@ -32,7 +33,13 @@ enum class AuthStyle {
 struct AuthSpec {
   AuthStyle style = AuthStyle::Default;
   std::string name;  ///< header or query parameter name for Header / Query
+
+  bool operator==(AuthSpec const&) const = default;
 };
+
+/// `auth` with `Default` replaced by the protocol's usual style: Bearer for both OpenAI protocols,
+/// XApiKey for Anthropic, Header "x-goog-api-key" for Gemini. Other styles are returned unchanged.
+AuthSpec resolveAuth(Protocol protocol, AuthSpec const& auth);
 
 /// Per-attempt upstream deadlines; each retry restarts them.
 struct Timeouts {
@@ -43,11 +50,15 @@ struct Timeouts {
 };
 
 /// `base_url` split into its parts. `path_prefix` has no trailing slash ("" or "/relay" or "/v1").
+/// `host` is lower-case; an IPv6 literal is stored without brackets ("::1"). `port` is explicit or
+/// the scheme's default (80 / 443). See config/address.h for parsing and for the Host header form.
 struct UpstreamUrl {
   bool tls = false;
   std::string host;
   std::uint16_t port = 0;
   std::string path_prefix;
+
+  bool operator==(UpstreamUrl const&) const = default;
 };
 
 /// One upstream key of a channel. `id` is stable across reloads as long as the channel name and
@@ -98,7 +109,8 @@ struct LogSettings {
   std::string level = "info";         ///< application log level: debug | info | warn | error
 };
 
-/// A whole, validated configuration. Immutable once built; shared as `SnapshotPtr`.
+/// A whole, validated configuration. Immutable once built; shared as `SettingsPtr`
+/// (config/loader.h).
 struct Settings {
   ServerSettings server;
   std::vector<GatewayKey> gateway_keys;

@@ -1,0 +1,311 @@
+#include "config/channel_parser.h"
+
+#include <algorithm>
+#include <array>
+
+#include "config/address.h"
+#include "config/key_id.h"
+#include "core/strings.h"
+
+namespace llmux::config::detail {
+namespace {
+
+constexpr long long kMaxTimeoutMs = 24LL * 3600 * 1000;  // one day
+constexpr long long kMaxWeight = 1'000'000;
+
+/// Headers the HTTP client owns; setting them from the configuration would break framing.
+constexpr std::array<std::string_view, 9> kReservedHeaders = {
+    "host", "content-length", "transfer-encoding", "connection", "keep-alive",
+    "te",   "trailer",        "upgrade",           "proxy-connection"};
+
+bool isTokenChar(char c) {
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
+  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+
+bool isQueryNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         std::string_view("-._~").find(c) != std::string_view::npos;
+}
+
+bool hasControlChar(std::string_view s) {
+  return std::any_of(s.begin(), s.end(), [](char c) {
+    auto u = static_cast<unsigned char>(c);
+    return (u < 0x20 && c != '\t') || u == 0x7f;
+  });
+}
+
+std::string protocolChoices() {
+  std::string out;
+  for (Protocol p : kAllProtocols) {
+    if (!out.empty()) out += ", ";
+    out += protocolName(p);
+  }
+  return out;
+}
+
+/// A string value with ${VAR} expanded; problems are reported under `path`.
+std::optional<std::string> expandedString(YamlReader& reader, YAML::Node const& node,
+                                          std::string const& path, EnvLookup const& env) {
+  auto raw = reader.string(node, path);
+  if (!raw) return std::nullopt;
+  auto expanded = expandVariables(*raw, env);
+  if (!expanded) {
+    reader.fail(path, expanded.error().message);
+    return std::nullopt;
+  }
+  return std::move(*expanded);
+}
+
+void readKeys(YamlReader& reader, Fields const& fields, EnvLookup const& env, Channel& channel) {
+  YAML::Node const* node = reader.require(fields, "keys");
+  if (node == nullptr) return;
+  std::string const path = fields.path("keys");
+  auto items = reader.list(*node, path);
+  if (!items) return;
+  if (items->empty()) {
+    reader.fail(path, "at least one key is required");
+    return;
+  }
+  std::vector<std::size_t> indexes;  // channel.keys[k] came from items[indexes[k]]
+  for (std::size_t i = 0; i < items->size(); ++i) {
+    std::string const item_path = indexPath(path, i);
+    auto secret = expandedString(reader, (*items)[i], item_path, env);
+    if (!secret) continue;
+    if (secret->empty()) {
+      reader.fail(item_path, "empty secret");
+      continue;
+    }
+    auto same = std::find_if(channel.keys.begin(), channel.keys.end(),
+                             [&](ChannelKey const& key) { return key.secret == *secret; });
+    if (same != channel.keys.end()) {
+      std::size_t first = indexes[static_cast<std::size_t>(same - channel.keys.begin())];
+      reader.fail(item_path, "duplicate key (same secret as " + indexPath(path, first) + ")");
+      continue;
+    }
+    channel.keys.push_back(makeChannelKey(channel.name, i, std::move(*secret)));
+    indexes.push_back(i);
+  }
+}
+
+void readModels(YamlReader& reader, Fields const& fields, Channel& channel) {
+  std::string const models_path = fields.path("models");
+  YAML::Node const* models_node = fields.find("models");
+  bool models_empty = false;  // written as an empty list
+  if (models_node != nullptr) {
+    if (auto models = reader.stringList(*models_node, models_path)) {
+      models_empty = models_node->size() == 0;
+      for (std::size_t i = 0; i < models->size(); ++i) {
+        std::string& model = (*models)[i];
+        if (std::find(channel.models.begin(), channel.models.end(), model) != channel.models.end()) {
+          reader.fail(indexPath(models_path, i), "duplicate model \"" + model + "\"");
+          continue;
+        }
+        channel.models.push_back(std::move(model));
+      }
+    }
+  }
+  bool map_given = false;
+  if (YAML::Node const* node = fields.find("model_map")) {
+    std::string const map_path = fields.path("model_map");
+    if (auto entries = reader.anyMap(*node, map_path)) {
+      map_given = !entries->empty();
+      for (auto& [client_name, value] : *entries) {
+        std::string const entry_path = fieldPath(map_path, client_name);
+        if (client_name.empty()) {
+          reader.fail(entry_path, "model name must not be empty");
+          continue;
+        }
+        if (auto upstream = reader.nonEmptyString(value, entry_path)) {
+          channel.model_map.emplace(client_name, std::move(*upstream));
+        }
+      }
+    }
+  }
+  if (map_given) return;
+  if (models_node == nullptr) {
+    reader.fail(models_path, "required field is missing (or give a model_map)");
+  } else if (models_empty) {
+    reader.fail(models_path, "at least one model is required (or a model_map entry)");
+  }
+}
+
+void readHeaders(YamlReader& reader, Fields const& fields, EnvLookup const& env,
+                 Channel& channel) {
+  YAML::Node const* node = fields.find("headers");
+  if (node == nullptr) return;
+  std::string const path = fields.path("headers");
+  auto entries = reader.anyMap(*node, path);
+  if (!entries) return;
+  for (auto& [name, value] : *entries) {
+    std::string const entry_path = fieldPath(path, name);
+    if (!isHeaderName(name)) {
+      reader.fail(entry_path, "not a valid HTTP header name");
+      continue;
+    }
+    std::string const lower = toLower(name);
+    if (std::find(kReservedHeaders.begin(), kReservedHeaders.end(), lower) !=
+        kReservedHeaders.end()) {
+      reader.fail(entry_path, "header is managed by llmux and cannot be set");
+      continue;
+    }
+    auto text = expandedString(reader, value, entry_path, env);
+    if (!text) continue;
+    if (hasControlChar(*text)) {
+      reader.fail(entry_path, "header value must not contain control characters");
+      continue;
+    }
+    channel.headers.add(name, *text);
+  }
+}
+
+void readTimeouts(YamlReader& reader, Fields const& fields, Channel& channel) {
+  YAML::Node const* node = fields.find("timeouts");
+  if (node == nullptr) return;
+  auto timeouts =
+      reader.strictMap(*node, fields.path("timeouts"),
+                       {"connect_ms", "first_byte_ms", "idle_ms", "total_ms"});
+  if (!timeouts) return;
+  auto read = [&](std::string_view key, Millis& target) {
+    if (YAML::Node const* value = timeouts->find(key)) {
+      if (auto ms = reader.integer(*value, timeouts->path(key), 1, kMaxTimeoutMs)) {
+        target = Millis(*ms);
+      }
+    }
+  };
+  read("connect_ms", channel.timeouts.connect);
+  read("first_byte_ms", channel.timeouts.first_byte);
+  read("idle_ms", channel.timeouts.idle);
+  read("total_ms", channel.timeouts.total);
+}
+
+Channel parseChannel(YamlReader& reader, Fields const& fields, EnvLookup const& env) {
+  Channel channel;
+  if (YAML::Node const* node = reader.require(fields, "name")) {
+    if (auto name = reader.string(*node, fields.path("name"))) {
+      if (isValidName(*name)) {
+        channel.name = std::move(*name);
+      } else {
+        reader.fail(fields.path("name"), "must be 1 to 64 letters, digits, '.', '_' or '-'");
+      }
+    }
+  }
+  if (YAML::Node const* node = reader.require(fields, "protocol")) {
+    if (auto text = reader.string(*node, fields.path("protocol"))) {
+      if (auto protocol = parseProtocol(*text)) {
+        channel.protocol = *protocol;
+      } else {
+        reader.fail(fields.path("protocol"),
+                    "unknown protocol \"" + *text + "\" (expected " + protocolChoices() + ")");
+      }
+    }
+  }
+  if (YAML::Node const* node = reader.require(fields, "base_url")) {
+    if (auto text = expandedString(reader, *node, fields.path("base_url"), env)) {
+      if (auto url = parseBaseUrl(*text)) {
+        channel.url = std::move(*url);
+        channel.base_url = std::move(*text);
+      } else {
+        reader.fail(fields.path("base_url"), url.error().message);
+      }
+    }
+  }
+  readKeys(reader, fields, env, channel);
+  readModels(reader, fields, channel);
+  if (YAML::Node const* node = fields.find("auth")) {
+    if (auto text = reader.string(*node, fields.path("auth"))) {
+      if (auto auth = parseAuthSpec(*text)) {
+        channel.auth = std::move(*auth);
+      } else {
+        reader.fail(fields.path("auth"), auth.error().message);
+      }
+    }
+  }
+  readHeaders(reader, fields, env, channel);
+  readTimeouts(reader, fields, channel);
+  if (YAML::Node const* node = fields.find("priority")) {
+    if (auto value = reader.integer(*node, fields.path("priority"), -1'000'000, 1'000'000)) {
+      channel.priority = static_cast<int>(*value);
+    }
+  }
+  if (YAML::Node const* node = fields.find("weight")) {
+    if (auto value = reader.integer(*node, fields.path("weight"), 1, kMaxWeight)) {
+      channel.weight = static_cast<int>(*value);
+    }
+  }
+  if (YAML::Node const* node = fields.find("enabled")) {
+    if (auto value = reader.boolean(*node, fields.path("enabled"))) channel.enabled = *value;
+  }
+  return channel;
+}
+
+}  // namespace
+
+bool isValidName(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '.' || c == '_' || c == '-';
+  });
+}
+
+bool isHeaderName(std::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), isTokenChar);
+}
+
+Result<AuthSpec> parseAuthSpec(std::string_view text) {
+  if (text == "default") return AuthSpec{AuthStyle::Default, ""};
+  if (text == "bearer") return AuthSpec{AuthStyle::Bearer, ""};
+  if (text == "x-api-key") return AuthSpec{AuthStyle::XApiKey, ""};
+  if (auto parts = splitOnce(text, ':')) {
+    auto [kind, name] = *parts;
+    if (kind == "header") {
+      if (!isHeaderName(name)) {
+        return makeError(ErrorKind::InvalidRequest, "header:NAME needs a valid HTTP header name");
+      }
+      return AuthSpec{AuthStyle::Header, std::string(name)};
+    }
+    if (kind == "query") {
+      if (name.empty() || !std::all_of(name.begin(), name.end(), isQueryNameChar)) {
+        return makeError(ErrorKind::InvalidRequest,
+                         "query:NAME needs a parameter name of letters, digits, '-', '.', '_', '~'");
+      }
+      return AuthSpec{AuthStyle::Query, std::string(name)};
+    }
+  }
+  return makeError(ErrorKind::InvalidRequest,
+                   "unknown auth style \"" + std::string(text) +
+                       "\" (expected default, bearer, x-api-key, header:NAME or query:NAME)");
+}
+
+std::vector<Channel> parseChannels(YAML::Node const& node, std::string const& path,
+                                   YamlReader& reader, EnvLookup const& env) {
+  std::vector<Channel> channels;
+  auto items = reader.list(node, path);
+  if (!items) return channels;
+  if (items->empty()) reader.fail(path, "at least one channel is required");
+  std::vector<std::size_t> indexes;  // of each named channel, to point at the first duplicate
+  for (std::size_t i = 0; i < items->size(); ++i) {
+    std::string const item_path = indexPath(path, i);
+    auto fields = reader.strictMap((*items)[i], item_path,
+                                   {"name", "protocol", "base_url", "keys", "models", "model_map",
+                                    "auth", "headers", "timeouts", "priority", "weight",
+                                    "enabled"});
+    if (!fields) continue;
+    Channel channel = parseChannel(reader, *fields, env);
+    if (!channel.name.empty()) {
+      for (std::size_t k = 0; k < channels.size(); ++k) {
+        if (channels[k].name == channel.name) {
+          reader.fail(fields->path("name"), "duplicate channel name \"" + channel.name +
+                                                "\" (also " + indexPath(path, indexes[k]) + ")");
+          break;
+        }
+      }
+    }
+    channels.push_back(std::move(channel));
+    indexes.push_back(i);
+  }
+  return channels;
+}
+
+}  // namespace llmux::config::detail

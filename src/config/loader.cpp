@@ -1,0 +1,257 @@
+#include "config/loader.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "config/address.h"
+#include "config/channel_parser.h"
+#include "config/yaml_reader.h"
+
+namespace llmux::config {
+namespace {
+
+using detail::Fields;
+using detail::YamlReader;
+
+constexpr long long kMaxServerTimeoutMs = 24LL * 3600 * 1000;
+
+/// A string value with ${VAR} expanded.
+std::optional<std::string> expanded(YamlReader& reader, YAML::Node const& node,
+                                    std::string const& path, EnvLookup const& env) {
+  auto raw = reader.string(node, path);
+  if (!raw) return std::nullopt;
+  auto value = expandVariables(*raw, env);
+  if (!value) {
+    reader.fail(path, value.error().message);
+    return std::nullopt;
+  }
+  return std::move(*value);
+}
+
+void readListen(YamlReader& reader, Fields const& root, EnvLookup const& env, Settings& settings) {
+  YAML::Node const* node = root.find("listen");
+  if (node == nullptr) return;
+  auto text = expanded(reader, *node, root.path("listen"), env);
+  if (!text) return;
+  if (auto address = parseListenAddress(*text); !address) {
+    reader.fail(root.path("listen"), address.error().message);
+    return;
+  }
+  settings.server.listen = std::move(*text);
+}
+
+void readServer(YamlReader& reader, Fields const& root, Settings& settings) {
+  YAML::Node const* node = root.find("server");
+  if (node == nullptr) return;
+  auto fields = reader.strictMap(*node, root.path("server"),
+                                 {"threads", "max_body_bytes", "max_header_bytes",
+                                  "header_timeout_ms", "body_timeout_ms", "keepalive_timeout_ms",
+                                  "drain_timeout_ms"});
+  if (!fields) return;
+  ServerSettings& server = settings.server;
+  auto integer = [&](std::string_view key, long long min, long long max) -> std::optional<long long> {
+    YAML::Node const* value = fields->find(key);
+    if (value == nullptr) return std::nullopt;
+    return reader.integer(*value, fields->path(key), min, max);
+  };
+  auto millis = [&](std::string_view key, Millis& target) {
+    if (auto ms = integer(key, 1, kMaxServerTimeoutMs)) target = Millis(*ms);
+  };
+  if (auto v = integer("threads", 0, 1024)) server.threads = static_cast<unsigned>(*v);
+  if (auto v = integer("max_body_bytes", 1, 1LL << 40)) server.max_body_bytes = *v;
+  if (auto v = integer("max_header_bytes", 1024, 16LL << 20)) server.max_header_bytes = *v;
+  millis("header_timeout_ms", server.header_timeout);
+  millis("body_timeout_ms", server.body_timeout);
+  millis("keepalive_timeout_ms", server.keepalive_timeout);
+  millis("drain_timeout_ms", server.drain_timeout);
+}
+
+void readLog(YamlReader& reader, Fields const& root, EnvLookup const& env, Settings& settings) {
+  YAML::Node const* node = root.find("log");
+  if (node == nullptr) return;
+  auto fields = reader.strictMap(*node, root.path("log"), {"access_log", "level"});
+  if (!fields) return;
+  if (YAML::Node const* value = fields->find("access_log")) {
+    std::string const path = fields->path("access_log");
+    if (auto text = expanded(reader, *value, path, env)) {
+      if (text->empty()) {
+        reader.fail(path, "must not be empty (use off to disable the access log)");
+      } else {
+        settings.log.access_log = std::move(*text);
+      }
+    }
+  }
+  if (YAML::Node const* value = fields->find("level")) {
+    if (auto level = reader.string(*value, fields->path("level"))) {
+      if (*level == "debug" || *level == "info" || *level == "warn" || *level == "error") {
+        settings.log.level = std::move(*level);
+      } else {
+        reader.fail(fields->path("level"),
+                    "unknown level \"" + *level + "\" (expected debug, info, warn, error)");
+      }
+    }
+  }
+}
+
+void readGatewayKey(YamlReader& reader, Fields const& fields, EnvLookup const& env,
+                    GatewayKey& key, std::string& secret_path) {
+  if (YAML::Node const* node = reader.require(fields, "name")) {
+    if (auto name = reader.string(*node, fields.path("name"))) {
+      if (detail::isValidName(*name)) {
+        key.name = std::move(*name);
+      } else {
+        reader.fail(fields.path("name"), "must be 1 to 64 letters, digits, '.', '_' or '-'");
+      }
+    }
+  }
+  YAML::Node const* literal = fields.find("key");
+  YAML::Node const* from_env = fields.find("key_env");
+  if (literal != nullptr && from_env != nullptr) {
+    reader.fail(fields.path(), "set either key or key_env, not both");
+    return;
+  }
+  if (literal == nullptr && from_env == nullptr) {
+    reader.fail(fields.path(), "one of key or key_env is required");
+    return;
+  }
+  if (literal != nullptr) {
+    secret_path = fields.path("key");
+    if (auto secret = expanded(reader, *literal, secret_path, env)) key.secret = std::move(*secret);
+    else secret_path.clear();
+  } else {
+    secret_path = fields.path("key_env");
+    auto variable = reader.string(*from_env, secret_path);
+    if (!variable) {
+      secret_path.clear();
+    } else if (!isVariableName(*variable)) {
+      reader.fail(secret_path, "not an environment variable name");
+      secret_path.clear();
+    } else if (auto value = env(*variable)) {
+      key.secret = std::move(*value);
+    } else {
+      reader.fail(secret_path, "environment variable " + *variable + " is not set");
+      secret_path.clear();
+    }
+  }
+  if (!secret_path.empty() && key.secret.empty()) {
+    reader.fail(secret_path, "empty secret");
+    secret_path.clear();
+  }
+}
+
+void readGatewayKeys(YamlReader& reader, Fields const& root, EnvLookup const& env,
+                     Settings& settings) {
+  YAML::Node const* node = reader.require(root, "gateway_keys");
+  if (node == nullptr) return;
+  std::string const path = root.path("gateway_keys");
+  auto items = reader.list(*node, path);
+  if (!items) return;
+  if (items->empty()) reader.fail(path, "at least one gateway key is required");
+  std::vector<std::pair<std::size_t, std::string>> seen_names;    // index, name
+  std::vector<std::pair<std::size_t, std::string>> seen_secrets;  // index, secret
+  for (std::size_t i = 0; i < items->size(); ++i) {
+    std::string const item_path = detail::indexPath(path, i);
+    auto fields = reader.strictMap((*items)[i], item_path, {"name", "key", "key_env"});
+    if (!fields) continue;
+    GatewayKey key;
+    std::string secret_path;  // set when a secret was read
+    readGatewayKey(reader, *fields, env, key, secret_path);
+    if (!key.name.empty()) {
+      for (auto const& [index, name] : seen_names) {
+        if (name == key.name) {
+          reader.fail(fields->path("name"), "duplicate gateway key name \"" + key.name +
+                                                "\" (also " + detail::indexPath(path, index) + ")");
+          break;
+        }
+      }
+      seen_names.emplace_back(i, key.name);
+    }
+    if (!secret_path.empty()) {
+      for (auto const& [index, secret] : seen_secrets) {
+        if (secret == key.secret) {
+          reader.fail(secret_path, "duplicate gateway key (same secret as " +
+                                       detail::indexPath(path, index) + ")");
+          break;
+        }
+      }
+      seen_secrets.emplace_back(i, key.secret);
+    }
+    settings.gateway_keys.push_back(std::move(key));
+  }
+}
+
+void readSettings(YamlReader& reader, YAML::Node const& root_node, EnvLookup const& env,
+                  Settings& settings) {
+  auto root = reader.strictMap(root_node, "",
+                               {"listen", "server", "log", "state_dir", "gateway_keys", "channels"});
+  if (!root) return;
+  readListen(reader, *root, env, settings);
+  readServer(reader, *root, settings);
+  readLog(reader, *root, env, settings);
+  if (YAML::Node const* node = root->find("state_dir")) {
+    if (auto dir = expanded(reader, *node, root->path("state_dir"), env)) {
+      settings.state_dir = std::move(*dir);
+    }
+  }
+  readGatewayKeys(reader, *root, env, settings);
+  if (YAML::Node const* node = reader.require(*root, "channels")) {
+    settings.channels = detail::parseChannels(*node, root->path("channels"), reader, env);
+  }
+}
+
+}  // namespace
+
+LoadOutcome parseSettings(std::string_view yaml_text, EnvLookup const& env) {
+  LoadOutcome outcome;
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(std::string(yaml_text));
+  } catch (YAML::Exception const& e) {
+    std::string message = "YAML syntax error";
+    if (!e.mark.is_null()) {
+      message += " at line " + std::to_string(e.mark.line + 1) + ", column " +
+                 std::to_string(e.mark.column + 1);
+    }
+    outcome.issues.push_back({"", message + ": " + e.msg});
+    return outcome;
+  }
+  if (documents.empty() || documents.front().IsNull()) {
+    outcome.issues.push_back({"", "the configuration is empty"});
+    return outcome;
+  }
+  if (documents.size() > 1) {
+    outcome.issues.push_back({"", "expected one YAML document, found " +
+                                      std::to_string(documents.size())});
+    return outcome;
+  }
+  auto settings = std::make_shared<Settings>();
+  YamlReader reader(outcome.issues);
+  try {
+    readSettings(reader, documents.front(), env, *settings);
+  } catch (YAML::Exception const& e) {  // not expected: the reader checks types before reading
+    outcome.issues.push_back({"", std::string("cannot read the configuration: ") + e.msg});
+  }
+  if (outcome.issues.empty()) outcome.settings = std::move(settings);
+  return outcome;
+}
+
+LoadOutcome loadSettingsFile(std::string const& path, EnvLookup const& env) {
+  auto unreadable = [&](std::string why) {
+    LoadOutcome outcome;
+    outcome.issues.push_back({"", "cannot read configuration file " + path + ": " + why});
+    return outcome;
+  };
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return unreadable("is a directory");
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return unreadable(errno != 0 ? std::strerror(errno) : "cannot open");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return unreadable("read error");
+  return parseSettings(text, env);
+}
+
+}  // namespace llmux::config

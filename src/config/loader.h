@@ -1,0 +1,34 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/env.h"
+#include "config/issues.h"
+#include "config/settings.h"
+
+namespace llmux::config {
+
+/// A loaded configuration, shared by everything that reads it. Never mutated: a reload builds a
+/// new one.
+using SettingsPtr = std::shared_ptr<const Settings>;
+
+/// The result of a load: `settings` is set only when there is no issue.
+struct LoadOutcome {
+  SettingsPtr settings;
+  std::vector<ConfigIssue> issues;
+
+  bool ok() const { return settings && issues.empty(); }
+};
+
+/// Parses and validates a YAML configuration (docs/configuration.md). Strict: unknown keys, wrong
+/// types and invalid values are all reported, each with its path, in one pass. `${VAR}` and
+/// `key_env` values come from `env`.
+LoadOutcome parseSettings(std::string_view yaml_text, EnvLookup const& env);
+
+/// Reads `path` and parses it. An unreadable file is one issue with path "".
+LoadOutcome loadSettingsFile(std::string const& path, EnvLookup const& env);
+
+}  // namespace llmux::config

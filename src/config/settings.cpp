@@ -1,0 +1,28 @@
+#include "config/settings.h"
+
+#include <algorithm>
+
+namespace llmux::config {
+
+AuthSpec resolveAuth(Protocol protocol, AuthSpec const& auth) {
+  if (auth.style != AuthStyle::Default) return auth;
+  switch (protocol) {
+    case Protocol::OpenAiChat:
+    case Protocol::OpenAiResponses: return AuthSpec{AuthStyle::Bearer, ""};
+    case Protocol::Anthropic: return AuthSpec{AuthStyle::XApiKey, ""};
+    case Protocol::Gemini: return AuthSpec{AuthStyle::Header, "x-goog-api-key"};
+  }
+  return AuthSpec{AuthStyle::Bearer, ""};
+}
+
+bool Channel::serves(std::string_view model) const {
+  if (std::find(models.begin(), models.end(), model) != models.end()) return true;
+  return model_map.find(std::string(model)) != model_map.end();
+}
+
+std::string const& Channel::upstreamModel(std::string const& client_model) const {
+  auto it = model_map.find(client_model);
+  return it != model_map.end() ? it->second : client_model;
+}
+
+}  // namespace llmux::config
