@@ -23,18 +23,6 @@ UpstreamUrl parseOrThrow(std::string const& url, std::string_view what) {
   return *parsed;
 }
 
-/// OpenAI SDKs take OPENAI_BASE_URL with the "/v1" suffix (https://api.openai.com/v1), while a
-/// channel's base_url is what comes before the protocol's full path (/v1/chat/completions).
-std::string withoutVersionSuffix(std::string url) {
-  while (!url.empty() && url.back() == '/') url.pop_back();
-  constexpr std::string_view kSuffix = "/v1";
-  if (url.size() > kSuffix.size() && url.compare(url.size() - kSuffix.size(), kSuffix.size(),
-                                                 kSuffix) == 0) {
-    url.resize(url.size() - kSuffix.size());
-  }
-  return url;
-}
-
 Channel makeChannel(std::string_view name, Protocol protocol, std::string base_url,
                     UpstreamUrl url, std::string secret) {
   Channel channel;
@@ -90,10 +78,7 @@ Settings embeddedDefaultSettings(EnvLookup const& env, std::string const& mock_b
     auto secret = nonEmpty(env, provider.key_variable);
     if (!secret) continue;
     std::string base_url(provider.base_url);
-    if (auto custom = nonEmpty(env, provider.base_url_variable)) {
-      base_url = provider.base_url_variable == "OPENAI_BASE_URL" ? withoutVersionSuffix(*custom)
-                                                                 : *custom;
-    }
+    if (auto custom = nonEmpty(env, provider.base_url_variable)) base_url = std::move(*custom);
     UpstreamUrl url = parseOrThrow(base_url, provider.base_url_variable);
     Channel channel = makeChannel(provider.channel, provider.protocol, std::move(base_url),
                                   std::move(url), std::move(*secret));

@@ -128,9 +128,12 @@ TEST(EmbeddedDefault, ProviderBaseUrlsFromTheEnvironment) {
                       {"GEMINI_API_KEY", "k"},
                       {"GEMINI_BASE_URL", "http://[::1]:7000"}});
   Settings s = embeddedDefaultSettings(env, kMock, "gw");
-  // OpenAI SDKs include /v1 in OPENAI_BASE_URL; a channel base_url stops before it.
-  EXPECT_EQ(findChannel(s, "openai")->url, (UpstreamUrl{false, "localhost", 4000, ""}));
-  EXPECT_EQ(findChannel(s, "openai-responses")->url, (UpstreamUrl{false, "localhost", 4000, ""}));
+  // Taken as written (OpenAI SDKs include /v1 in OPENAI_BASE_URL; the upstream path does not
+  // repeat a version segment the prefix already ends with).
+  EXPECT_EQ(findChannel(s, "openai")->base_url, "http://localhost:4000/v1/");
+  EXPECT_EQ(findChannel(s, "openai")->url, (UpstreamUrl{false, "localhost", 4000, "/v1"}));
+  EXPECT_EQ(findChannel(s, "openai-responses")->url,
+            (UpstreamUrl{false, "localhost", 4000, "/v1"}));
   EXPECT_EQ(findChannel(s, "anthropic")->url,
             (UpstreamUrl{true, "relay.example", 443, "/anthropic"}));
   EXPECT_EQ(findChannel(s, "gemini")->url, (UpstreamUrl{false, "::1", 7000, ""}));
