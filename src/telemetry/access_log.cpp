@@ -1,0 +1,222 @@
+#include "telemetry/access_log.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <iterator>
+
+#include "core/json_text.h"
+#include "telemetry/time_format.h"
+
+namespace llmux::telemetry {
+namespace {
+
+void appendKey(std::string& out, std::string_view key) {
+  out.push_back('"');
+  out += key;
+  out += "\":";
+}
+
+void appendStringField(std::string& out, std::string_view key, std::string_view value) {
+  appendKey(out, key);
+  appendJsonString(out, value);
+  out.push_back(',');
+}
+
+template <class Int>
+void appendIntField(std::string& out, std::string_view key, Int value) {
+  appendKey(out, key);
+  fmt::format_to(std::back_inserter(out), "{}", value);
+  out.push_back(',');
+}
+
+// Milliseconds rounded to the microsecond; null when negative (never happened) or not finite.
+void appendMillisField(std::string& out, std::string_view key, double ms) {
+  appendKey(out, key);
+  if (ms < 0 || !std::isfinite(ms)) {
+    out += "null";
+  } else {
+    fmt::format_to(std::back_inserter(out), "{}", std::round(ms * 1000.0) / 1000.0);
+  }
+  out.push_back(',');
+}
+
+void appendAttempts(std::string& out, std::vector<AttemptRecord> const& attempts) {
+  appendKey(out, "attempt_list");
+  out.push_back('[');
+  for (AttemptRecord const& a : attempts) {
+    out.push_back('{');
+    appendStringField(out, "channel", a.channel);
+    appendStringField(out, "key_label", a.key_label);
+    appendIntField(out, "status", a.status);
+    appendStringField(out, "outcome", a.outcome);
+    appendMillisField(out, "first_byte_ms", a.first_byte_ms);
+    out.back() = '}';
+    out.push_back(',');
+  }
+  if (out.back() == ',') out.pop_back();
+  out += "],";
+}
+
+Result<int> openAppend(std::string const& path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+  if (fd < 0) {
+    return makeError(ErrorKind::Internal,
+                     fmt::format("cannot open access log '{}': {}", path, std::strerror(errno)));
+  }
+  return fd;
+}
+
+}  // namespace
+
+void appendAccessLine(std::string& out, RequestRecord const& r) {
+  out.push_back('{');
+  appendStringField(out, "request_id", r.request_id);
+  appendKey(out, "time");
+  out.push_back('"');
+  appendRfc3339Millis(out, r.started_at);
+  out += "\",";
+  appendStringField(out, "route", r.route);
+  appendStringField(out, "protocol", r.client_protocol);
+  appendStringField(out, "gateway_key", r.gateway_key);
+  appendStringField(out, "model", r.model);
+  appendKey(out, "stream");
+  out += r.stream ? "true," : "false,";
+  appendStringField(out, "channel", r.channel);
+  appendStringField(out, "key_label", r.key_label);
+  appendIntField(out, "attempts", r.attempts.size());
+  appendAttempts(out, r.attempts);
+  appendIntField(out, "status", r.status);
+  appendStringField(out, "error", r.error);
+  appendMillisField(out, "first_byte_ms", r.first_byte_ms);
+  appendMillisField(out, "total_ms", r.total_ms);
+  appendMillisField(out, "overhead_ms", r.overhead_ms);
+  appendIntField(out, "bytes_in", r.bytes_in);
+  appendIntField(out, "bytes_out", r.bytes_out);
+  out.back() = '}';
+  out.push_back('\n');
+}
+
+std::string formatAccessLine(RequestRecord const& record) {
+  std::string line;
+  line.reserve(512);
+  appendAccessLine(line, record);
+  return line;
+}
+
+Result<std::unique_ptr<AccessLog>> AccessLog::open(std::string_view destination,
+                                                   AccessLogOptions options) {
+  std::unique_ptr<AccessLog> log;
+  if (destination == "off") {
+    log.reset(new AccessLog(-1, false, {}, options));
+  } else if (destination == "stdout") {
+    log.reset(new AccessLog(STDOUT_FILENO, false, {}, options));
+  } else if (destination == "stderr") {
+    log.reset(new AccessLog(STDERR_FILENO, false, {}, options));
+  } else if (destination.empty()) {
+    return makeError(ErrorKind::Internal, "access log destination is empty");
+  } else {
+    std::string path(destination);
+    auto fd = openAppend(path);
+    if (!fd.ok()) return fd.takeError();
+    log.reset(new AccessLog(*fd, true, std::move(path), options));
+  }
+  return log;
+}
+
+AccessLog::AccessLog(int fd, bool owns_fd, std::string path, AccessLogOptions options)
+    : options_(options), path_(std::move(path)), owns_fd_(owns_fd), enabled_(fd >= 0), fd_(fd) {
+  if (enabled_) thread_ = std::thread([this] { run(); });
+}
+
+AccessLog::~AccessLog() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_one();
+  if (thread_.joinable()) thread_.join();
+  if (owns_fd_ && fd_ >= 0) ::close(fd_);
+}
+
+void AccessLog::write(RequestRecord const& record) {
+  if (!enabled_) return;
+  std::string line = formatAccessLine(record);
+  bool wake = false;
+  {
+    std::lock_guard lock(mutex_);
+    if (pending_.size() + line.size() > options_.max_pending_bytes) {
+      dropped_.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    // Wake the writer only when crossing the threshold: one notify per batch, not per line.
+    wake = pending_.size() < options_.flush_bytes &&
+           pending_.size() + line.size() >= options_.flush_bytes;
+    pending_ += line;
+    appended_ += line.size();
+  }
+  if (wake) wake_.notify_one();
+}
+
+void AccessLog::flush() {
+  if (!enabled_) return;
+  std::unique_lock lock(mutex_);
+  std::uint64_t target = appended_;
+  if (handled_ >= target) return;
+  flush_requested_ = true;
+  wake_.notify_one();
+  flushed_.wait(lock, [&] { return handled_ >= target; });
+}
+
+Result<void> AccessLog::reopen() {
+  if (!owns_fd_) return {};
+  auto fd = openAppend(path_);
+  if (!fd.ok()) return fd.takeError();
+  std::lock_guard lock(io_mutex_);
+  ::close(fd_);
+  fd_ = *fd;
+  return {};
+}
+
+void AccessLog::run() {
+  std::string batch;
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    wake_.wait_for(lock, options_.flush_interval, [&] {
+      return stopping_ || flush_requested_ || pending_.size() >= options_.flush_bytes;
+    });
+    if (pending_.empty()) {
+      if (stopping_) return;
+      flush_requested_ = false;  // asked while the previous batch was being written: done
+      continue;
+    }
+    batch.swap(pending_);  // pending_ keeps the batch's old capacity for the next round
+    std::uint64_t upto = appended_;
+    flush_requested_ = false;
+    lock.unlock();
+    writeAll(batch);
+    batch.clear();
+    lock.lock();
+    handled_ = upto;
+    flushed_.notify_all();
+  }
+}
+
+void AccessLog::writeAll(std::string_view data) {
+  std::lock_guard lock(io_mutex_);
+  while (!data.empty()) {
+    ssize_t n = ::write(fd_, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      write_errors_.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+}  // namespace llmux::telemetry

@@ -1,0 +1,137 @@
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace llmux::telemetry {
+
+/// The Prometheus metric types llmux exposes.
+enum class MetricType : std::uint8_t {
+  Counter,    ///< monotonic count
+  Gauge,      ///< a value that goes up and down
+  Histogram,  ///< fixed buckets plus sum and count
+};
+
+inline constexpr std::size_t kMaxMetricLabels = 4;
+
+/// One metric family: name, type, label names, buckets (histograms only) and help text.
+struct MetricSpec {
+  std::string_view name;
+  MetricType type = MetricType::Counter;
+  std::array<std::string_view, kMaxMetricLabels> labels{};  ///< unused trailing entries are ""
+  std::span<double const> buckets;  ///< ascending upper bounds; "+Inf" is implied
+  std::string_view help;
+
+  constexpr std::size_t labelCount() const {
+    std::size_t n = 0;
+    while (n < labels.size() && !labels[n].empty()) ++n;
+    return n;
+  }
+};
+
+inline constexpr double kUpstreamSecondsBucketValues[] = {0.025, 0.05, 0.1, 0.25, 0.5, 1,   2.5,
+                                                          5,     10,   20,  30,   60,  120, 300};
+inline constexpr double kOverheadSecondsBucketValues[] = {
+    0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001,
+    0.0025,  0.005,    0.01,    0.025,  0.05,    0.1};
+
+inline constexpr std::span<double const> kNoBuckets{};
+/// Upstream waits: LLM answers take from tens of milliseconds to minutes.
+inline constexpr std::span<double const> kUpstreamSecondsBuckets{kUpstreamSecondsBucketValues};
+/// Time spent inside the gateway itself: 10 µs .. 100 ms.
+inline constexpr std::span<double const> kOverheadSecondsBuckets{kOverheadSecondsBucketValues};
+
+// Every metric the gateway exposes, in exposition order. The one place a metric is declared:
+// X(Id, Type, name, buckets, help, label names...).
+// Label values must come from bounded sets (route templates, channel names, status codes), never
+// from raw client input: every distinct label set lives as long as the process.
+#define LLMUX_GATEWAY_METRICS(X)                                                                  \
+  X(RequestsTotal, Counter, "llmux_requests_total", kNoBuckets,                                   \
+    "Client requests finished, by route, client protocol, status sent and answering channel.",    \
+    "route", "protocol", "status", "channel")                                                     \
+  X(UpstreamAttemptsTotal, Counter, "llmux_upstream_attempts_total", kNoBuckets,                  \
+    "Upstream attempts, by channel and outcome (ok, or the failure reason).", "channel",          \
+    "outcome")                                                                                    \
+  X(FailoversTotal, Counter, "llmux_failovers_total", kNoBuckets,                                 \
+    "Attempts abandoned for the next candidate, by reason.", "reason")                            \
+  X(UpstreamFirstByteSeconds, Histogram, "llmux_upstream_first_byte_seconds",                     \
+    kUpstreamSecondsBuckets, "Upstream response head after the request was sent.", "channel")     \
+  X(UpstreamDurationSeconds, Histogram, "llmux_upstream_duration_seconds",                        \
+    kUpstreamSecondsBuckets, "Whole upstream attempt, from connect to last byte.", "channel")     \
+  X(RequestsInFlight, Gauge, "llmux_requests_in_flight", kNoBuckets,                              \
+    "Client requests currently being served.")                                                    \
+  X(GatewayOverheadSeconds, Histogram, "llmux_gateway_overhead_seconds", kOverheadSecondsBuckets, \
+    "Time spent inside llmux per request, upstream waits excluded.")                              \
+  X(RequestBytesTotal, Counter, "llmux_request_bytes_total", kNoBuckets,                          \
+    "Body bytes, by direction (in: from clients, out: to clients).", "direction")                 \
+  X(ConfigReloadsTotal, Counter, "llmux_config_reloads_total", kNoBuckets,                        \
+    "Configuration reloads, by result (ok, error).", "result")                                    \
+  X(LogRecordsDroppedTotal, Counter, "llmux_log_records_dropped_total", kNoBuckets,               \
+    "Records a log sink could not keep, by sink (access_log, request_log).", "sink")
+
+/// Index of a gateway metric in `kGatewayMetrics`.
+enum class MetricId : std::size_t {
+#define LLMUX_METRIC_ID(id, ...) id,
+  LLMUX_GATEWAY_METRICS(LLMUX_METRIC_ID)
+#undef LLMUX_METRIC_ID
+};
+
+inline constexpr MetricSpec kGatewayMetrics[] = {
+#define LLMUX_METRIC_SPEC(id, type, name, buckets, help, ...) \
+  MetricSpec{name, MetricType::type, {__VA_ARGS__}, buckets, help},
+    LLMUX_GATEWAY_METRICS(LLMUX_METRIC_SPEC)
+#undef LLMUX_METRIC_SPEC
+};
+
+constexpr MetricSpec const& gatewayMetric(MetricId id) {
+  return kGatewayMetrics[static_cast<std::size_t>(id)];
+}
+
+/// Whether `s` is a valid metric name ([a-zA-Z_:][a-zA-Z0-9_:]*) or, with `label`, a valid label
+/// name ([a-zA-Z_][a-zA-Z0-9_]*, not starting with "__").
+constexpr bool isValidMetricName(std::string_view s, bool label = false) {
+  if (s.empty()) return false;
+  if (label && s.size() >= 2 && s[0] == '_' && s[1] == '_') return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    bool alpha =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (!label && c == ':');
+    bool digit = c >= '0' && c <= '9';
+    if (!alpha && !(digit && i > 0)) return false;
+  }
+  return true;
+}
+
+/// Checks a spec: valid names, labels packed at the front, no duplicate label, no "le" on a
+/// histogram, buckets only on histograms and strictly ascending.
+constexpr bool isValidMetricSpec(MetricSpec const& spec) {
+  if (!isValidMetricName(spec.name) || spec.help.empty()) return false;
+  std::size_t n = spec.labelCount();
+  for (std::size_t i = 0; i < spec.labels.size(); ++i) {
+    if (i >= n) {
+      if (!spec.labels[i].empty()) return false;
+      continue;
+    }
+    if (!isValidMetricName(spec.labels[i], true)) return false;
+    if (spec.type == MetricType::Histogram && spec.labels[i] == "le") return false;
+    for (std::size_t j = 0; j < i; ++j)
+      if (spec.labels[j] == spec.labels[i]) return false;
+  }
+  if ((spec.type == MetricType::Histogram) == spec.buckets.empty()) return false;
+  for (std::size_t i = 1; i < spec.buckets.size(); ++i)
+    if (!(spec.buckets[i - 1] < spec.buckets[i])) return false;
+  return true;
+}
+
+constexpr bool allValid(std::span<MetricSpec const> specs) {
+  for (auto const& spec : specs)
+    if (!isValidMetricSpec(spec)) return false;
+  return true;
+}
+
+static_assert(allValid(kGatewayMetrics), "a gateway metric spec is invalid");
+
+}  // namespace llmux::telemetry

@@ -1,0 +1,357 @@
+#include "telemetry/metrics.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <cmath>
+#include <functional>
+#include <iterator>
+#include <mutex>
+#include <shared_mutex>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace llmux::telemetry {
+namespace {
+
+// Enough shards that two I/O threads resolving different label sets almost never meet on a lock.
+constexpr std::size_t kShardCount = 16;
+
+using LabelValues = std::vector<std::string>;
+using LabelView = std::span<std::string_view const>;
+
+struct LabelHash {
+  using is_transparent = void;
+  template <class Range>
+  static std::size_t hashRange(Range const& values) {
+    std::size_t h = 0x9e3779b97f4a7c15ull;
+    for (auto const& v : values) {
+      h ^= std::hash<std::string_view>{}(std::string_view(v)) + 0x9e3779b97f4a7c15ull + (h << 6) +
+           (h >> 2);
+    }
+    return h;
+  }
+  std::size_t operator()(LabelValues const& v) const { return hashRange(v); }
+  std::size_t operator()(LabelView v) const { return hashRange(v); }
+};
+
+struct LabelEqual {
+  using is_transparent = void;
+  template <class A, class B>
+  static bool same(A const& a, B const& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (std::string_view(a[i]) != std::string_view(b[i])) return false;
+    return true;
+  }
+  bool operator()(LabelValues const& a, LabelValues const& b) const { return a == b; }
+  bool operator()(LabelValues const& a, LabelView b) const { return same(a, b); }
+  bool operator()(LabelView a, LabelValues const& b) const { return same(a, b); }
+};
+
+void appendEscapedHelp(std::string& out, std::string_view help) {
+  for (char c : help) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out.push_back(c);
+    }
+  }
+}
+
+std::string_view typeName(MetricType type) {
+  switch (type) {
+    case MetricType::Counter:
+      return "counter";
+    case MetricType::Gauge:
+      return "gauge";
+    case MetricType::Histogram:
+      return "histogram";
+  }
+  return "untyped";
+}
+
+// `{a="x",b="y"` without the closing brace, or nothing when there are no labels and no extra.
+void appendLabels(std::string& out, MetricSpec const& spec, LabelValues const& values,
+                  std::string_view extra_name = {}, std::string_view extra_value = {}) {
+  std::size_t n = spec.labelCount();
+  if (n == 0 && extra_name.empty()) return;
+  out.push_back('{');
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i > 0) out.push_back(',');
+    out += spec.labels[i];
+    out += "=\"";
+    appendPrometheusLabelValue(out, values[i]);
+    out.push_back('"');
+  }
+  if (!extra_name.empty()) {
+    if (n > 0) out.push_back(',');
+    out += extra_name;
+    out += "=\"";
+    out += extra_value;
+    out.push_back('"');
+  }
+  out.push_back('}');
+}
+
+void appendUnsigned(std::string& out, std::uint64_t v) {
+  fmt::format_to(std::back_inserter(out), "{}", v);
+}
+
+void renderSamples(std::string& out, MetricSpec const& spec, LabelValues const& values,
+                   Counter const& c) {
+  out += spec.name;
+  appendLabels(out, spec, values);
+  out.push_back(' ');
+  appendUnsigned(out, c.value());
+  out.push_back('\n');
+}
+
+void renderSamples(std::string& out, MetricSpec const& spec, LabelValues const& values,
+                   Gauge const& g) {
+  out += spec.name;
+  appendLabels(out, spec, values);
+  out.push_back(' ');
+  appendPrometheusNumber(out, g.value());
+  out.push_back('\n');
+}
+
+void renderSamples(std::string& out, MetricSpec const& spec, LabelValues const& values,
+                   Histogram const& h) {
+  std::string le;
+  std::uint64_t cumulative = 0;
+  auto bounds = h.bounds();
+  for (std::size_t i = 0; i <= bounds.size(); ++i) {
+    cumulative += h.bucketCount(i);
+    le.clear();
+    if (i < bounds.size()) {
+      appendPrometheusNumber(le, bounds[i]);
+    } else {
+      le = "+Inf";
+    }
+    out += spec.name;
+    out += "_bucket";
+    appendLabels(out, spec, values, "le", le);
+    out.push_back(' ');
+    appendUnsigned(out, cumulative);
+    out.push_back('\n');
+  }
+  out += spec.name;
+  out += "_sum";
+  appendLabels(out, spec, values);
+  out.push_back(' ');
+  appendPrometheusNumber(out, h.sum());
+  out.push_back('\n');
+  out += spec.name;
+  out += "_count";
+  appendLabels(out, spec, values);
+  out.push_back(' ');
+  appendUnsigned(out, cumulative);  // the buckets just summed: _count == +Inf bucket exactly
+  out.push_back('\n');
+}
+
+template <class Family>
+void renderFamily(std::string& out, Family const& family) {
+  MetricSpec const& spec = family.spec();
+  out += "# HELP ";
+  out += spec.name;
+  out.push_back(' ');
+  appendEscapedHelp(out, spec.help);
+  out += "\n# TYPE ";
+  out += spec.name;
+  out.push_back(' ');
+  out += typeName(spec.type);
+  out.push_back('\n');
+  for (auto const& entry : family.snapshot()) renderSamples(out, spec, *entry.values, *entry.child);
+}
+
+}  // namespace
+
+// --- Counter, Histogram -------------------------------------------------------------------------
+
+void Counter::advanceTo(std::uint64_t total) {
+  std::uint64_t current = value_.load(std::memory_order_relaxed);
+  while (current < total &&
+         !value_.compare_exchange_weak(current, total, std::memory_order_relaxed)) {
+  }
+}
+
+Histogram::Histogram(std::span<double const> bounds)
+    : bounds_(bounds), counts_(new std::atomic<std::uint64_t>[bounds.size() + 1]) {
+  for (std::size_t i = 0; i <= bounds.size(); ++i) counts_[i].store(0, std::memory_order_relaxed);
+}
+
+void Histogram::observe(double value) {
+  // First bound >= value: Prometheus buckets are "less than or equal". NaN lands in +Inf.
+  std::size_t i = 0;
+  while (i < bounds_.size() && !(value <= bounds_[i])) ++i;
+  counts_[i].fetch_add(1, std::memory_order_relaxed);
+  sum_.fetch_add(value, std::memory_order_relaxed);
+}
+
+std::uint64_t Histogram::count() const {
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i <= bounds_.size(); ++i) total += bucketCount(i);
+  return total;
+}
+
+// --- MetricFamily -------------------------------------------------------------------------------
+
+template <class Child>
+struct MetricFamily<Child>::Shard {
+  mutable std::shared_mutex mutex;
+  std::unordered_map<LabelValues, std::unique_ptr<Child>, LabelHash, LabelEqual> children;
+};
+
+template <class Child>
+MetricFamily<Child>::MetricFamily(MetricSpec const& spec)
+    : spec_(spec), shards_(new Shard[kShardCount]) {
+  if (spec_.labelCount() == 0) get();  // a family without labels always shows its one sample
+}
+
+template <class Child>
+MetricFamily<Child>::~MetricFamily() = default;
+
+template <class Child>
+Child& MetricFamily<Child>::labels(std::span<std::string_view const> values) {
+  std::size_t n = spec_.labelCount();
+  assert(values.size() == n && "label value count does not match the metric's label names");
+  std::array<std::string_view, kMaxMetricLabels> fixed{};
+  std::copy_n(values.begin(), std::min(values.size(), n), fixed.begin());
+  LabelView key(fixed.data(), n);
+
+  std::size_t hash = LabelHash{}(key);
+  Shard& shard = shards_[hash % kShardCount];
+  {
+    std::shared_lock lock(shard.mutex);
+    auto it = shard.children.find(key);
+    if (it != shard.children.end()) return *it->second;
+  }
+  std::unique_lock lock(shard.mutex);
+  auto it = shard.children.find(key);
+  if (it != shard.children.end()) return *it->second;  // another thread created it meanwhile
+  std::unique_ptr<Child> child;
+  if constexpr (std::is_same_v<Child, Histogram>) {
+    child = std::make_unique<Histogram>(spec_.buckets);
+  } else {
+    child = std::make_unique<Child>();
+  }
+  Child& ref = *child;
+  shard.children.emplace(LabelValues(key.begin(), key.end()), std::move(child));
+  return ref;
+}
+
+template <class Child>
+std::vector<typename MetricFamily<Child>::Entry> MetricFamily<Child>::snapshot() const {
+  std::vector<Entry> entries;
+  for (std::size_t s = 0; s < kShardCount; ++s) {
+    std::shared_lock lock(shards_[s].mutex);
+    for (auto const& [values, child] : shards_[s].children)
+      entries.push_back(Entry{&values, child.get()});
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](Entry const& a, Entry const& b) { return *a.values < *b.values; });
+  return entries;
+}
+
+template class MetricFamily<Counter>;
+template class MetricFamily<Gauge>;
+template class MetricFamily<Histogram>;
+
+// --- MetricsRegistry ----------------------------------------------------------------------------
+
+MetricsRegistry::MetricsRegistry()
+    : MetricsRegistry(std::span<MetricSpec const>(kGatewayMetrics)) {}
+
+MetricsRegistry::MetricsRegistry(std::span<MetricSpec const> specs)
+    : specs_(specs), counters_(specs.size()), gauges_(specs.size()), histograms_(specs.size()) {
+  std::unordered_set<std::string_view> names;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    MetricSpec const& spec = specs[i];
+    if (!isValidMetricSpec(spec))
+      throw std::invalid_argument(fmt::format("invalid metric spec '{}'", spec.name));
+    if (!names.insert(spec.name).second)
+      throw std::invalid_argument(fmt::format("metric '{}' declared twice", spec.name));
+    switch (spec.type) {
+      case MetricType::Counter:
+        counters_[i] = std::make_unique<CounterFamily>(spec);
+        break;
+      case MetricType::Gauge:
+        gauges_[i] = std::make_unique<GaugeFamily>(spec);
+        break;
+      case MetricType::Histogram:
+        histograms_[i] = std::make_unique<HistogramFamily>(spec);
+        break;
+    }
+  }
+}
+
+MetricsRegistry::~MetricsRegistry() = default;
+
+CounterFamily& MetricsRegistry::counter(MetricId id) {
+  auto i = static_cast<std::size_t>(id);
+  assert(i < specs_.size() && counters_[i] && "not a counter");
+  return *counters_[i];
+}
+
+GaugeFamily& MetricsRegistry::gauge(MetricId id) {
+  auto i = static_cast<std::size_t>(id);
+  assert(i < specs_.size() && gauges_[i] && "not a gauge");
+  return *gauges_[i];
+}
+
+HistogramFamily& MetricsRegistry::histogram(MetricId id) {
+  auto i = static_cast<std::size_t>(id);
+  assert(i < specs_.size() && histograms_[i] && "not a histogram");
+  return *histograms_[i];
+}
+
+std::string MetricsRegistry::renderPrometheus() const {
+  std::string out;
+  out.reserve(4096);
+  for (std::size_t i = 0; i < specs_.size(); ++i) {
+    if (counters_[i]) renderFamily(out, *counters_[i]);
+    if (gauges_[i]) renderFamily(out, *gauges_[i]);
+    if (histograms_[i]) renderFamily(out, *histograms_[i]);
+  }
+  return out;
+}
+
+// --- Text format helpers ------------------------------------------------------------------------
+
+void appendPrometheusLabelValue(std::string& out, std::string_view value) {
+  for (char c : value) {
+    switch (c) {
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      default:
+        out.push_back(c);
+    }
+  }
+}
+
+void appendPrometheusNumber(std::string& out, double value) {
+  if (std::isnan(value)) {
+    out += "NaN";
+  } else if (std::isinf(value)) {
+    out += value > 0 ? "+Inf" : "-Inf";
+  } else {
+    fmt::format_to(std::back_inserter(out), "{}", value);
+  }
+}
+
+}  // namespace llmux::telemetry

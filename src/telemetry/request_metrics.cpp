@@ -1,0 +1,62 @@
+#include "telemetry/request_metrics.h"
+
+#include <charconv>
+
+namespace llmux::telemetry {
+namespace {
+
+constexpr std::string_view kFailoverPrefix = "failover:";
+constexpr std::string_view kFailedPrefix = "failed:";
+
+}  // namespace
+
+RequestMetrics::RequestMetrics(MetricsRegistry& registry)
+    : requests_(registry.counter(MetricId::RequestsTotal)),
+      attempts_(registry.counter(MetricId::UpstreamAttemptsTotal)),
+      failovers_(registry.counter(MetricId::FailoversTotal)),
+      first_byte_(registry.histogram(MetricId::UpstreamFirstByteSeconds)),
+      duration_(registry.histogram(MetricId::UpstreamDurationSeconds)),
+      in_flight_(registry.gauge(MetricId::RequestsInFlight).get()),
+      overhead_(registry.histogram(MetricId::GatewayOverheadSeconds).get()),
+      bytes_in_(registry.counter(MetricId::RequestBytesTotal).labels({"in"})),
+      bytes_out_(registry.counter(MetricId::RequestBytesTotal).labels({"out"})),
+      reloads_ok_(registry.counter(MetricId::ConfigReloadsTotal).labels({"ok"})),
+      reloads_error_(registry.counter(MetricId::ConfigReloadsTotal).labels({"error"})) {}
+
+void RequestMetrics::observe(RequestRecord const& record) {
+  char status_buf[12];
+  auto [end, ec] = std::to_chars(status_buf, status_buf + sizeof status_buf, record.status);
+  std::string_view status(status_buf,
+                          ec == std::errc{} ? static_cast<std::size_t>(end - status_buf) : 0);
+  requests_.labels({record.route, record.client_protocol, status, record.channel}).inc();
+
+  for (AttemptRecord const& attempt : record.attempts) {
+    attempts_.labels({attempt.channel, attemptOutcomeLabel(attempt.outcome)}).inc();
+    std::string_view reason = failoverReason(attempt.outcome);
+    if (!reason.empty()) failovers_.labels({reason}).inc();
+    if (attempt.first_byte_ms >= 0)
+      first_byte_.labels({attempt.channel}).observe(attempt.first_byte_ms / 1000.0);
+    duration_.labels({attempt.channel}).observe(attempt.duration_ms / 1000.0);
+  }
+
+  overhead_.observe(record.overhead_ms / 1000.0);
+  bytes_in_.inc(record.bytes_in);
+  bytes_out_.inc(record.bytes_out);
+}
+
+void RequestMetrics::configReloaded(bool ok) {
+  (ok ? reloads_ok_ : reloads_error_).inc();
+}
+
+std::string_view attemptOutcomeLabel(std::string_view outcome) {
+  if (outcome.starts_with(kFailoverPrefix)) return outcome.substr(kFailoverPrefix.size());
+  if (outcome.starts_with(kFailedPrefix)) return outcome.substr(kFailedPrefix.size());
+  return outcome;
+}
+
+std::string_view failoverReason(std::string_view outcome) {
+  if (outcome.starts_with(kFailoverPrefix)) return outcome.substr(kFailoverPrefix.size());
+  return {};
+}
+
+}  // namespace llmux::telemetry

@@ -1,0 +1,54 @@
+#pragma once
+
+#include <string_view>
+
+#include "core/request_record.h"
+#include "telemetry/metrics.h"
+
+namespace llmux::telemetry {
+
+/// The gateway's per-request metrics, fed from the `RequestRecord` of each finished request.
+/// Built once at start-up: it resolves its families and its label-less children up front, so
+/// `observe` costs only the sharded lookups of the labelled children plus relaxed atomic adds.
+///
+/// `record.route` becomes a label: it must be the route template ("/v1/chat/completions",
+/// "/v1beta/models/{model}:generateContent"), never the raw path.
+class RequestMetrics {
+ public:
+  explicit RequestMetrics(MetricsRegistry& registry);
+
+  /// Counts one finished request: requests_total, one upstream_attempts_total and
+  /// first-byte / duration observation per attempt, failovers_total for each
+  /// "failover:<reason>" attempt, the overhead histogram and the body byte counters.
+  void observe(RequestRecord const& record);
+
+  /// Requests being served: the caller increments when a request starts and decrements when it
+  /// ends (a `RequestRecord` only exists at the end).
+  Gauge& inFlight() { return in_flight_; }
+
+  /// Counts one configuration reload attempt.
+  void configReloaded(bool ok);
+
+ private:
+  CounterFamily& requests_;
+  CounterFamily& attempts_;
+  CounterFamily& failovers_;
+  HistogramFamily& first_byte_;
+  HistogramFamily& duration_;
+  Gauge& in_flight_;
+  Histogram& overhead_;
+  Counter& bytes_in_;
+  Counter& bytes_out_;
+  Counter& reloads_ok_;
+  Counter& reloads_error_;
+};
+
+/// The `outcome` label of an attempt: "failover:status_429" -> "status_429",
+/// "failed:connect" -> "connect", anything else ("ok", "client_error", "cancelled") unchanged.
+std::string_view attemptOutcomeLabel(std::string_view outcome);
+
+/// The failover reason of an attempt outcome ("failover:timeout_first_byte" ->
+/// "timeout_first_byte"), or "" when the attempt did not fail over.
+std::string_view failoverReason(std::string_view outcome);
+
+}  // namespace llmux::telemetry
