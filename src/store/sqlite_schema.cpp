@@ -1,0 +1,118 @@
+#include "store/sqlite_schema.h"
+
+#include <string>
+
+namespace llmux::store {
+namespace {
+
+// Append-only: a migration that shipped is never edited; a change is a new entry.
+// Times are Unix milliseconds (UTC); durations are milliseconds; a first byte that never came is
+// NULL. `requests.seq` is the row's identity because request ids may come from clients
+// (X-Request-Id) and need not be unique.
+constexpr char const* kMigrations[] = {
+    // 1: request log and settings.
+    R"sql(
+CREATE TABLE requests (
+  seq             INTEGER PRIMARY KEY,
+  id              TEXT    NOT NULL,
+  started_at      INTEGER NOT NULL,
+  route           TEXT    NOT NULL,
+  client_protocol TEXT    NOT NULL,
+  gateway_key     TEXT    NOT NULL,
+  model           TEXT    NOT NULL,
+  stream          INTEGER NOT NULL,
+  channel         TEXT    NOT NULL,
+  key_label       TEXT    NOT NULL,
+  status          INTEGER NOT NULL,
+  error           TEXT    NOT NULL,
+  first_byte_ms   REAL,
+  total_ms        REAL    NOT NULL,
+  overhead_ms     REAL    NOT NULL,
+  bytes_in        INTEGER NOT NULL,
+  bytes_out       INTEGER NOT NULL
+);
+CREATE INDEX requests_id ON requests(id);
+CREATE INDEX requests_started_at ON requests(started_at);
+CREATE TABLE attempts (
+  request_seq     INTEGER NOT NULL REFERENCES requests(seq) ON DELETE CASCADE,
+  request_id      TEXT    NOT NULL,
+  attempt         INTEGER NOT NULL,
+  channel         TEXT    NOT NULL,
+  key_label       TEXT    NOT NULL,
+  upstream_model  TEXT    NOT NULL,
+  status          INTEGER NOT NULL,
+  outcome         TEXT    NOT NULL,
+  first_byte_ms   REAL,
+  duration_ms     REAL    NOT NULL,
+  PRIMARY KEY (request_seq, attempt)
+) WITHOUT ROWID;
+CREATE TABLE settings (
+  key        TEXT PRIMARY KEY,
+  value      TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
+)sql",
+};
+
+constexpr int kVersion = static_cast<int>(std::size(kMigrations));
+
+Result<int> readVersion(SqliteDb& db) {
+  auto stmt = db.prepare("SELECT COALESCE(MAX(version), 0) FROM schema_version");
+  if (!stmt.ok()) return stmt.takeError();
+  auto row = stmt->step();
+  if (!row.ok()) return row.takeError();
+  return *row ? static_cast<int>(stmt->columnInt(0)) : 0;
+}
+
+Result<void> rollback(SqliteDb& db, Error error) {
+  (void)db.exec("ROLLBACK");
+  return error;
+}
+
+}  // namespace
+
+int currentSchemaVersion() {
+  return kVersion;
+}
+
+Result<int> schemaVersion(SqliteDb& db) {
+  if (auto made = db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+      !made.ok()) {
+    return made.error();
+  }
+  return readVersion(db);
+}
+
+Result<void> migrate(SqliteDb& db) {
+  if (auto made = db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+      !made.ok()) {
+    return made;
+  }
+  for (;;) {
+    // IMMEDIATE takes the write lock first, so two processes opening one state directory apply
+    // each migration once: the second re-reads the version after the first commits.
+    if (auto begun = db.exec("BEGIN IMMEDIATE"); !begun.ok()) return begun;
+    auto version = readVersion(db);
+    if (!version.ok()) return rollback(db, version.takeError());
+    if (*version > kVersion) {
+      return rollback(
+          db, makeError(ErrorKind::Internal,
+                        "the state database has schema version " + std::to_string(*version) +
+                            ", newer than this llmux (" + std::to_string(kVersion) + ")"));
+    }
+    if (*version == kVersion) return db.exec("COMMIT");
+    if (auto applied = db.exec(kMigrations[*version]); !applied.ok()) {
+      return rollback(db, applied.error());
+    }
+    if (auto cleared = db.exec("DELETE FROM schema_version"); !cleared.ok()) {
+      return rollback(db, cleared.error());
+    }
+    auto insert = db.prepare("INSERT INTO schema_version (version) VALUES (?)");
+    if (!insert.ok()) return rollback(db, insert.takeError());
+    insert->bind(1, static_cast<std::int64_t>(*version + 1));
+    if (auto done = insert->step(); !done.ok()) return rollback(db, done.takeError());
+    if (auto committed = db.exec("COMMIT"); !committed.ok()) return rollback(db, committed.error());
+  }
+}
+
+}  // namespace llmux::store

@@ -1,0 +1,320 @@
+#include "store/sqlite_store.h"
+
+#include <stdexcept>
+#include <system_error>
+#include <unordered_map>
+#include <utility>
+
+#include "store/sqlite_schema.h"
+
+namespace llmux::store {
+namespace {
+
+constexpr char const* kInsertRequest =
+    "INSERT INTO requests (id, started_at, route, client_protocol, gateway_key, model, stream, "
+    "channel, key_label, status, error, first_byte_ms, total_ms, overhead_ms, bytes_in, bytes_out) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+constexpr char const* kInsertAttempt =
+    "INSERT INTO attempts (request_seq, request_id, attempt, channel, key_label, upstream_model, "
+    "status, outcome, first_byte_ms, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+constexpr char const* kSelectRecent =
+    "SELECT seq, id, started_at, route, client_protocol, gateway_key, model, stream, channel, "
+    "key_label, status, error, first_byte_ms, total_ms, overhead_ms, bytes_in, bytes_out "
+    "FROM requests ORDER BY seq DESC LIMIT ?";
+
+constexpr char const* kSelectAttempts =
+    "SELECT request_seq, channel, key_label, upstream_model, status, outcome, first_byte_ms, "
+    "duration_ms FROM attempts WHERE request_seq BETWEEN ? AND ? ORDER BY request_seq, attempt";
+
+std::int64_t toUnixMillis(WallTime t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+
+WallTime fromUnixMillis(std::int64_t ms) {
+  return WallTime(std::chrono::duration_cast<WallClock::duration>(std::chrono::milliseconds(ms)));
+}
+
+// A duration that never happened (negative) is stored as NULL.
+void bindMillis(SqliteStatement& stmt, int index, double ms) {
+  if (ms < 0) {
+    stmt.bindNull(index);
+  } else {
+    stmt.bind(index, ms);
+  }
+}
+
+double columnMillis(SqliteStatement const& stmt, int column) {
+  return stmt.columnIsNull(column) ? -1.0 : stmt.columnDouble(column);
+}
+
+[[noreturn]] void throwStoreError(Error const& error) {
+  throw std::runtime_error(error.message);
+}
+
+}  // namespace
+
+struct SqliteStore::WriterStatements {
+  SqliteStatement begin;
+  SqliteStatement commit;
+  SqliteStatement rollback;
+  SqliteStatement insert_request;
+  SqliteStatement insert_attempt;
+};
+
+Result<std::unique_ptr<SqliteStore>> SqliteStore::open(std::filesystem::path const& state_dir,
+                                                       SqliteStoreOptions options) {
+  std::error_code ec;
+  std::filesystem::create_directories(state_dir, ec);
+  if (ec) {
+    return makeError(ErrorKind::Internal,
+                     "cannot create state directory '" + state_dir.string() + "': " + ec.message());
+  }
+  std::filesystem::path path = state_dir / kFileName;
+
+  auto writer = SqliteDb::open(path.string());
+  if (!writer.ok()) return writer.takeError();
+  // WAL: readers never block the writer and a commit is one append (fsync only at checkpoints
+  // with synchronous=NORMAL, which keeps the database consistent across power loss; the last
+  // commits may be lost, not corrupted).
+  if (auto r = writer->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"); !r.ok()) {
+    return r.error();
+  }
+  if (auto r = migrate(*writer); !r.ok()) return r.error();
+
+  auto reader = SqliteDb::open(path.string());
+  if (!reader.ok()) return reader.takeError();
+  if (auto r = reader->exec("PRAGMA synchronous=NORMAL;"); !r.ok()) return r.error();
+
+  auto statements = std::make_unique<WriterStatements>();
+  std::pair<SqliteStatement*, char const*> const to_prepare[] = {
+      {&statements->begin, "BEGIN IMMEDIATE"},       {&statements->commit, "COMMIT"},
+      {&statements->rollback, "ROLLBACK"},           {&statements->insert_request, kInsertRequest},
+      {&statements->insert_attempt, kInsertAttempt},
+  };
+  for (auto [stmt, sql] : to_prepare) {
+    auto prepared = writer->prepare(sql);
+    if (!prepared.ok()) return prepared.takeError();
+    *stmt = std::move(*prepared);
+  }
+
+  std::unique_ptr<SqliteStore> store(
+      new SqliteStore(std::move(path), std::move(*writer), std::move(*reader), options));
+  store->thread_ = std::thread(&SqliteStore::runWriter, store.get(), std::move(statements));
+  return store;
+}
+
+SqliteStore::SqliteStore(std::filesystem::path path, SqliteDb writer, SqliteDb reader,
+                         SqliteStoreOptions options)
+    : path_(std::move(path)),
+      options_(options),
+      writer_(std::move(writer)),
+      reader_(std::move(reader)),
+      queue_(options.queue_capacity, options.max_block) {}
+
+SqliteStore::~SqliteStore() {
+  queue_.close();
+  if (thread_.joinable()) thread_.join();
+}
+
+// --- request log --------------------------------------------------------------------------------
+
+void SqliteStore::record(RequestRecord record) {
+  (void)queue_.push(std::move(record));
+}
+
+void SqliteStore::flush() {
+  queue_.waitDone();
+}
+
+std::uint64_t SqliteStore::droppedRecords() const {
+  return queue_.dropped() + failed_.load(std::memory_order_relaxed);
+}
+
+std::string SqliteStore::lastWriteError() const {
+  std::lock_guard lock(error_mutex_);
+  return last_error_;
+}
+
+void SqliteStore::runWriter(std::unique_ptr<WriterStatements> statements) {
+  std::vector<RequestRecord> batch;
+  batch.reserve(options_.batch_size);
+  while (queue_.popBatch(batch, options_.batch_size)) {
+    auto delay = std::chrono::milliseconds(10);
+    Result<void> written = writeBatch(*statements, batch);
+    for (int retry = 0; !written.ok() && retry < options_.write_retries; ++retry) {
+      std::this_thread::sleep_for(delay);  // a busy or briefly full disk often recovers
+      delay *= 10;
+      written = writeBatch(*statements, batch);
+    }
+    if (written.ok()) {
+      written_.fetch_add(batch.size(), std::memory_order_relaxed);
+    } else {
+      failed_.fetch_add(batch.size(), std::memory_order_relaxed);
+      std::lock_guard lock(error_mutex_);
+      last_error_ = written.error().message;
+    }
+    queue_.markDone(batch.size());
+    batch.clear();
+  }
+}
+
+Result<void> SqliteStore::writeBatch(WriterStatements& s, std::vector<RequestRecord> const& batch) {
+  auto fail = [&](Error error) -> Result<void> {
+    s.insert_request.reset();
+    s.insert_attempt.reset();
+    s.commit.reset();
+    s.rollback.reset();
+    (void)s.rollback.step();
+    s.rollback.reset();
+    return error;
+  };
+
+  s.begin.reset();
+  if (auto r = s.begin.step(); !r.ok()) return fail(r.takeError());
+
+  for (RequestRecord const& r : batch) {
+    SqliteStatement& q = s.insert_request;
+    q.reset();
+    q.bind(1, r.request_id);
+    q.bind(2, toUnixMillis(r.started_at));
+    q.bind(3, r.route);
+    q.bind(4, r.client_protocol);
+    q.bind(5, r.gateway_key);
+    q.bind(6, r.model);
+    q.bind(7, std::int64_t{r.stream ? 1 : 0});
+    q.bind(8, r.channel);
+    q.bind(9, r.key_label);
+    q.bind(10, std::int64_t{r.status});
+    q.bind(11, r.error);
+    bindMillis(q, 12, r.first_byte_ms);
+    q.bind(13, r.total_ms);
+    q.bind(14, r.overhead_ms);
+    q.bind(15, static_cast<std::int64_t>(r.bytes_in));
+    q.bind(16, static_cast<std::int64_t>(r.bytes_out));
+    if (auto done = q.step(); !done.ok()) return fail(done.takeError());
+    std::int64_t seq = writer_.lastInsertRowid();
+
+    std::int64_t number = 0;
+    for (AttemptRecord const& a : r.attempts) {
+      SqliteStatement& qa = s.insert_attempt;
+      qa.reset();
+      qa.bind(1, seq);
+      qa.bind(2, r.request_id);
+      qa.bind(3, ++number);
+      qa.bind(4, a.channel);
+      qa.bind(5, a.key_label);
+      qa.bind(6, a.upstream_model);
+      qa.bind(7, std::int64_t{a.status});
+      qa.bind(8, a.outcome);
+      bindMillis(qa, 9, a.first_byte_ms);
+      qa.bind(10, a.duration_ms);
+      if (auto done = qa.step(); !done.ok()) return fail(done.takeError());
+    }
+  }
+
+  s.commit.reset();
+  if (auto r = s.commit.step(); !r.ok()) return fail(r.takeError());
+  return {};
+}
+
+// --- settings -----------------------------------------------------------------------------------
+
+std::optional<std::string> SqliteStore::getSetting(std::string_view key) {
+  std::lock_guard lock(reader_mutex_);
+  auto stmt = reader_.prepare("SELECT value FROM settings WHERE key = ?");
+  if (!stmt.ok()) throwStoreError(stmt.error());
+  stmt->bind(1, key);
+  auto row = stmt->step();
+  if (!row.ok()) throwStoreError(row.error());
+  if (!*row) return std::nullopt;
+  return std::string(stmt->columnText(0));
+}
+
+void SqliteStore::putSetting(std::string_view key, std::string_view value) {
+  std::lock_guard lock(reader_mutex_);
+  auto stmt = reader_.prepare(
+      "INSERT INTO settings (key, value, updated_at) "
+      "VALUES (?, ?, CAST(strftime('%s', 'now') AS INTEGER) * 1000) "
+      "ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at");
+  if (!stmt.ok()) throwStoreError(stmt.error());
+  stmt->bind(1, key);
+  stmt->bind(2, value);
+  if (auto done = stmt->step(); !done.ok()) throwStoreError(done.error());
+}
+
+// --- queries ------------------------------------------------------------------------------------
+
+Result<std::vector<RequestRecord>> SqliteStore::recentRequests(std::size_t limit) {
+  std::lock_guard lock(reader_mutex_);
+  // One read transaction: requests and attempts come from the same snapshot.
+  if (auto begun = reader_.exec("BEGIN"); !begun.ok()) return begun.error();
+  struct EndRead {
+    SqliteDb& db;
+    ~EndRead() { (void)db.exec("COMMIT"); }
+  } end_read{reader_};
+
+  auto requests = reader_.prepare(kSelectRecent);
+  if (!requests.ok()) return requests.takeError();
+  requests->bind(1, static_cast<std::int64_t>(std::min<std::size_t>(limit, INT64_MAX)));
+
+  std::vector<RequestRecord> out;
+  std::unordered_map<std::int64_t, std::size_t> index_of_seq;
+  std::int64_t min_seq = 0;
+  std::int64_t max_seq = -1;
+  for (;;) {
+    auto row = requests->step();
+    if (!row.ok()) return row.takeError();
+    if (!*row) break;
+    SqliteStatement const& q = *requests;
+    std::int64_t seq = q.columnInt(0);
+    RequestRecord r;
+    r.request_id = q.columnText(1);
+    r.started_at = fromUnixMillis(q.columnInt(2));
+    r.route = q.columnText(3);
+    r.client_protocol = q.columnText(4);
+    r.gateway_key = q.columnText(5);
+    r.model = q.columnText(6);
+    r.stream = q.columnInt(7) != 0;
+    r.channel = q.columnText(8);
+    r.key_label = q.columnText(9);
+    r.status = static_cast<int>(q.columnInt(10));
+    r.error = q.columnText(11);
+    r.first_byte_ms = columnMillis(q, 12);
+    r.total_ms = q.columnDouble(13);
+    r.overhead_ms = q.columnDouble(14);
+    r.bytes_in = static_cast<std::uint64_t>(q.columnInt(15));
+    r.bytes_out = static_cast<std::uint64_t>(q.columnInt(16));
+    if (out.empty()) max_seq = seq;
+    min_seq = seq;
+    index_of_seq.emplace(seq, out.size());
+    out.push_back(std::move(r));
+  }
+  if (out.empty()) return out;
+
+  auto attempts = reader_.prepare(kSelectAttempts);
+  if (!attempts.ok()) return attempts.takeError();
+  attempts->bind(1, min_seq);
+  attempts->bind(2, max_seq);
+  for (;;) {
+    auto row = attempts->step();
+    if (!row.ok()) return row.takeError();
+    if (!*row) break;
+    SqliteStatement const& q = *attempts;
+    auto it = index_of_seq.find(q.columnInt(0));
+    if (it == index_of_seq.end()) continue;
+    AttemptRecord a;
+    a.channel = q.columnText(1);
+    a.key_label = q.columnText(2);
+    a.upstream_model = q.columnText(3);
+    a.status = static_cast<int>(q.columnInt(4));
+    a.outcome = q.columnText(5);
+    a.first_byte_ms = columnMillis(q, 6);
+    a.duration_ms = q.columnDouble(7);
+    out[it->second].attempts.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace llmux::store

@@ -1,0 +1,249 @@
+#include "store/sqlite_store.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "core/ids.h"
+#include "store/sqlite_db.h"
+#include "store/sqlite_schema.h"
+
+namespace llmux::store {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() : path_(fs::temp_directory_path() / ("llmux-store-" + newRequestId())) {}
+  ~TempDir() { fs::remove_all(path_); }
+  fs::path const& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::unique_ptr<SqliteStore> openStore(fs::path const& dir, SqliteStoreOptions options = {}) {
+  auto store = SqliteStore::open(dir, options);
+  if (!store.ok()) ADD_FAILURE() << store.error().message;
+  return store.ok() ? std::move(*store) : nullptr;
+}
+
+RequestRecord failedOverRecord(std::string id) {
+  RequestRecord r;
+  r.request_id = std::move(id);
+  r.started_at = WallTime(std::chrono::milliseconds(1'700'000'000'123));
+  r.route = "/v1/chat/completions";
+  r.client_protocol = "openai-chat";
+  r.gateway_key = "team-a";
+  r.model = "gpt-4o";
+  r.stream = true;
+  r.channel = "backup";
+  r.key_label = "backup#1";
+  r.status = 200;
+  r.attempts.push_back(
+      {"primary", "primary#0", "gpt-4o-2024", 429, "failover:status_429", 35.5, 36});
+  r.attempts.push_back({"backup", "backup#1", "gpt-4o", 200, "ok", 410.25, 2500.75});
+  r.first_byte_ms = 450.5;
+  r.total_ms = 2600.125;
+  r.overhead_ms = 0.075;
+  r.bytes_in = 1234;
+  r.bytes_out = 56789;
+  return r;
+}
+
+TEST(SqliteStore, RecordsAndAttemptsRoundTrip) {
+  TempDir dir;
+  auto store = openStore(dir.path() / "nested" / "state");
+  ASSERT_TRUE(store);
+  EXPECT_TRUE(fs::exists(dir.path() / "nested" / "state" / "llmux.db"));
+
+  RequestRecord rejected;
+  rejected.request_id = "r-401";
+  rejected.started_at = WallTime(std::chrono::milliseconds(1'700'000'001'000));
+  rejected.route = "/v1/messages";
+  rejected.status = 401;
+  rejected.error = "unknown gateway key";
+  store->record(failedOverRecord("r-ok"));
+  store->record(rejected);
+  store->flush();
+  EXPECT_EQ(store->writtenRecords(), 2u);
+  EXPECT_EQ(store->droppedRecords(), 0u);
+
+  auto recent = store->recentRequests(10);
+  ASSERT_TRUE(recent.ok()) << recent.error().message;
+  ASSERT_EQ(recent->size(), 2u);
+
+  RequestRecord const& newest = (*recent)[0];
+  EXPECT_EQ(newest.request_id, "r-401");
+  EXPECT_EQ(newest.status, 401);
+  EXPECT_EQ(newest.error, "unknown gateway key");
+  EXPECT_TRUE(newest.attempts.empty());
+  EXPECT_EQ(newest.first_byte_ms, -1);
+  EXPECT_FALSE(newest.stream);
+
+  RequestRecord expected = failedOverRecord("r-ok");
+  RequestRecord const& r = (*recent)[1];
+  EXPECT_EQ(r.request_id, expected.request_id);
+  EXPECT_EQ(r.started_at, expected.started_at);
+  EXPECT_EQ(r.route, expected.route);
+  EXPECT_EQ(r.client_protocol, expected.client_protocol);
+  EXPECT_EQ(r.gateway_key, expected.gateway_key);
+  EXPECT_EQ(r.model, expected.model);
+  EXPECT_TRUE(r.stream);
+  EXPECT_EQ(r.channel, expected.channel);
+  EXPECT_EQ(r.key_label, expected.key_label);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.error, "");
+  EXPECT_DOUBLE_EQ(r.first_byte_ms, expected.first_byte_ms);
+  EXPECT_DOUBLE_EQ(r.total_ms, expected.total_ms);
+  EXPECT_DOUBLE_EQ(r.overhead_ms, expected.overhead_ms);
+  EXPECT_EQ(r.bytes_in, expected.bytes_in);
+  EXPECT_EQ(r.bytes_out, expected.bytes_out);
+  ASSERT_EQ(r.attempts.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    AttemptRecord const& got = r.attempts[i];
+    AttemptRecord const& want = expected.attempts[i];
+    EXPECT_EQ(got.channel, want.channel);
+    EXPECT_EQ(got.key_label, want.key_label);
+    EXPECT_EQ(got.upstream_model, want.upstream_model);
+    EXPECT_EQ(got.status, want.status);
+    EXPECT_EQ(got.outcome, want.outcome);
+    EXPECT_DOUBLE_EQ(got.first_byte_ms, want.first_byte_ms);
+    EXPECT_DOUBLE_EQ(got.duration_ms, want.duration_ms);
+  }
+}
+
+TEST(SqliteStore, RecentRequestsHonoursTheLimitAndKeepsDuplicateIds) {
+  TempDir dir;
+  auto store = openStore(dir.path());
+  ASSERT_TRUE(store);
+  for (int i = 0; i < 5; ++i) {
+    // Client-supplied request ids may repeat: every request still gets its own row.
+    RequestRecord r = failedOverRecord(i < 2 ? "dup" : "id-" + std::to_string(i));
+    r.bytes_in = static_cast<std::uint64_t>(i);
+    store->record(std::move(r));
+  }
+  store->flush();
+  auto recent = store->recentRequests(3);
+  ASSERT_TRUE(recent.ok());
+  ASSERT_EQ(recent->size(), 3u);
+  EXPECT_EQ((*recent)[0].bytes_in, 4u);
+  EXPECT_EQ((*recent)[2].bytes_in, 2u);
+  for (auto const& r : *recent) EXPECT_EQ(r.attempts.size(), 2u);
+
+  auto all = store->recentRequests(100);
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 5u);
+  EXPECT_EQ((*all)[3].request_id, "dup");
+  EXPECT_EQ((*all)[4].request_id, "dup");
+  EXPECT_EQ((*all)[4].attempts.size(), 2u);
+  EXPECT_TRUE(store->recentRequests(0)->empty());
+}
+
+TEST(SqliteStore, SettingsPersistAcrossReopen) {
+  TempDir dir;
+  {
+    auto store = openStore(dir.path());
+    ASSERT_TRUE(store);
+    EXPECT_FALSE(store->getSetting("default_gateway_key").has_value());
+    store->putSetting("default_gateway_key", "first");
+    store->putSetting("default_gateway_key", "second");
+    store->putSetting("empty", "");
+    EXPECT_EQ(store->getSetting("default_gateway_key"), "second");
+  }
+  auto reopened = openStore(dir.path());
+  ASSERT_TRUE(reopened);
+  EXPECT_EQ(reopened->getSetting("default_gateway_key"), "second");
+  EXPECT_EQ(reopened->getSetting("empty"), "");
+  EXPECT_FALSE(reopened->getSetting("other").has_value());
+}
+
+TEST(SqliteStore, RecordsQueuedBeforeCloseAreWrittenByTheDestructor) {
+  TempDir dir;
+  {
+    auto store = openStore(dir.path());
+    ASSERT_TRUE(store);
+    for (int i = 0; i < 50; ++i) store->record(failedOverRecord("r" + std::to_string(i)));
+  }
+  auto reopened = openStore(dir.path());
+  ASSERT_TRUE(reopened);
+  auto recent = reopened->recentRequests(1000);
+  ASSERT_TRUE(recent.ok());
+  EXPECT_EQ(recent->size(), 50u);
+}
+
+TEST(SqliteStore, AThousandRecordsFromFourThreadsAllArrive) {
+  TempDir dir;
+  SqliteStoreOptions options;
+  options.batch_size = 64;  // several transactions, interleaved with the producers
+  auto store = openStore(dir.path(), options);
+  ASSERT_TRUE(store);
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 250;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&store, t] {
+      for (int i = 0; i < kPerThread; ++i)
+        store->record(failedOverRecord(std::to_string(t) + "-" + std::to_string(i)));
+    });
+  }
+  for (auto& th : threads) th.join();
+  store->flush();
+
+  EXPECT_EQ(store->writtenRecords(), std::uint64_t{kThreads} * kPerThread);
+  EXPECT_EQ(store->droppedRecords(), 0u);
+  EXPECT_EQ(store->pendingRecords(), 0u);
+  EXPECT_EQ(store->lastWriteError(), "");
+  auto recent = store->recentRequests(5000);
+  ASSERT_TRUE(recent.ok());
+  ASSERT_EQ(recent->size(), std::size_t{kThreads} * kPerThread);
+  std::set<std::string> ids;
+  std::size_t attempts = 0;
+  for (auto const& r : *recent) {
+    ids.insert(r.request_id);
+    attempts += r.attempts.size();
+  }
+  EXPECT_EQ(ids.size(), std::size_t{kThreads} * kPerThread);
+  EXPECT_EQ(attempts, 2u * kThreads * kPerThread);
+}
+
+TEST(SqliteSchema, MigratesOnceAndRefusesANewerDatabase) {
+  TempDir dir;
+  { ASSERT_TRUE(openStore(dir.path())); }
+  std::string path = (dir.path() / "llmux.db").string();
+  {
+    auto db = SqliteDb::open(path);
+    ASSERT_TRUE(db.ok());
+    auto version = schemaVersion(*db);
+    ASSERT_TRUE(version.ok());
+    EXPECT_EQ(*version, currentSchemaVersion());
+    ASSERT_TRUE(migrate(*db).ok());  // already current: a no-op
+    auto rows = db->prepare("SELECT COUNT(*) FROM schema_version");
+    ASSERT_TRUE(rows.ok());
+    ASSERT_TRUE(rows->step().value());
+    EXPECT_EQ(rows->columnInt(0), 1);
+  }
+  {
+    auto db = SqliteDb::open(path);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(db->exec("UPDATE schema_version SET version = version + 1").ok());
+  }
+  auto refused = SqliteStore::open(dir.path());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("newer"), std::string::npos);
+}
+
+TEST(SqliteStore, UnusableStateDirectoryIsAnError) {
+  TempDir dir;
+  fs::create_directories(dir.path());
+  std::ofstream(dir.path() / "file") << "x";
+  auto store = SqliteStore::open(dir.path() / "file" / "state");
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.error().message.find("state directory"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace llmux::store
