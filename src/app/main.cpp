@@ -1,0 +1,48 @@
+// llmux command line: serve, check-config, mock-provider, version.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+
+#include "app/commands.h"
+#include "app/version.h"
+
+int main(int argc, char** argv) {
+  CLI::App cli{"llmux: an LLM API gateway (OpenAI Chat, OpenAI Responses, Anthropic, Gemini)"};
+  cli.require_subcommand(1);
+
+  std::string serve_config;
+  auto* serve = cli.add_subcommand(
+      "serve", "Run the gateway. Without --config: the embedded default (mock demo channels plus a "
+               "channel per provider key found in the environment).");
+  serve->add_option("--config,-c", serve_config, "YAML configuration file (SIGHUP reloads it)");
+
+  std::string check_path;
+  auto* check = cli.add_subcommand("check-config", "Validate a configuration file: prints every "
+                                                   "error with its path, exits 2 if there is any.");
+  check->add_option("file", check_path, "YAML configuration file")->required();
+
+  llmux::app::MockProviderOptions mock;
+  auto* mock_cmd = cli.add_subcommand(
+      "mock-provider", "Run the built-in mock LLM provider (OpenAI Chat, Responses, Anthropic, "
+                       "Gemini; faults on request; see docs/mock-provider.md).");
+  mock_cmd->add_option("--listen,-l", mock.listen, "address to listen on (host:port, port 0 = any)")
+      ->capture_default_str();
+  mock_cmd->add_option("--threads", mock.threads, "worker threads (0 = one per core)");
+  mock_cmd->add_flag("!--no-journal", mock.journal,
+                     "do not record requests for GET /_mock/journal (benchmarks)");
+  mock_cmd->add_option("--accept-key", mock.accepted_keys,
+                       "accept only these keys (repeatable; default: any key)");
+
+  auto* version = cli.add_subcommand("version", "Print the version.");
+
+  CLI11_PARSE(cli, argc, argv);
+
+  if (*serve) return llmux::app::runServe(serve_config);
+  if (*check) return llmux::app::runCheckConfig(check_path);
+  if (*mock_cmd) return llmux::app::runMockProvider(mock);
+  if (*version) {
+    std::printf("llmux %s\n", llmux::app::kVersion);
+    return 0;
+  }
+  return 1;
+}

@@ -1,0 +1,35 @@
+#include <cstdio>
+
+#include "app/commands.h"
+#include "app/mock_instance.h"
+#include "app/shutdown.h"
+#include "app/signals.h"
+#include "telemetry/log.h"
+
+namespace llmux::app {
+
+int runMockProvider(MockProviderOptions const& options) {
+  blockShutdownSignals();
+  auto address = net::parseHostPort(options.listen);
+  if (!address) {
+    std::fprintf(stderr, "--listen: expected host:port, got '%s'\n", options.listen.c_str());
+    return 2;
+  }
+  net::WorkerPool workers(net::effectiveThreadCount(options.threads));
+  MockInstance mock(workers, mock::MockOptions{options.accepted_keys}, options.journal);
+  auto port = mock.listen(*address);
+  if (!port) {
+    std::fprintf(stderr, "%s\n", port.error().message.c_str());
+    return 1;
+  }
+  workers.start();
+  std::printf("listening on %s:%u\n", address->host.c_str(), static_cast<unsigned>(*port));
+  std::fflush(stdout);
+
+  std::atomic<bool> draining{false};
+  serveUntilShutdown({&mock.server()}, std::chrono::seconds(5), nullptr, draining);
+  workers.stop();
+  return 0;
+}
+
+}  // namespace llmux::app

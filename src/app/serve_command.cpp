@@ -1,0 +1,199 @@
+#include <cstdio>
+#include <cstdlib>
+
+#include "app/commands.h"
+#include "app/mock_instance.h"
+#include "app/shutdown.h"
+#include "app/signals.h"
+#include "app/version.h"
+#include "config/embedded_default.h"
+#include "config/loader.h"
+#include "core/ids.h"
+#include "http/server.h"
+#include "http/upstream_connection.h"
+#include "net/resolver.h"
+#include "net/tls.h"
+#include "net/worker_pool.h"
+#include "proxy/gateway_handler.h"
+#include "store/sqlite_store.h"
+#include "store/state_dir.h"
+#include "telemetry/access_log.h"
+#include "telemetry/log.h"
+#include "telemetry/metrics.h"
+#include "telemetry/request_metrics.h"
+
+namespace llmux::app {
+namespace {
+
+/// One worker's share of the gateway: its DNS cache, upstream pool and request handler.
+struct GatewayWorker {
+  GatewayWorker(net::asio::io_context& io, boost::asio::ssl::context& tls,
+                proxy::GatewayServices& services)
+      : resolver(io), pool(io, tls, resolver), handler(services, pool) {}
+  net::CachingResolver resolver;
+  http::UpstreamPool pool;
+  proxy::GatewayHandler handler;
+};
+
+http::ServerLimits serverLimits(config::ServerSettings const& s) {
+  http::ServerLimits limits;
+  limits.max_body_bytes = s.max_body_bytes;
+  limits.max_header_bytes = s.max_header_bytes;
+  limits.header_timeout = s.header_timeout;
+  limits.body_timeout = s.body_timeout;
+  limits.keepalive_timeout = s.keepalive_timeout;
+  return limits;
+}
+
+void applyLogLevel(config::Settings const& settings) {
+  if (auto level = telemetry::parseLogLevel(settings.log.level)) telemetry::setLogLevel(*level);
+}
+
+/// The gateway key of the embedded default: $LLMUX_GATEWAY_KEY, else the one generated on the
+/// first run and kept in the state database, so it does not change between runs.
+std::string defaultGatewayKey(store::SqliteStore& store) {
+  if (char const* chosen = std::getenv("LLMUX_GATEWAY_KEY"); chosen && *chosen) return chosen;
+  if (auto kept = store.getSetting("default_gateway_key")) return *kept;
+  std::string key = "sk-llmux-" + randomHex(24);
+  store.putSetting("default_gateway_key", key);
+  return key;
+}
+
+void printEmbeddedWelcome(config::Settings const& settings, std::string const& address,
+                          routing::Catalog const& catalog) {
+  std::printf("llmux %s: embedded default configuration (no --config)\n", kVersion);
+  std::printf("  gateway key: %s\n", settings.gateway_keys.front().secret.c_str());
+  std::printf("  channels:");
+  for (auto const& c : settings.channels) std::printf(" %s(%s)", c.name.c_str(), std::string(protocolName(c.protocol)).c_str());
+  std::printf("\n  models:");
+  for (auto const& m : catalog.modelNames()) std::printf(" %s", m.c_str());
+  std::printf("\n  try: curl http://%s/v1/chat/completions -H 'Authorization: Bearer %s' "
+              "-H 'Content-Type: application/json' -d '{\"model\":\"demo\",\"messages\":"
+              "[{\"role\":\"user\",\"content\":\"Hello\"}]}'\n",
+              address.c_str(), settings.gateway_keys.front().secret.c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int runServe(std::string const& config_path) {
+  blockShutdownSignals();
+  auto env = config::processEnvironment();
+  bool embedded = config_path.empty();
+
+  config::SettingsPtr settings;
+  if (!embedded) {
+    auto outcome = config::loadSettingsFile(config_path, env);
+    if (!outcome.ok()) {
+      std::fputs(config::formatIssues(outcome.issues).c_str(), stderr);
+      return 2;
+    }
+    settings = outcome.settings;
+  }
+
+  // State first: the embedded default's gateway key lives there.
+  auto state_dir = store::resolveStateDir(settings ? settings->state_dir : std::string_view());
+  auto store = store::SqliteStore::open(state_dir);
+  if (!store) {
+    std::fprintf(stderr, "cannot open the state database in %s: %s\n", state_dir.c_str(),
+                 store.error().message.c_str());
+    return 1;
+  }
+
+  unsigned threads = net::effectiveThreadCount(settings ? settings->server.threads : 0);
+  net::WorkerPool workers(threads);
+  std::unique_ptr<MockInstance> demo_mock;
+  if (embedded) {
+    demo_mock = std::make_unique<MockInstance>(workers, mock::MockOptions{}, false);
+    auto mock_port = demo_mock->listen(net::HostPort{"127.0.0.1", 0});
+    if (!mock_port) {
+      std::fprintf(stderr, "cannot start the demo mock provider: %s\n", mock_port.error().message.c_str());
+      return 1;
+    }
+    try {
+      settings = std::make_shared<const config::Settings>(config::embeddedDefaultSettings(
+          env, "http://127.0.0.1:" + std::to_string(*mock_port), defaultGatewayKey(**store)));
+    } catch (std::exception const& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      return 2;
+    }
+  }
+  applyLogLevel(*settings);
+
+  auto access_log = telemetry::AccessLog::open(settings->log.access_log);
+  if (!access_log) {
+    std::fprintf(stderr, "cannot open the access log: %s\n", access_log.error().message.c_str());
+    return 1;
+  }
+  RealTimeSource clock;
+  telemetry::MetricsRegistry metrics_registry;
+  telemetry::RequestMetrics request_metrics(metrics_registry);
+  routing::KeyHealth key_health(clock);
+  routing::Rotation rotation;
+  proxy::ConfigHolder config_holder(std::make_shared<const routing::Catalog>(settings));
+  std::atomic<bool> draining{false};
+  proxy::GatewayServices services{config_holder, key_health,  rotation, metrics_registry,
+                                  request_metrics, **access_log, store->get(), clock, draining};
+
+  auto tls = net::makeClientTlsContext();
+  std::vector<std::unique_ptr<GatewayWorker>> gateway_workers;
+  std::vector<http::RequestHandler*> handlers;
+  for (unsigned i = 0; i < threads; ++i) {
+    gateway_workers.push_back(std::make_unique<GatewayWorker>(workers.context(i), *tls, services));
+    handlers.push_back(&gateway_workers.back()->handler);
+  }
+  http::HttpServer server(workers, handlers, serverLimits(settings->server));
+  auto address = net::parseHostPort(settings->server.listen);
+  if (!address) {
+    std::fprintf(stderr, "listen: not a host:port address: %s\n", settings->server.listen.c_str());
+    return 2;
+  }
+  auto port = server.listen(*address);
+  if (!port) {
+    std::fprintf(stderr, "%s\n", port.error().message.c_str());
+    return 1;
+  }
+  workers.start();
+  std::string bound = address->host + ":" + std::to_string(*port);
+  std::printf("listening on %s\n", bound.c_str());
+  if (embedded) {
+    printEmbeddedWelcome(*settings, bound, *config_holder.current());
+  } else {
+    std::printf("serving %zu model(s) from %zu channel(s)\n",
+                config_holder.current()->modelNames().size(), settings->channels.size());
+  }
+  std::fflush(stdout);
+  telemetry::logInfo("llmux {} serving on {} with {} worker thread(s)", kVersion, bound, threads);
+
+  std::function<void()> reload;
+  if (!embedded) {
+    reload = [&] {
+      auto outcome = config::loadSettingsFile(config_path, env);
+      if (!outcome.ok()) {
+        request_metrics.configReloaded(false);
+        telemetry::logError("configuration reload rejected, keeping the current one:\n{}",
+                            config::formatIssues(outcome.issues));
+        return;
+      }
+      if (outcome.settings->server.listen != settings->server.listen) {
+        telemetry::logWarn("listen address changes need a restart; still on {}", bound);
+      }
+      applyLogLevel(*outcome.settings);
+      config_holder.replace(std::make_shared<const routing::Catalog>(outcome.settings));
+      request_metrics.configReloaded(true);
+      telemetry::logInfo("configuration reloaded from {}: {} channel(s)", config_path,
+                         outcome.settings->channels.size());
+    };
+  }
+  std::vector<http::HttpServer*> servers{&server};
+  if (demo_mock) servers.push_back(&demo_mock->server());
+  serveUntilShutdown(servers, settings->server.drain_timeout, reload, draining);
+
+  workers.stop();
+  (*access_log)->flush();
+  (*store)->flush();
+  telemetry::logInfo("llmux stopped");
+  return 0;
+}
+
+}  // namespace llmux::app

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <boost/asio/awaitable.hpp>
+
+#include "http/response_writer.h"
+#include "http/server_request.h"
+
+namespace llmux::http {
+
+/// A body and its content type, for answers the server sends on its own.
+struct PlainAnswer {
+  std::string content_type;
+  std::string body;
+};
+
+/// What the server calls for every complete request it reads.
+class RequestHandler {
+ public:
+  virtual ~RequestHandler() = default;
+
+  /// Answers `request` through `response`. Must answer (or break the connection) before returning.
+  virtual boost::asio::awaitable<void> handle(ServerRequest& request, ResponseWriter& response) = 0;
+
+  /// The body of an answer the server sends before a request is complete: 400 (unparseable head),
+  /// 413 (body too large), 431 (head too large). `path` is the request path when known, so the
+  /// answer can take the shape of the client's protocol.
+  virtual PlainAnswer rejection(int status, std::string_view path, std::string_view message) = 0;
+};
+
+}  // namespace llmux::http

@@ -1,0 +1,361 @@
+#include "http/server.h"
+
+#include <sys/socket.h>
+
+#include <list>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/socket_base.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include "core/strings.h"
+#include "http/client_writer.h"
+#include "net/asio_types.h"
+#include "net/worker_pool.h"
+#include "telemetry/log.h"
+
+namespace llmux::http {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using net::ErrorCode;
+using net::kUseTuple;
+using net::Task;
+using net::tcp;
+
+namespace {
+
+/// What the worker knows about one open client connection (for drain and cancellation).
+struct SessionSlot {
+  beast::tcp_stream* stream = nullptr;
+  Cancellation* cancellation = nullptr;  ///< set while a request is being handled
+  bool busy = false;                     ///< a request is being read or handled
+};
+
+}  // namespace
+
+struct HttpServer::Worker {
+  Worker(asio::io_context& io, RequestHandler& handler, ServerLimits const& limits,
+         std::shared_ptr<std::atomic<std::size_t>> in_flight,
+         std::shared_ptr<std::atomic<std::size_t>> connections)
+      : io(io),
+        acceptor(io),
+        handler(handler),
+        limits(limits),
+        in_flight(std::move(in_flight)),
+        connections(std::move(connections)) {}
+
+  asio::io_context& io;
+  tcp::acceptor acceptor;
+  RequestHandler& handler;
+  ServerLimits const& limits;
+  std::shared_ptr<std::atomic<std::size_t>> in_flight;
+  std::shared_ptr<std::atomic<std::size_t>> connections;
+  std::list<SessionSlot> sessions;  // touched only on this worker's thread
+  bool draining = false;
+};
+
+namespace {
+
+using Worker = HttpServer::Worker;
+
+/// Watches an idle-for-reading client socket while its request is handled: a readable socket
+/// whose peek returns 0 bytes means the client closed, which cancels the request at once.
+/// The state is shared with the pending wait so a late completion never touches a dead session.
+struct ClientWatch : std::enable_shared_from_this<ClientWatch> {
+  tcp::socket* socket = nullptr;
+  Cancellation* cancellation = nullptr;
+  bool active = true;
+
+  void arm() {
+    socket->async_wait(tcp::socket::wait_read,
+                       [self = shared_from_this()](ErrorCode ec) { self->onReadable(ec); });
+  }
+  void onReadable(ErrorCode ec) {
+    if (!active || ec == asio::error::operation_aborted) return;
+    if (!ec) {
+      char byte;
+      ssize_t n = ::recv(socket->native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+      if (n > 0) return;  // a pipelined request: the next read will take it
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+        arm();
+        return;
+      }
+    }
+    active = false;
+    cancellation->cancel(CancelReason::ClientGone);
+  }
+  void stop() {
+    if (!active) return;
+    active = false;
+    ErrorCode ignored;
+    socket->cancel(ignored);
+  }
+};
+
+Task<bool> writeRaw(beast::tcp_stream& stream, std::string_view bytes, Millis timeout) {
+  stream.expires_after(timeout);
+  auto [ec, n] = co_await asio::async_write(stream, asio::buffer(bytes), kUseTuple);
+  co_return !ec;
+}
+
+/// Answers a request the server could not read completely, then the connection closes.
+Task<void> reject(beast::tcp_stream& stream, Worker& worker, int status, std::string_view path,
+                  std::string_view message) {
+  PlainAnswer answer = worker.handler.rejection(status, path, message);
+  std::string response = "HTTP/1.1 " + std::to_string(status) + " " +
+                         std::string(reasonPhrase(status)) + "\r\nContent-Type: " +
+                         answer.content_type + "\r\nContent-Length: " +
+                         std::to_string(answer.body.size()) + "\r\nConnection: close\r\n\r\n" +
+                         answer.body;
+  co_await writeRaw(stream, response, worker.limits.write_timeout);
+}
+
+/// A malformed request (worth a 400), as opposed to a connection that closed or timed out.
+bool isParseError(ErrorCode ec) {
+  static auto const& http_category = ErrorCode(bhttp::error::bad_method).category();
+  return ec.category() == http_category && ec != bhttp::error::end_of_stream &&
+         ec != bhttp::error::partial_message && ec != bhttp::error::need_more;
+}
+
+HeaderList copyHeaders(bhttp::fields const& fields) {
+  HeaderList headers;
+  for (auto const& f : fields) headers.add(f.name_string(), f.value());
+  return headers;
+}
+
+/// Waits for the first byte of the next request on a kept-alive connection (keep-alive timeout),
+/// so that the head itself can then be held to the shorter header timeout.
+Task<bool> awaitNextRequest(beast::tcp_stream& stream, beast::flat_buffer& buffer, Millis idle) {
+  if (buffer.size() > 0) co_return true;
+  stream.expires_after(idle);
+  auto [ec, n] = co_await stream.async_read_some(buffer.prepare(4096), kUseTuple);
+  if (ec) co_return false;
+  buffer.commit(n);
+  co_return true;
+}
+
+/// Reads one request and answers it. Returns false when the connection must close.
+Task<bool> serveOneRequest(beast::tcp_stream& stream, beast::flat_buffer& buffer, Worker& worker,
+                           SessionSlot& slot) {
+  ServerLimits const& limits = worker.limits;
+  bhttp::request_parser<bhttp::string_body> parser;
+  parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
+  parser.body_limit(limits.max_body_bytes);
+
+  stream.expires_after(limits.header_timeout);
+  auto [head_ec, head_n] = co_await bhttp::async_read_header(stream, buffer, parser, kUseTuple);
+  if (head_ec) {
+    if (head_ec == bhttp::error::header_limit) {
+      co_await reject(stream, worker, 431, "", "request header fields too large");
+    } else if (isParseError(head_ec)) {
+      co_await reject(stream, worker, 400, "", "malformed HTTP request: " + head_ec.message());
+    }
+    co_return false;
+  }
+  MonoTime head_received = MonoClock::now();
+  auto const& head = parser.get();
+  std::string path(head.target().substr(0, head.target().find('?')));
+
+  if (auto length = parser.content_length(); length && *length > limits.max_body_bytes) {
+    co_await reject(stream, worker, 413, path,
+                    "request body of " + std::to_string(*length) + " bytes exceeds the limit of " +
+                        std::to_string(limits.max_body_bytes) + " bytes");
+    co_return false;
+  }
+  if (equalsIgnoreCase(head[bhttp::field::expect], "100-continue") && head.version() >= 11) {
+    if (!co_await writeRaw(stream, "HTTP/1.1 100 Continue\r\n\r\n", limits.write_timeout)) {
+      co_return false;
+    }
+  }
+  while (!parser.is_done()) {
+    stream.expires_after(limits.body_timeout);
+    auto [ec, n] = co_await bhttp::async_read_some(stream, buffer, parser, kUseTuple);
+    if (ec == bhttp::error::body_limit) {
+      co_await reject(stream, worker, 413, path,
+                      "request body exceeds the limit of " + std::to_string(limits.max_body_bytes) +
+                          " bytes");
+      co_return false;
+    }
+    if (ec) {
+      if (isParseError(ec)) {
+        co_await reject(stream, worker, 400, path, "malformed HTTP request body: " + ec.message());
+      }
+      co_return false;
+    }
+  }
+
+  auto message = parser.release();
+  ServerRequest request;
+  request.method = std::string(message.method_string());
+  request.target = std::string(message.target());
+  request.version = message.version();
+  request.headers = copyHeaders(message.base());
+  request.body = std::move(message.body());
+  request.head_received = head_received;
+  request.body_received = MonoClock::now();
+  bool keep_alive = message.keep_alive();
+
+  ClientWriter writer(stream, keep_alive, request.version >= 11, limits.write_timeout,
+                      worker.draining);
+  slot.cancellation = &writer.cancellation();
+  auto watch = std::make_shared<ClientWatch>();
+  watch->socket = &stream.socket();
+  watch->cancellation = &writer.cancellation();
+  watch->arm();
+
+  worker.in_flight->fetch_add(1, std::memory_order_relaxed);
+  co_await worker.handler.handle(request, writer);
+  worker.in_flight->fetch_sub(1, std::memory_order_relaxed);
+
+  watch->stop();
+  slot.cancellation = nullptr;
+  if (!writer.answered()) {
+    telemetry::logError("handler returned without answering {} {}", request.method, request.target);
+    co_return false;
+  }
+  co_return writer.reusable() && !writer.cancellation().cancelled();
+}
+
+Task<void> runSession(Worker& worker, tcp::socket socket) {
+  ErrorCode ignored;
+  socket.set_option(tcp::no_delay(true), ignored);
+  beast::tcp_stream stream(std::move(socket));
+  beast::flat_buffer buffer;
+  worker.sessions.push_back(SessionSlot{&stream, nullptr, false});
+  auto slot = std::prev(worker.sessions.end());
+  worker.connections->fetch_add(1, std::memory_order_relaxed);
+
+  bool first = true;
+  while (!worker.draining) {
+    slot->busy = false;
+    if (!co_await awaitNextRequest(stream, buffer, first ? worker.limits.header_timeout
+                                                        : worker.limits.keepalive_timeout)) {
+      break;
+    }
+    first = false;
+    slot->busy = true;
+    if (!co_await serveOneRequest(stream, buffer, worker, *slot)) break;
+  }
+
+  stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  stream.close();
+  worker.sessions.erase(slot);
+  worker.connections->fetch_sub(1, std::memory_order_relaxed);
+}
+
+/// Completion of a session coroutine: an escaped exception is a bug; log it, keep serving.
+struct SessionDone {
+  void operator()(std::exception_ptr error) const {
+    if (!error) return;
+    try {
+      std::rethrow_exception(error);
+    } catch (std::exception const& e) {
+      telemetry::logError("client session ended by an exception: {}", e.what());
+    }
+  }
+};
+
+Task<void> acceptLoop(Worker& worker) {
+  for (;;) {
+    auto [ec, socket] = co_await worker.acceptor.async_accept(kUseTuple);
+    if (ec) {
+      if (!worker.acceptor.is_open() || ec == asio::error::operation_aborted) co_return;
+      // Out of file descriptors or a transient error: keep accepting.
+      telemetry::logWarn("accept failed: {}", ec.message());
+      continue;
+    }
+    asio::co_spawn(worker.io, runSession(worker, std::move(socket)), SessionDone{});
+  }
+}
+
+Result<void> openAcceptor(tcp::acceptor& acceptor, tcp::endpoint const& endpoint) {
+  ErrorCode ec;
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) {
+    int one = 1;
+    if (::setsockopt(acceptor.native_handle(), SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) != 0) {
+      ec = ErrorCode(errno, boost::system::system_category());
+    }
+  }
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return makeError(ErrorKind::Internal, "cannot listen on " + endpoint.address().to_string() +
+                                              ":" + std::to_string(endpoint.port()) + ": " +
+                                              ec.message());
+  }
+  return {};
+}
+
+}  // namespace
+
+HttpServer::HttpServer(net::WorkerPool& workers, std::vector<RequestHandler*> handlers,
+                       ServerLimits limits)
+    : workers_(workers),
+      handlers_(std::move(handlers)),
+      limits_(limits),
+      in_flight_(std::make_shared<std::atomic<std::size_t>>(0)),
+      connections_(std::make_shared<std::atomic<std::size_t>>(0)) {}
+
+HttpServer::~HttpServer() = default;
+
+Result<std::uint16_t> HttpServer::listen(net::HostPort const& address) {
+  ErrorCode ec;
+  auto ip = asio::ip::make_address(address.host == "localhost" ? "127.0.0.1" : address.host, ec);
+  if (ec) return makeError(ErrorKind::Internal, "listen address must be an IP address: " + address.host);
+  tcp::endpoint endpoint(ip, address.port);
+  for (unsigned i = 0; i < workers_.size(); ++i) {
+    auto worker = std::make_unique<Worker>(workers_.context(i), *handlers_.at(i), limits_, in_flight_,
+                                           connections_);
+    if (auto r = openAcceptor(worker->acceptor, endpoint); !r) return r.error();
+    // Port 0: the first socket picks the port, the others join it.
+    if (i == 0) endpoint.port(worker->acceptor.local_endpoint().port());
+    per_worker_.push_back(std::move(worker));
+  }
+  for (auto& worker : per_worker_) {
+    asio::co_spawn(worker->io, acceptLoop(*worker), SessionDone{});
+  }
+  return endpoint.port();
+}
+
+namespace {
+void drainWorker(Worker& worker) {
+  worker.draining = true;
+  ErrorCode ignored;
+  worker.acceptor.close(ignored);
+  // Connections with no request being handled (idle keep-alive, or a request still arriving)
+  // close now; the others close after their response.
+  for (auto& slot : worker.sessions) {
+    if (!slot.cancellation) slot.stream->socket().close(ignored);
+  }
+}
+void cancelWorker(Worker& worker) {
+  for (auto& slot : worker.sessions) {
+    if (slot.cancellation) slot.cancellation->cancel(CancelReason::Shutdown);
+  }
+}
+}  // namespace
+
+void HttpServer::beginDrain() {
+  for (auto& worker : per_worker_) {
+    asio::post(worker->io, [w = worker.get()] { drainWorker(*w); });
+  }
+}
+
+void HttpServer::cancelInFlight() {
+  for (auto& worker : per_worker_) {
+    asio::post(worker->io, [w = worker.get()] { cancelWorker(*w); });
+  }
+}
+
+}  // namespace llmux::http

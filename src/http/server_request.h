@@ -1,0 +1,25 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "core/clock.h"
+#include "core/http_headers.h"
+
+namespace llmux::http {
+
+/// A complete client request as the server read it: head fields and the whole body.
+struct ServerRequest {
+  std::string method;
+  std::string target;  ///< path and query as sent
+  HeaderList headers;
+  std::string body;
+  unsigned version = 11;     ///< 10 or 11
+  MonoTime head_received{};  ///< when the request head was complete
+  MonoTime body_received{};  ///< when the body was complete
+
+  std::string_view path() const;   ///< target without the query
+  std::string_view query() const;  ///< after '?', "" when none
+};
+
+}  // namespace llmux::http

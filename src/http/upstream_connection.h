@@ -1,0 +1,86 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <boost/asio/ssl/context.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+
+#include "core/clock.h"
+#include "core/result.h"
+#include "http/peer_address.h"
+#include "net/asio_types.h"
+
+namespace llmux::net {
+class CachingResolver;
+}
+
+namespace llmux::http {
+
+/// One connection to an upstream, plain or TLS, with its read buffer.
+class UpstreamConnection {
+ public:
+  using PlainStream = boost::beast::tcp_stream;
+  using TlsStream = boost::beast::ssl_stream<boost::beast::tcp_stream>;
+
+  UpstreamConnection(PlainStream stream, std::string pool_key);
+  UpstreamConnection(std::unique_ptr<TlsStream> stream, std::string pool_key);
+
+  PlainStream& lowest();
+  PlainStream* plain() { return plain_ ? &*plain_ : nullptr; }
+  TlsStream* secure() { return secure_.get(); }
+  boost::beast::flat_buffer& buffer() { return buffer_; }
+  std::string const& poolKey() const { return pool_key_; }
+
+  /// Closes the socket: every pending operation completes with operation_aborted.
+  void close();
+  bool isOpen();
+  /// For a pooled connection: still open, and the peer has neither closed it nor sent anything
+  /// unexpected while it was idle.
+  bool idleAndHealthy();
+
+  bool reused = false;  ///< served an earlier request
+  MonoTime idle_since{};
+
+ private:
+  std::optional<PlainStream> plain_;
+  std::unique_ptr<TlsStream> secure_;
+  boost::beast::flat_buffer buffer_;
+  std::string pool_key_;
+};
+
+/// Keep-alive connections to upstreams, owned by one worker thread (no locks). A connection
+/// returns to the pool only after a complete, clean response.
+class UpstreamPool {
+ public:
+  UpstreamPool(net::asio::io_context& io, boost::asio::ssl::context& tls,
+               net::CachingResolver& resolver);
+  ~UpstreamPool();
+
+  /// A pooled connection to `peer`, or a new one connected (and TLS-handshaken) by `deadline`.
+  net::Task<Result<std::unique_ptr<UpstreamConnection>>> acquire(PeerAddress const& peer,
+                                                                 MonoTime deadline);
+  /// A new connection, never a pooled one (used to retry a request whose pooled connection had
+  /// been closed by the peer before it answered).
+  net::Task<Result<std::unique_ptr<UpstreamConnection>>> connectNew(PeerAddress const& peer,
+                                                                    MonoTime deadline);
+  void release(std::unique_ptr<UpstreamConnection> connection);
+
+  std::size_t idleCount() const;
+
+ private:
+  net::asio::io_context& io_;
+  boost::asio::ssl::context& tls_;
+  net::CachingResolver& resolver_;
+  std::unordered_map<std::string, std::vector<std::unique_ptr<UpstreamConnection>>> idle_;
+  static constexpr std::size_t kMaxIdlePerPeer = 512;
+  static constexpr std::chrono::seconds kMaxIdleAge{50};  // below common upstream keep-alive limits
+};
+
+}  // namespace llmux::http

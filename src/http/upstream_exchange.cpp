@@ -1,0 +1,141 @@
+#include "http/upstream_exchange.h"
+
+#include <boost/asio/write.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/read.hpp>
+
+namespace llmux::http {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using net::ErrorCode;
+using net::kUseTuple;
+using net::Task;
+
+namespace {
+
+constexpr std::size_t kBodyPieceSize = 16 * 1024;
+
+template <class Stream>
+Task<ErrorCode> writeAll(Stream& stream, std::array<asio::const_buffer, UpstreamExchange::kMaxPieces> const& buffers) {
+  auto [ec, n] = co_await asio::async_write(stream, buffers, kUseTuple);
+  co_return ec;
+}
+
+template <class Stream>
+Task<ErrorCode> readHead(Stream& stream, beast::flat_buffer& buffer,
+                         bhttp::response_parser<bhttp::buffer_body>& parser) {
+  auto [ec, n] = co_await bhttp::async_read_header(stream, buffer, parser, kUseTuple);
+  co_return ec;
+}
+
+template <class Stream>
+Task<ErrorCode> readSome(Stream& stream, beast::flat_buffer& buffer,
+                         bhttp::response_parser<bhttp::buffer_body>& parser) {
+  auto [ec, n] = co_await bhttp::async_read_some(stream, buffer, parser, kUseTuple);
+  co_return ec;
+}
+
+bool isPeerClose(ErrorCode ec) {
+  return ec == bhttp::error::end_of_stream || ec == asio::error::eof ||
+         ec == asio::error::connection_reset || ec == asio::error::broken_pipe ||
+         ec == bhttp::error::partial_message;
+}
+
+}  // namespace
+
+UpstreamExchange::UpstreamExchange(UpstreamPool& pool, std::unique_ptr<UpstreamConnection> connection)
+    : pool_(pool), connection_(std::move(connection)) {
+  parser_.body_limit(boost::none);  // upstream answers are relayed, not held
+}
+
+UpstreamExchange::~UpstreamExchange() {
+  if (connection_) connection_->close();
+}
+
+Task<Result<void>> UpstreamExchange::start(std::array<std::string_view, kMaxPieces> const& pieces,
+                                           MonoTime head_deadline) {
+  std::array<asio::const_buffer, kMaxPieces> buffers;
+  for (std::size_t i = 0; i < kMaxPieces; ++i) buffers[i] = asio::buffer(pieces[i]);
+
+  auto& conn = *connection_;
+  conn.lowest().expires_at(head_deadline);
+  // (No co_await inside conditional expressions: GCC 12 miscompiles some of them.)
+  ErrorCode ec;
+  if (conn.secure()) {
+    ec = co_await writeAll(*conn.secure(), buffers);
+    if (!ec) ec = co_await readHead(*conn.secure(), conn.buffer(), parser_);
+  } else {
+    ec = co_await writeAll(*conn.plain(), buffers);
+    if (!ec) ec = co_await readHead(*conn.plain(), conn.buffer(), parser_);
+  }
+  if (ec) {
+    if (aborted_) co_return makeError(ErrorKind::Cancelled, "upstream request cancelled");
+    if (ec == beast::error::timeout) {
+      co_return makeError(ErrorKind::Timeout, "no response head from the upstream in time");
+    }
+    stale_ = conn.reused && isPeerClose(ec) && parser_.got_some() == false;
+    co_return makeError(ErrorKind::Connect, "upstream connection failed: " + ec.message());
+  }
+  head_at_ = MonoClock::now();
+  auto const& head = parser_.get();
+  status_ = static_cast<int>(head.result_int());
+  for (auto const& f : head.base()) headers_.add(f.name_string(), f.value());
+  co_return Result<void>{};
+}
+
+std::optional<std::uint64_t> UpstreamExchange::contentLength() const {
+  if (parser_.chunked()) return std::nullopt;
+  auto length = parser_.content_length();
+  if (!length) return std::nullopt;
+  return *length;
+}
+
+bool UpstreamExchange::done() const { return parser_.is_done(); }
+
+Task<Result<std::string_view>> UpstreamExchange::readBody(MonoTime piece_deadline) {
+  if (parser_.is_done()) co_return std::string_view();
+  if (!body_buffer_) body_buffer_ = std::make_unique<char[]>(kBodyPieceSize);
+  auto& conn = *connection_;
+  for (;;) {
+    auto& body = parser_.get().body();
+    body.data = body_buffer_.get();
+    body.size = kBodyPieceSize;
+    conn.lowest().expires_at(piece_deadline);
+    ErrorCode ec;
+    if (conn.secure()) {
+      ec = co_await readSome(*conn.secure(), conn.buffer(), parser_);
+    } else {
+      ec = co_await readSome(*conn.plain(), conn.buffer(), parser_);
+    }
+    if (ec == bhttp::error::need_buffer) ec = {};
+    if (ec) {
+      if (aborted_) co_return makeError(ErrorKind::Cancelled, "upstream request cancelled");
+      if (ec == beast::error::timeout) {
+        co_return makeError(ErrorKind::Timeout, "the upstream stopped sending (idle timeout)");
+      }
+      co_return makeError(ErrorKind::UpstreamProtocol,
+                          "upstream connection broke mid-response: " + ec.message());
+    }
+    std::size_t got = kBodyPieceSize - parser_.get().body().size;
+    if (got > 0 || parser_.is_done()) co_return std::string_view(body_buffer_.get(), got);
+  }
+}
+
+void UpstreamExchange::abort() {
+  aborted_ = true;
+  if (connection_) connection_->close();
+}
+
+void UpstreamExchange::finish() {
+  if (!connection_) return;
+  if (!aborted_ && parser_.is_done() && parser_.keep_alive()) {
+    pool_.release(std::move(connection_));
+  } else {
+    connection_->close();
+    connection_.reset();
+  }
+}
+
+}  // namespace llmux::http

@@ -1,0 +1,65 @@
+#pragma once
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include <boost/beast/http/buffer_body.hpp>
+#include <boost/beast/http/parser.hpp>
+
+#include "core/http_headers.h"
+#include "http/upstream_connection.h"
+
+namespace llmux::http {
+
+/// One HTTP request/response on an upstream connection. The request goes out as a gather write
+/// of caller-owned pieces (head, body slices: the body is never copied); the response is read
+/// head first, then body piece by piece, each piece handed over as soon as it arrives.
+///
+/// Thread safety: one worker thread. Cancellation: `abort()` (safe from a cancellation callback)
+/// closes the connection; the pending call then returns an error of kind Cancelled.
+class UpstreamExchange {
+ public:
+  static constexpr std::size_t kMaxPieces = 6;
+
+  UpstreamExchange(UpstreamPool& pool, std::unique_ptr<UpstreamConnection> connection);
+  ~UpstreamExchange();
+
+  /// Writes the request and waits for the response head until `head_deadline`.
+  net::Task<Result<void>> start(std::array<std::string_view, kMaxPieces> const& pieces,
+                                MonoTime head_deadline);
+
+  int status() const { return status_; }
+  HeaderList const& headers() const { return headers_; }
+  std::optional<std::uint64_t> contentLength() const;
+
+  /// The next piece of the body, valid until the next call; an empty piece once `done()`.
+  net::Task<Result<std::string_view>> readBody(MonoTime piece_deadline);
+  bool done() const;
+
+  /// Closes the connection now (a failed, abandoned or cancelled exchange).
+  void abort();
+  /// Ends the exchange: the connection goes back to the pool when the response was read
+  /// completely and both sides allow keep-alive, otherwise it is closed.
+  void finish();
+
+  /// The request went out on a connection that had served earlier requests, and the peer closed
+  /// it before sending a single byte: the request may safely be sent again on a new connection.
+  bool staleConnection() const { return stale_; }
+  /// When the first byte of the response arrived.
+  MonoTime headReceivedAt() const { return head_at_; }
+
+ private:
+  UpstreamPool& pool_;
+  std::unique_ptr<UpstreamConnection> connection_;
+  boost::beast::http::response_parser<boost::beast::http::buffer_body> parser_;
+  std::unique_ptr<char[]> body_buffer_;
+  HeaderList headers_;
+  int status_ = 0;
+  bool aborted_ = false;
+  bool stale_ = false;
+  MonoTime head_at_{};
+};
+
+}  // namespace llmux::http

@@ -1,0 +1,24 @@
+#pragma once
+
+// Short names for the Asio/Beast vocabulary used by the network modules. Include this (and the
+// narrow Asio headers a file really needs), never the umbrella headers.
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace llmux::net {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+using ErrorCode = boost::system::error_code;
+
+/// A coroutine running on an io_context.
+template <class T = void>
+using Task = asio::awaitable<T>;
+
+/// Completion token for expected-failure I/O: `auto [ec, n] = co_await op(..., kUseTuple);`
+inline constexpr auto kUseTuple = asio::as_tuple(asio::use_awaitable);
+
+}  // namespace llmux::net

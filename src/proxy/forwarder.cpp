@@ -1,0 +1,360 @@
+#include "proxy/forwarder.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "http/response_writer.h"
+#include "http/server_request.h"
+#include "http/upstream_connection.h"
+#include "http/upstream_exchange.h"
+#include "protocol/error_shapes.h"
+#include "protocol/model_splice.h"
+#include "protocol/retry_after.h"
+#include "proxy/error_reply.h"
+#include "proxy/upstream_request.h"
+#include "telemetry/log.h"
+
+namespace llmux::proxy {
+
+using net::Task;
+
+/// How one attempt ended.
+struct Forwarder::AttemptResult {
+  enum class Kind {
+    Answered,  ///< the client got a response (relayed success or relayed upstream error)
+    Failed,    ///< nothing reached the client: the next candidate may try
+    Aborted,   ///< the client left or the gateway is shutting down: stop
+  };
+  Kind kind = Kind::Failed;
+  routing::FailurePolicy policy;
+  int status = 0;                    ///< upstream status when a head arrived
+  std::optional<Error> error;        ///< transport failure
+  std::optional<Millis> retry_after; ///< from a 429
+};
+
+namespace {
+
+double msSince(MonoTime start) { return millisBetween(start, MonoClock::now()); }
+
+/// Adds the time until destruction to an accumulator: waits on upstreams are not gateway overhead.
+class WaitClock {
+ public:
+  explicit WaitClock(std::chrono::nanoseconds& total) : total_(total), start_(MonoClock::now()) {}
+  ~WaitClock() { total_ += MonoClock::now() - start_; }
+  WaitClock(WaitClock const&) = delete;
+  WaitClock& operator=(WaitClock const&) = delete;
+
+ private:
+  std::chrono::nanoseconds& total_;
+  MonoTime start_;
+};
+
+/// While alive, a client disconnect or a shutdown closes the exchange's connection at once.
+class AbortOnCancel {
+ public:
+  AbortOnCancel(http::Cancellation& cancellation, http::UpstreamExchange& exchange)
+      : cancellation_(cancellation),
+        id_(cancellation.add([&exchange](http::CancelReason) { exchange.abort(); })) {}
+  ~AbortOnCancel() { cancellation_.remove(id_); }
+  AbortOnCancel(AbortOnCancel const&) = delete;
+  AbortOnCancel& operator=(AbortOnCancel const&) = delete;
+
+ private:
+  http::Cancellation& cancellation_;
+  std::size_t id_;
+};
+
+/// The upstream's response id, when it is in this piece of a Responses stream (for the
+/// `response.failed` event if the stream breaks later).
+void noteResponseId(std::string_view piece, std::string& response_id) {
+  if (!response_id.empty()) return;
+  auto pos = piece.find("\"id\":\"resp_");
+  if (pos == std::string_view::npos) return;
+  pos += 6;
+  auto end = piece.find('"', pos);
+  if (end != std::string_view::npos) response_id = std::string(piece.substr(pos, end - pos));
+}
+
+MonoTime earlier(MonoTime a, MonoTime b) { return std::min(a, b); }
+
+}  // namespace
+
+Forwarder::Forwarder(GatewayServices& services, http::UpstreamPool& pool)
+    : services_(services), pool_(pool) {}
+
+void Forwarder::pauseKeyAfter(routing::FailurePolicy const& policy, int status,
+                              HeaderList const& headers, std::string const& key_id,
+                              std::optional<Millis>& retry_after) {
+  if (policy.verdict != routing::Verdict::NextKey) return;
+  if (status == 429) {
+    retry_after = protocol::parseRetryAfter(headers, services_.clock.wallNow());
+    services_.key_health.pause(key_id, routing::KeyPause::RateLimited,
+                               retry_after.value_or(routing::kDefaultRateLimitPause));
+  } else {
+    services_.key_health.pause(key_id, routing::KeyPause::Rejected, routing::kRejectedKeyPause);
+  }
+}
+
+Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::Candidate candidate,
+                                                  bool last, AttemptRecord& record) {
+  auto const& channel = ctx.catalog->settings().channels[candidate.channel];
+  auto const& key = channel.keys[candidate.key];
+  std::string const& upstream_model = channel.upstreamModel(ctx.profile.model);
+  record.channel = channel.name;
+  record.key_label = key.label;
+  record.upstream_model = upstream_model;
+
+  UpstreamTarget target = upstreamTarget(channel, key, ctx.route, upstream_model, ctx.request.query());
+  protocol::SplicedBody body = protocol::spliceModel(ctx.request.body, ctx.profile, upstream_model);
+  std::string head = buildUpstreamHead(ctx.request.method, target, ctx.request.headers, channel,
+                                       key, ctx.request_id, body.size());
+  std::array<std::string_view, http::UpstreamExchange::kMaxPieces> pieces{
+      head, body.before, body.model_token, body.after, {}, {}};
+
+  MonoTime started = MonoClock::now();
+  MonoTime attempt_deadline = started + channel.timeouts.total;
+  auto& cancellation = ctx.response.cancellation();
+  AttemptResult result;
+
+  // A pooled connection the peer closed while idle fails without a byte of answer: the request
+  // is then sent once more on a fresh connection (this is not an upstream failure).
+  std::optional<http::UpstreamExchange> exchange;
+  for (int fresh = 0; fresh < 2; ++fresh) {
+    Result<std::unique_ptr<http::UpstreamConnection>> connection = Error{};
+    {
+      WaitClock wait(ctx.upstream_wait);
+      MonoTime connect_deadline = earlier(MonoClock::now() + channel.timeouts.connect, attempt_deadline);
+      if (fresh == 0) {
+        connection = co_await pool_.acquire(target.peer, connect_deadline);
+      } else {
+        connection = co_await pool_.connectNew(target.peer, connect_deadline);
+      }
+    }
+    if (cancellation.cancelled()) {
+      result.kind = AttemptResult::Kind::Aborted;
+      record.outcome = "cancelled";
+      co_return result;
+    }
+    if (!connection) {
+      result.error = connection.error();
+      break;
+    }
+    exchange.emplace(pool_, std::move(*connection));
+    AbortOnCancel abort_on_cancel(cancellation, *exchange);
+    Result<void> sent = Error{};
+    {
+      WaitClock wait(ctx.upstream_wait);
+      sent = co_await exchange->start(pieces, earlier(MonoClock::now() + channel.timeouts.first_byte,
+                                                      attempt_deadline));
+    }
+    if (sent) {
+      result.error.reset();
+      break;
+    }
+    result.error = sent.error();
+    if (!exchange->staleConnection()) break;
+  }
+
+  if (cancellation.cancelled()) {
+    result.kind = AttemptResult::Kind::Aborted;
+    record.outcome = "cancelled";
+    record.duration_ms = msSince(started);
+    co_return result;
+  }
+  if (result.error) {
+    result.policy = routing::policyForTransportError(result.error->kind);
+    if (result.error->kind == ErrorKind::Timeout) result.policy.reason = "timeout_first_byte";
+    record.outcome = std::string(last ? "failed:" : "failover:") + std::string(result.policy.reason);
+    record.duration_ms = msSince(started);
+    telemetry::logDebug("request {}: channel {} key {}: {}", ctx.request_id, channel.name,
+                        key.label, result.error->message);
+    co_return result;
+  }
+
+  AbortOnCancel abort_on_cancel(cancellation, *exchange);
+  result.status = exchange->status();
+  record.status = result.status;
+  record.first_byte_ms = millisBetween(started, exchange->headReceivedAt());
+  result.policy = routing::policyForStatus(result.status);
+  pauseKeyAfter(result.policy, result.status, exchange->headers(), key.id, result.retry_after);
+
+  bool retryable = result.policy.verdict != routing::Verdict::Relay;
+  // A rejected channel key is never shown to the client (its body may even quote the key).
+  bool hide_answer = result.status == 401 || result.status == 403;
+  if (retryable && (!last || hide_answer)) {
+    exchange->abort();  // decided on the head: the body is not read
+    record.outcome = std::string(last ? "failed:" : "failover:") + std::string(result.policy.reason);
+    record.duration_ms = msSince(started);
+    co_return result;
+  }
+  AttemptResult relayed = co_await relay(ctx, *exchange, record, attempt_deadline, channel.timeouts.idle);
+  if (relayed.kind == AttemptResult::Kind::Answered && retryable) {
+    record.outcome = "failed:" + std::string(result.policy.reason);
+  }
+  record.duration_ms = msSince(started);
+  relayed.status = result.status;
+  if (relayed.kind == AttemptResult::Kind::Failed) relayed.retry_after = result.retry_after;
+  co_return relayed;
+}
+
+Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::UpstreamExchange& exchange,
+                                                AttemptRecord& record, MonoTime attempt_deadline,
+                                                Millis idle) {
+  AttemptResult result;
+  auto& out = ctx.response;
+  auto read_next = [&]() { return earlier(MonoClock::now() + idle, attempt_deadline); };
+
+  // Commit point: nothing goes to the client before the first body piece has arrived, so an
+  // upstream that sends a head and then stalls or breaks can still be failed over.
+  Result<std::string_view> first = Error{};
+  {
+    WaitClock wait(ctx.upstream_wait);
+    first = co_await exchange.readBody(read_next());
+  }
+  if (!first) {
+    exchange.abort();
+    if (first.error().kind == ErrorKind::Cancelled) {
+      result.kind = AttemptResult::Kind::Aborted;
+      record.outcome = "cancelled";
+      co_return result;
+    }
+    result.error = first.error();
+    result.policy = routing::policyForTransportError(first.error().kind);
+    if (first.error().kind == ErrorKind::Timeout) result.policy.reason = "timeout_first_byte";
+    record.outcome = "failover:" + std::string(result.policy.reason);
+    co_return result;
+  }
+
+  result.kind = AttemptResult::Kind::Answered;
+  protocol::StreamErrorContext stream_context;
+  stream_context.model = ctx.profile.model;
+  if (ctx.protocol == Protocol::OpenAiResponses) noteResponseId(*first, stream_context.response_id);
+  ctx.record.status = exchange.status();
+  bool client_ok = co_await out.beginBody(exchange.status(),
+                                          clientResponseHeaders(exchange.headers(), ctx.request_id),
+                                          exchange.contentLength(), *first);
+  record.outcome = "ok";
+  while (client_ok && !exchange.done()) {
+    Result<std::string_view> piece = Error{};
+    {
+      WaitClock wait(ctx.upstream_wait);
+      piece = co_await exchange.readBody(read_next());
+    }
+    if (!piece) {
+      exchange.abort();
+      auto reason = out.cancellation().reason();
+      if (reason == http::CancelReason::ClientGone) {
+        client_ok = false;
+        break;
+      }
+      // The stream belongs to the client now: no retry. Stream clients get their protocol's
+      // error event and a clean end; a plain body is cut so the client sees it is incomplete.
+      std::string why = reason == http::CancelReason::Shutdown
+                            ? "the gateway is shutting down"
+                            : "the upstream failed mid-response: " + piece.error().message;
+      ctx.record.error = reason == http::CancelReason::Shutdown ? "shutdown" : "upstream_broke_mid_stream";
+      record.outcome = "failed:mid_stream";
+      if (ctx.profile.stream && !exchange.contentLength()) {
+        co_await out.writeBody(protocol::renderStreamError(ctx.protocol, 502, why, stream_context));
+        co_await out.endBody();
+      } else {
+        out.breakConnection();
+      }
+      co_return result;
+    }
+    if (ctx.protocol == Protocol::OpenAiResponses) noteResponseId(*piece, stream_context.response_id);
+    client_ok = co_await out.writeBody(*piece);
+  }
+  if (!client_ok) {
+    exchange.abort();
+    ctx.record.status = 499;
+    ctx.record.error = "client_gone";
+    record.outcome = "cancelled";
+    co_return result;
+  }
+  co_await out.endBody();
+  exchange.finish();
+  co_return result;
+}
+
+Task<void> Forwarder::answerExhausted(RequestContext& ctx, AttemptResult const& last,
+                                      std::size_t attempts) {
+  int status = 502;
+  std::string last_reason;
+  HeaderList extra;
+  if (last.status != 0) {
+    last_reason = "upstream status " + std::to_string(last.status);
+    switch (last.status) {
+      case 429:
+        status = 429;
+        extra.add("retry-after",
+                  std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
+                                     last.retry_after.value_or(routing::kDefaultRateLimitPause))
+                                     .count()));
+        break;
+      case 408:
+      case 504: status = 504; break;
+      case 529: status = ctx.protocol == Protocol::Anthropic ? 529 : 503; break;
+      case 500:
+      case 502:
+      case 503: status = last.status; break;
+      default: status = 502;  // 401/403: the gateway's credentials, not the client's
+    }
+  } else if (last.error) {
+    last_reason = std::string(errorKindName(last.error->kind));
+    status = last.error->kind == ErrorKind::Timeout ? 504 : 502;
+  }
+  extra.add("x-llmux-attempts", std::to_string(attempts));
+  std::string message = "all " + std::to_string(attempts) + " upstream attempt" +
+                        (attempts == 1 ? "" : "s") + " for model '" + ctx.profile.model +
+                        "' failed (last: " + last_reason + ")";
+  co_await replyError(ctx, status, message, std::move(extra));
+}
+
+Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::Candidate> candidates) {
+  auto const& channels = ctx.catalog->settings().channels;
+  std::vector<std::size_t> skipped_channels;
+  AttemptResult last;
+  std::size_t attempts = 0;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    auto const& candidate = candidates[i];
+    auto const& key_id = channels[candidate.channel].keys[candidate.key].id;
+    if (std::find(skipped_channels.begin(), skipped_channels.end(), candidate.channel) !=
+        skipped_channels.end()) {
+      continue;
+    }
+    if (attempts > 0 && services_.key_health.pausedUntil(key_id)) continue;  // paused meanwhile
+
+    bool is_last = true;
+    for (std::size_t j = i + 1; j < candidates.size() && is_last; ++j) {
+      is_last = std::find(skipped_channels.begin(), skipped_channels.end(), candidates[j].channel) !=
+                skipped_channels.end();
+    }
+    ctx.record.attempts.emplace_back();
+    ++attempts;
+    AttemptResult result = co_await attempt(ctx, candidate, is_last, ctx.record.attempts.back());
+    ctx.record.channel = ctx.record.attempts.back().channel;
+    ctx.record.key_label = ctx.record.attempts.back().key_label;
+    switch (result.kind) {
+      case AttemptResult::Kind::Answered: co_return;
+      case AttemptResult::Kind::Aborted:
+        if (ctx.response.cancellation().reason() == http::CancelReason::Shutdown &&
+            !ctx.response.headSent()) {
+          co_await replyError(ctx, 503, "the gateway is shutting down");
+        } else {
+          ctx.record.status = 499;
+          ctx.record.error = "client_gone";
+        }
+        co_return;
+      case AttemptResult::Kind::Failed:
+        if (result.policy.verdict == routing::Verdict::NextChannel) {
+          skipped_channels.push_back(candidate.channel);
+        }
+        last = std::move(result);
+        break;
+    }
+  }
+  co_await answerExhausted(ctx, last, attempts);
+}
+
+}  // namespace llmux::proxy

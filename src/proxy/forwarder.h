@@ -1,0 +1,48 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "net/asio_types.h"
+#include "proxy/request_context.h"
+#include "proxy/services.h"
+#include "routing/candidates.h"
+#include "routing/failure_policy.h"
+
+namespace llmux::http {
+class UpstreamPool;
+class UpstreamExchange;
+}  // namespace llmux::http
+
+namespace llmux::proxy {
+
+/// Serves a routed, inspected request from its ordered candidates: one attempt after another
+/// until one answers, failing over only while nothing has reached the client (the commit point is
+/// the first body byte of a successful answer); after that, bytes are relayed as they arrive.
+///
+/// Thread safety: one instance per worker (it uses the worker's connection pool).
+class Forwarder {
+ public:
+  Forwarder(GatewayServices& services, http::UpstreamPool& pool);
+
+  /// Answers the client (relayed response or an error in its protocol's shape) and fills
+  /// `ctx.record` with the attempts and the outcome.
+  net::Task<void> forward(RequestContext& ctx, std::vector<routing::Candidate> candidates);
+
+ private:
+  struct AttemptResult;
+  net::Task<AttemptResult> attempt(RequestContext& ctx, routing::Candidate candidate, bool last,
+                                   AttemptRecord& record);
+  net::Task<AttemptResult> relay(RequestContext& ctx, http::UpstreamExchange& exchange,
+                                 AttemptRecord& record, MonoTime attempt_deadline, Millis idle);
+  void pauseKeyAfter(routing::FailurePolicy const& policy, int status, HeaderList const& headers,
+                     std::string const& key_id, std::optional<Millis>& retry_after);
+  net::Task<void> answerExhausted(RequestContext& ctx, AttemptResult const& last, std::size_t attempts);
+
+  GatewayServices& services_;
+  http::UpstreamPool& pool_;
+};
+
+}  // namespace llmux::proxy

@@ -1,0 +1,238 @@
+#include "proxy/gateway_handler.h"
+
+#include "core/ids.h"
+#include "http/response_writer.h"
+#include "http/server_request.h"
+#include "protocol/client_auth.h"
+#include "protocol/error_shapes.h"
+#include "protocol/model_list.h"
+#include "protocol/routes.h"
+#include "proxy/error_reply.h"
+#include "routing/candidates.h"
+#include "store/request_log.h"
+#include "telemetry/access_log.h"
+#include "telemetry/log.h"
+#include "telemetry/metrics.h"
+#include "telemetry/request_metrics.h"
+
+namespace llmux::proxy {
+
+using net::Task;
+using protocol::RouteKind;
+
+namespace {
+
+std::string requestIdFor(http::ServerRequest const& request) {
+  std::string_view given = request.headers.get("x-request-id");
+  return isAcceptableRequestId(given) ? std::string(given) : newRequestId();
+}
+
+/// The protocol whose error shape a client of this route understands.
+Protocol errorProtocolFor(protocol::Route const& route, HeaderList const& headers) {
+  if (route.protocol) return *route.protocol;
+  if (route.kind == RouteKind::GeminiListModels) return Protocol::Gemini;
+  if (protocol::modelListShapeFor(headers) == protocol::ModelListShape::Anthropic) {
+    return Protocol::Anthropic;
+  }
+  return Protocol::OpenAiChat;
+}
+
+std::string joinProtocols(std::vector<Protocol> const& protocols) {
+  std::string out;
+  for (auto p : protocols) {
+    if (!out.empty()) out += ", ";
+    out += protocolName(p);
+  }
+  return out;
+}
+
+bool isProbe(RouteKind kind) {
+  return kind == RouteKind::Healthz || kind == RouteKind::Readyz || kind == RouteKind::Metrics;
+}
+
+}  // namespace
+
+GatewayHandler::GatewayHandler(GatewayServices& services, http::UpstreamPool& pool)
+    : services_(services), forwarder_(services, pool) {}
+
+http::PlainAnswer GatewayHandler::rejection(int status, std::string_view path,
+                                            std::string_view message) {
+  auto lookup = protocol::matchRoute("POST", path);
+  Protocol p = lookup.match == protocol::RouteMatch::Found && lookup.route.protocol
+                   ? *lookup.route.protocol
+                   : Protocol::OpenAiChat;
+  return http::PlainAnswer{std::string(protocol::errorContentType()),
+                           protocol::renderErrorBody(p, status, message)};
+}
+
+Task<void> GatewayHandler::handle(http::ServerRequest& request, http::ResponseWriter& response) {
+  RequestContext ctx{request, response, services_.config.current()};
+  ctx.request_id = requestIdFor(request);
+  ctx.started = request.head_received;
+  ctx.record.request_id = ctx.request_id;
+  ctx.record.started_at = services_.clock.wallNow() -
+                          std::chrono::duration_cast<WallClock::duration>(MonoClock::now() - ctx.started);
+  ctx.record.bytes_in = request.body.size();
+
+  auto lookup = protocol::matchRoute(request.method, request.path());
+  ctx.route = lookup.route;
+  ctx.protocol = errorProtocolFor(lookup.route, request.headers);
+  bool log_it = lookup.match != protocol::RouteMatch::Found || !isProbe(lookup.route.kind);
+  if (log_it) services_.metrics.inFlight().inc();
+
+  switch (lookup.match) {
+    case protocol::RouteMatch::NotFound:
+      ctx.record.route = "unknown";
+      co_await replyError(ctx, 404, "no route for " + request.method + " " + std::string(request.path()));
+      break;
+    case protocol::RouteMatch::MethodNotAllowed: {
+      ctx.record.route = std::string(protocol::routeLabel(ctx.route));
+      HeaderList allow;
+      allow.add("Allow", protocol::routeMethod(ctx.route.kind));
+      co_await replyError(ctx, 405,
+                          "method " + request.method + " is not allowed on " + std::string(request.path()),
+                          std::move(allow));
+      break;
+    }
+    case protocol::RouteMatch::Found:
+      ctx.record.route = std::string(protocol::routeLabel(ctx.route));
+      co_await serveRoute(ctx);
+      break;
+  }
+  if (log_it) services_.metrics.inFlight().dec();
+  account(ctx, log_it);
+}
+
+Task<void> GatewayHandler::serveRoute(RequestContext& ctx) {
+  switch (ctx.route.kind) {
+    case RouteKind::Healthz:
+      co_await servePlain(ctx, 200, "application/json", "{\"status\":\"ok\"}");
+      co_return;
+    case RouteKind::Readyz:
+      if (services_.draining.load()) {
+        co_await servePlain(ctx, 503, "application/json", "{\"status\":\"draining\"}");
+      } else {
+        co_await servePlain(ctx, 200, "application/json", "{\"status\":\"ready\"}");
+      }
+      co_return;
+    case RouteKind::Metrics:
+      co_await servePlain(ctx, 200, "text/plain; version=0.0.4; charset=utf-8",
+                          services_.metrics_registry.renderPrometheus());
+      co_return;
+    case RouteKind::ListModels:
+    case RouteKind::GeminiListModels:
+      if (admit(ctx)) {
+        co_await serveModelList(ctx);
+      } else {
+        co_await replyError(ctx, 401, ctx.record.error);
+      }
+      co_return;
+    default:
+      if (admit(ctx)) {
+        co_await serveModelRequest(ctx);
+      } else {
+        co_await replyError(ctx, 401, ctx.record.error);
+      }
+      co_return;
+  }
+}
+
+bool GatewayHandler::admit(RequestContext& ctx) {
+  auto secret = protocol::findClientKey(ctx.request.headers, ctx.request.query());
+  if (!secret) {
+    ctx.record.error = "missing API key: send the gateway key as 'Authorization: Bearer <key>', "
+                       "'x-api-key', 'x-goog-api-key' or '?key='";
+    return false;
+  }
+  auto const* key = ctx.catalog->findGatewayKey(*secret);
+  if (!key) {
+    ctx.record.error = "invalid API key";
+    return false;
+  }
+  ctx.record.gateway_key = key->name;
+  return true;
+}
+
+Task<void> GatewayHandler::serveModelRequest(RequestContext& ctx) {
+  ctx.record.client_protocol = std::string(protocolName(ctx.protocol));
+  auto profile = protocol::inspectRequest(ctx.route, ctx.request.body);
+  if (!profile) {
+    co_await replyError(ctx, 400, profile.error().message);
+    co_return;
+  }
+  ctx.profile = std::move(*profile);
+  ctx.record.model = ctx.profile.model;
+  ctx.record.stream = ctx.profile.stream;
+
+  auto plan = routing::planCandidates(*ctx.catalog, ctx.protocol, ctx.profile.model,
+                                      services_.key_health, services_.rotation);
+  switch (plan.status) {
+    case routing::PlanStatus::UnknownModel:
+      co_await replyError(ctx, 404, "model '" + ctx.profile.model + "' is not served by this gateway");
+      co_return;
+    case routing::PlanStatus::OtherProtocolsOnly:
+      co_await replyError(ctx, 400,
+                          "model '" + ctx.profile.model + "' is only served by channels speaking " +
+                              joinProtocols(plan.other_protocols) + ", and this gateway does not " +
+                              "translate between protocols yet: send a " +
+                              joinProtocols(plan.other_protocols) + " request instead");
+      co_return;
+    case routing::PlanStatus::AllPaused: {
+      auto wait = std::chrono::ceil<std::chrono::seconds>(*plan.resume_at - services_.clock.now());
+      HeaderList extra;
+      extra.add("retry-after", std::to_string(std::max<long long>(1, wait.count())));
+      co_await replyError(ctx, 429,
+                          "every upstream key for model '" + ctx.profile.model +
+                              "' is rate limited or rejected; retry after " +
+                              std::to_string(std::max<long long>(1, wait.count())) + " s",
+                          std::move(extra));
+      co_return;
+    }
+    case routing::PlanStatus::Ready: break;
+  }
+  co_await forwarder_.forward(ctx, std::move(plan.candidates));
+}
+
+Task<void> GatewayHandler::serveModelList(RequestContext& ctx) {
+  std::vector<protocol::ModelEntry> models;
+  for (auto const& name : ctx.catalog->modelNames()) models.push_back({name, "llmux", 0});
+  std::string body;
+  if (ctx.route.kind == RouteKind::GeminiListModels) {
+    body = protocol::renderGeminiModelList(models);
+  } else if (ctx.protocol == Protocol::Anthropic) {
+    body = protocol::renderAnthropicModelList(models);
+  } else {
+    body = protocol::renderOpenAiModelList(models);
+  }
+  co_await servePlain(ctx, 200, "application/json", body);
+}
+
+Task<void> GatewayHandler::servePlain(RequestContext& ctx, int status, std::string_view content_type,
+                                      std::string_view body) {
+  HeaderList headers;
+  headers.add("Content-Type", content_type);
+  headers.add("X-Request-Id", ctx.request_id);
+  ctx.record.status = status;
+  co_await ctx.response.send(status, headers, body);
+}
+
+void GatewayHandler::account(RequestContext& ctx, bool log_it) {
+  auto& record = ctx.record;
+  MonoTime now = MonoClock::now();
+  record.total_ms = millisBetween(ctx.started, now);
+  if (ctx.response.firstByteAt() != MonoTime{}) {
+    record.first_byte_ms = millisBetween(ctx.request.body_received, ctx.response.firstByteAt());
+  }
+  // Overhead: from the complete request to the end of the answer, minus the upstream waits (the
+  // client's upload time and the upstream's think time are not the gateway's).
+  double handled_ms = millisBetween(ctx.request.body_received, now);
+  double upstream_ms = std::chrono::duration<double, std::milli>(ctx.upstream_wait).count();
+  record.overhead_ms = std::max(0.0, handled_ms - upstream_ms);
+  record.bytes_out = ctx.response.bodyBytesSent();
+  if (!log_it) return;
+  services_.metrics.observe(record);
+  services_.access_log.write(record);
+  if (services_.request_log) services_.request_log->record(std::move(record));
+}
+
+}  // namespace llmux::proxy

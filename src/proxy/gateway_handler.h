@@ -1,0 +1,37 @@
+#pragma once
+
+#include "http/request_handler.h"
+#include "net/asio_types.h"
+#include "proxy/forwarder.h"
+#include "proxy/services.h"
+
+namespace llmux::http {
+class UpstreamPool;
+}
+
+namespace llmux::proxy {
+
+/// The gateway's request pipeline for one worker thread:
+/// route → admit (gateway key) → inspect (model, stream) → plan (candidates) → forward → account.
+/// Also serves the model lists, health probes and metrics.
+class GatewayHandler final : public http::RequestHandler {
+ public:
+  GatewayHandler(GatewayServices& services, http::UpstreamPool& pool);
+
+  net::Task<void> handle(http::ServerRequest& request, http::ResponseWriter& response) override;
+  http::PlainAnswer rejection(int status, std::string_view path, std::string_view message) override;
+
+ private:
+  net::Task<void> serveRoute(RequestContext& ctx);
+  net::Task<void> serveModelRequest(RequestContext& ctx);
+  net::Task<void> serveModelList(RequestContext& ctx);
+  net::Task<void> servePlain(RequestContext& ctx, int status, std::string_view content_type,
+                             std::string_view body);
+  bool admit(RequestContext& ctx);
+  void account(RequestContext& ctx, bool log_it);
+
+  GatewayServices& services_;
+  Forwarder forwarder_;
+};
+
+}  // namespace llmux::proxy

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/clock.h"
+#include "core/request_record.h"
+#include "protocol/inspect.h"
+#include "protocol/routes.h"
+#include "routing/catalog.h"
+
+namespace llmux::http {
+struct ServerRequest;
+class ResponseWriter;
+}  // namespace llmux::http
+
+namespace llmux::proxy {
+
+/// Everything one client request carries through the pipeline: the pinned configuration, what
+/// inspection found, timings, and the record that becomes its log line.
+struct RequestContext {
+  http::ServerRequest& request;
+  http::ResponseWriter& response;
+  std::shared_ptr<const routing::Catalog> catalog;  ///< pinned for the whole request
+  protocol::Route route;
+  Protocol protocol = Protocol::OpenAiChat;  ///< the client's protocol (error shapes)
+  protocol::RequestProfile profile;
+  std::string request_id;
+  MonoTime started{};
+  std::chrono::nanoseconds upstream_wait{0};  ///< spent waiting on upstreams (not overhead)
+  RequestRecord record;
+};
+
+}  // namespace llmux::proxy

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <atomic>
+
+#include "core/clock.h"
+#include "proxy/config_holder.h"
+#include "routing/candidates.h"
+#include "routing/key_health.h"
+
+namespace llmux::telemetry {
+class MetricsRegistry;
+class RequestMetrics;
+class AccessLog;
+}  // namespace llmux::telemetry
+
+namespace llmux::store {
+class RequestLogSink;
+}
+
+namespace llmux::proxy {
+
+/// The long-lived services every request uses, shared by all worker threads (each is
+/// thread-safe). Built by the composition root in app/.
+struct GatewayServices {
+  ConfigHolder& config;
+  routing::KeyHealth& key_health;
+  routing::Rotation& rotation;
+  telemetry::MetricsRegistry& metrics_registry;
+  telemetry::RequestMetrics& metrics;
+  telemetry::AccessLog& access_log;
+  store::RequestLogSink* request_log;  ///< nullptr: no persistent request log
+  TimeSource const& clock;
+  std::atomic<bool> const& draining;   ///< /readyz answers 503 while set
+};
+
+}  // namespace llmux::proxy

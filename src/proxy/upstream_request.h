@@ -1,0 +1,40 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "config/settings.h"
+#include "core/http_headers.h"
+#include "http/peer_address.h"
+#include "protocol/routes.h"
+
+namespace llmux::proxy {
+
+/// Where an attempt sends its request.
+struct UpstreamTarget {
+  http::PeerAddress peer;
+  std::string path_and_query;  ///< origin-form request target
+  std::string host_header;     ///< host[:port] (port omitted when it is the scheme's default)
+};
+
+/// The URL of the request on `channel`: the channel's base path plus the protocol's standard path
+/// for `route`, and the client's query string without its gateway key (plus the upstream key when
+/// the channel authenticates by query parameter).
+UpstreamTarget upstreamTarget(config::Channel const& channel, config::ChannelKey const& key,
+                              protocol::Route const& route, std::string_view upstream_model,
+                              std::string_view client_query);
+
+/// The request head sent upstream: the client's end-to-end headers (minus hop-by-hop headers,
+/// the client's credentials, and headers llmux sets itself), the channel's extra headers, the
+/// channel key in the channel's auth style, X-Request-Id, Host and Content-Length.
+std::string buildUpstreamHead(std::string_view method, UpstreamTarget const& target,
+                              HeaderList const& client_headers, config::Channel const& channel,
+                              config::ChannelKey const& key, std::string_view request_id,
+                              std::size_t content_length);
+
+/// The upstream's response headers as the client gets them: hop-by-hop and framing headers
+/// removed (the client connection has its own framing), the upstream's x-request-id renamed to
+/// x-upstream-request-id, and llmux's X-Request-Id added.
+HeaderList clientResponseHeaders(HeaderList const& upstream_headers, std::string_view request_id);
+
+}  // namespace llmux::proxy

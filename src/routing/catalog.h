@@ -1,0 +1,39 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "config/settings.h"
+
+namespace llmux::routing {
+
+/// Indexes over one configuration: which channels serve a model, which gateway key a secret
+/// belongs to. Built once per configuration load, then read-only (shared by every request that
+/// pinned that configuration).
+class Catalog {
+ public:
+  explicit Catalog(std::shared_ptr<const config::Settings> settings);
+
+  config::Settings const& settings() const { return *settings_; }
+  std::shared_ptr<const config::Settings> const& settingsPtr() const { return settings_; }
+
+  /// Indexes of the enabled channels that serve `model` (any protocol), in configuration order.
+  std::vector<std::size_t> const& channelsFor(std::string_view model) const;
+
+  /// Every model name clients may request, sorted, each with the channels serving it.
+  std::vector<std::string> const& modelNames() const { return model_names_; }
+
+  /// The gateway key with this secret, or nullptr. Compares in constant time once found.
+  config::GatewayKey const* findGatewayKey(std::string_view secret) const;
+
+ private:
+  std::shared_ptr<const config::Settings> settings_;
+  std::unordered_map<std::string, std::vector<std::size_t>> channels_by_model_;
+  std::unordered_map<std::string, std::size_t> gateway_key_by_secret_;
+  std::vector<std::string> model_names_;
+};
+
+}  // namespace llmux::routing

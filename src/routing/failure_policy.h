@@ -1,0 +1,36 @@
+#pragma once
+
+#include <string_view>
+
+#include "core/clock.h"
+#include "core/error.h"
+
+namespace llmux::routing {
+
+/// What the gateway does with an upstream answer that arrived before anything reached the client.
+enum class Verdict {
+  Relay,        ///< success, or the client's own error (400, 404, 413, 422...): relay it unchanged
+  NextKey,      ///< the key's problem (429, 401, 403): pause the key, try the next candidate
+  NextCandidate,///< the upstream's problem (408, 5xx, 529): try the next candidate
+  NextChannel,  ///< the channel is unreachable (connect error, timeout): skip its other keys too
+};
+
+struct FailurePolicy {
+  Verdict verdict = Verdict::Relay;
+  std::string_view reason;  ///< metric label: "status_429", "connect", "timeout_first_byte", ...
+};
+
+/// The rule for an HTTP status from the upstream. Never retried: 400, 404, 413, 422 and any other
+/// status not listed as retryable (retrying cannot fix the client's request, and costs money).
+FailurePolicy policyForStatus(int status);
+
+/// The rule for an attempt that got no response head (connect failure, timeout, broken
+/// connection before the first byte).
+FailurePolicy policyForTransportError(ErrorKind kind);
+
+/// How long a key sits out after an answer: 429 → the upstream's retry-after or 30 s; 401/403 →
+/// 10 minutes (a wrong or revoked key does not heal by itself, but an operator may fix it).
+inline constexpr Millis kDefaultRateLimitPause{30'000};
+inline constexpr Millis kRejectedKeyPause{10 * 60'000};
+
+}  // namespace llmux::routing

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "core/clock.h"
+
+namespace llmux::routing {
+
+/// Why a key is temporarily out of the rotation.
+enum class KeyPause {
+  RateLimited,  ///< the upstream answered 429: wait for its retry-after
+  Rejected,     ///< the upstream answered 401/403: the key is benched
+};
+
+/// Runtime health of upstream keys, keyed by `ChannelKey::id` so it survives configuration
+/// reloads for keys that still exist. Thread-safe; shared by all workers.
+class KeyHealth {
+ public:
+  explicit KeyHealth(TimeSource const& clock) : clock_(clock) {}
+
+  /// Takes the key out of rotation until `now + duration` (a longer pause is never shortened).
+  void pause(std::string const& key_id, KeyPause why, Millis duration);
+  /// When the key may be used again; nullopt when it is usable now.
+  std::optional<MonoTime> pausedUntil(std::string const& key_id) const;
+  /// Puts the key back at once (a success proves it works).
+  void clear(std::string const& key_id);
+
+  TimeSource const& clock() const { return clock_; }
+
+ private:
+  struct Pause {
+    MonoTime until;
+    KeyPause why;
+  };
+  TimeSource const& clock_;
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, Pause> paused_;
+};
+
+}  // namespace llmux::routing

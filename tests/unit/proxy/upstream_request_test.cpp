@@ -1,0 +1,131 @@
+#include "proxy/upstream_request.h"
+
+#include <gtest/gtest.h>
+
+#include "settings_fixture.h"
+
+namespace llmux::proxy {
+namespace {
+
+constexpr char kChannels[] = R"(
+listen: 127.0.0.1:0
+gateway_keys: [{name: dev, key: sk-dev}]
+channels:
+  - name: oai
+    protocol: openai-chat
+    base_url: https://api.example.com/relay/v1
+    keys: [sk-upstream]
+    models: [gpt-x]
+    headers: {X-Team: blue, User-Agent: llmux-relay}
+  - name: ant
+    protocol: anthropic
+    base_url: http://127.0.0.1:8081
+    keys: [sk-ant]
+    models: [claude-x]
+  - name: gem
+    protocol: gemini
+    base_url: https://generativelanguage.googleapis.com
+    keys: [AIza-upstream]
+    models: [gemini-x]
+  - name: q
+    protocol: gemini
+    base_url: http://127.0.0.1:9000
+    keys: [qk]
+    models: [gemini-x]
+    auth: query:key
+)";
+
+HeaderList clientHeaders() {
+  HeaderList h;
+  h.add("Authorization", "Bearer sk-dev");
+  h.add("x-api-key", "sk-dev");
+  h.add("x-goog-api-key", "sk-dev");
+  h.add("Content-Type", "application/json");
+  h.add("Content-Length", "17");
+  h.add("Connection", "keep-alive, X-Hop");
+  h.add("X-Hop", "1");
+  h.add("Accept-Encoding", "gzip");
+  h.add("User-Agent", "OpenAI/JS 7.0");
+  h.add("anthropic-beta", "tools-2024");
+  h.add("X-Request-Id", "client-chosen");
+  return h;
+}
+
+protocol::Route chatRoute() { return protocol::matchRoute("POST", "/v1/chat/completions").route; }
+
+TEST(UpstreamRequest, TargetJoinsBasePathAndDropsTheClientKeyFromTheQuery) {
+  auto catalog = routing::testing::catalogFrom(kChannels);
+  auto const& oai = catalog->settings().channels[0];
+  auto target = upstreamTarget(oai, oai.keys[0], chatRoute(), "gpt-x", "key=sk-dev&debug=1");
+  EXPECT_TRUE(target.peer.tls);
+  EXPECT_EQ(target.peer.host, "api.example.com");
+  EXPECT_EQ(target.peer.port, 443);
+  EXPECT_EQ(target.host_header, "api.example.com");
+  EXPECT_EQ(target.path_and_query, "/relay/v1/chat/completions?debug=1");
+}
+
+TEST(UpstreamRequest, GeminiModelInPathAndQueryAuth) {
+  auto catalog = routing::testing::catalogFrom(kChannels);
+  auto route = protocol::matchRoute("POST", "/v1beta/models/gemini-x:streamGenerateContent").route;
+  auto const& q = catalog->settings().channels[3];
+  auto target = upstreamTarget(q, q.keys[0], route, "gemini-x-001", "alt=sse&key=sk-dev");
+  EXPECT_EQ(target.path_and_query, "/v1beta/models/gemini-x-001:streamGenerateContent?alt=sse&key=qk");
+  EXPECT_EQ(target.host_header, "127.0.0.1:9000");
+}
+
+TEST(UpstreamRequest, HeadCarriesChannelCredentialsNeverTheClients) {
+  auto catalog = routing::testing::catalogFrom(kChannels);
+  auto const& oai = catalog->settings().channels[0];
+  auto target = upstreamTarget(oai, oai.keys[0], chatRoute(), "gpt-x", "");
+  std::string head = buildUpstreamHead("POST", target, clientHeaders(), oai, oai.keys[0], "rid-1", 42);
+  EXPECT_EQ(head.rfind("POST /relay/v1/chat/completions HTTP/1.1\r\nHost: api.example.com\r\n", 0), 0u);
+  EXPECT_NE(head.find("Authorization: Bearer sk-upstream\r\n"), std::string::npos);
+  EXPECT_EQ(head.find("sk-dev"), std::string::npos) << head;
+  EXPECT_EQ(head.find("X-Hop"), std::string::npos) << "named in Connection: hop-by-hop";
+  EXPECT_EQ(head.find("Accept-Encoding"), std::string::npos);
+  EXPECT_EQ(head.find("client-chosen"), std::string::npos);
+  EXPECT_NE(head.find("X-Request-Id: rid-1\r\n"), std::string::npos);
+  EXPECT_NE(head.find("Content-Length: 42\r\n"), std::string::npos);
+  EXPECT_EQ(head.find("Content-Length: 17"), std::string::npos);
+  EXPECT_NE(head.find("anthropic-beta: tools-2024\r\n"), std::string::npos) << "end-to-end header";
+  EXPECT_NE(head.find("User-Agent: llmux-relay\r\n"), std::string::npos) << "the channel's value wins";
+  EXPECT_EQ(head.find("OpenAI/JS"), std::string::npos);
+  EXPECT_NE(head.find("X-Team: blue\r\n"), std::string::npos);
+  EXPECT_EQ(head.substr(head.size() - 4), "\r\n\r\n");
+}
+
+TEST(UpstreamRequest, ProtocolDefaultAuthStyles) {
+  auto catalog = routing::testing::catalogFrom(kChannels);
+  auto const& ant = catalog->settings().channels[1];
+  auto route = protocol::matchRoute("POST", "/v1/messages").route;
+  std::string head = buildUpstreamHead("POST", upstreamTarget(ant, ant.keys[0], route, "claude-x", ""),
+                                       HeaderList{}, ant, ant.keys[0], "r", 2);
+  EXPECT_NE(head.find("x-api-key: sk-ant\r\n"), std::string::npos);
+  EXPECT_NE(head.find("anthropic-version: 2023-06-01\r\n"), std::string::npos) << "added when missing";
+  EXPECT_NE(head.find("Host: 127.0.0.1:8081\r\n"), std::string::npos);
+
+  auto const& gem = catalog->settings().channels[2];
+  auto groute = protocol::matchRoute("POST", "/v1beta/models/gemini-x:generateContent").route;
+  head = buildUpstreamHead("POST", upstreamTarget(gem, gem.keys[0], groute, "gemini-x", ""),
+                           HeaderList{}, gem, gem.keys[0], "r", 2);
+  EXPECT_NE(head.find("x-goog-api-key: AIza-upstream\r\n"), std::string::npos);
+}
+
+TEST(UpstreamRequest, ClientResponseHeadersDropFramingAndRenameTheUpstreamId) {
+  HeaderList upstream;
+  upstream.add("Content-Type", "text/event-stream");
+  upstream.add("Transfer-Encoding", "chunked");
+  upstream.add("Connection", "keep-alive");
+  upstream.add("x-request-id", "req_upstream");
+  upstream.add("anthropic-ratelimit-requests-remaining", "99");
+  auto out = clientResponseHeaders(upstream, "rid-9");
+  EXPECT_EQ(out.get("content-type"), "text/event-stream");
+  EXPECT_FALSE(out.has("transfer-encoding"));
+  EXPECT_FALSE(out.has("connection"));
+  EXPECT_EQ(out.get("x-upstream-request-id"), "req_upstream");
+  EXPECT_EQ(out.get("x-request-id"), "rid-9");
+  EXPECT_EQ(out.get("anthropic-ratelimit-requests-remaining"), "99");
+}
+
+}  // namespace
+}  // namespace llmux::proxy

@@ -1,0 +1,142 @@
+#include "routing/candidates.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "settings_fixture.h"
+
+namespace llmux::routing {
+namespace {
+
+using testing::catalogFrom;
+
+constexpr char kPool[] = R"(
+listen: 127.0.0.1:0
+gateway_keys:
+  - {name: dev, key: sk-dev}
+channels:
+  - name: primary
+    protocol: openai-chat
+    base_url: http://127.0.0.1:1
+    keys: [p0, p1]
+    models: [gpt-x]
+    model_map: {fast: gpt-x-mini}
+    priority: 10
+  - name: heavy
+    protocol: openai-chat
+    base_url: http://127.0.0.1:2
+    keys: [h0]
+    models: [gpt-x]
+    weight: 3
+  - name: light
+    protocol: openai-chat
+    base_url: http://127.0.0.1:3
+    keys: [l0]
+    models: [gpt-x]
+    weight: 1
+  - name: claude
+    protocol: anthropic
+    base_url: http://127.0.0.1:4
+    keys: [c0]
+    models: [claude-only, gpt-x]
+  - name: off
+    protocol: openai-chat
+    base_url: http://127.0.0.1:5
+    keys: [o0]
+    models: [gpt-x]
+    enabled: false
+)";
+
+std::string channelOf(Catalog const& catalog, Candidate c) {
+  return catalog.settings().channels[c.channel].name;
+}
+
+TEST(Catalog, IndexesModelsAliasesAndGatewayKeys) {
+  auto catalog = catalogFrom(kPool);
+  EXPECT_EQ(catalog->channelsFor("gpt-x").size(), 4u);  // "off" is disabled
+  EXPECT_EQ(catalog->channelsFor("fast").size(), 1u);
+  EXPECT_TRUE(catalog->channelsFor("nope").empty());
+  EXPECT_EQ(catalog->modelNames(), (std::vector<std::string>{"claude-only", "fast", "gpt-x"}));
+  ASSERT_NE(catalog->findGatewayKey("sk-dev"), nullptr);
+  EXPECT_EQ(catalog->findGatewayKey("sk-dev")->name, "dev");
+  EXPECT_EQ(catalog->findGatewayKey("sk-de"), nullptr);
+}
+
+TEST(PlanCandidates, PriorityFirstThenKeysRotateWithinAChannel) {
+  auto catalog = catalogFrom(kPool);
+  ManualTimeSource clock;
+  KeyHealth health(clock);
+  Rotation rotation;
+  auto a = planCandidates(*catalog, Protocol::OpenAiChat, "gpt-x", health, rotation);
+  auto b = planCandidates(*catalog, Protocol::OpenAiChat, "gpt-x", health, rotation);
+  ASSERT_EQ(a.status, PlanStatus::Ready);
+  ASSERT_EQ(a.candidates.size(), 4u);  // primary x2, heavy, light; never the anthropic channel
+  EXPECT_EQ(channelOf(*catalog, a.candidates[0]), "primary");
+  EXPECT_EQ(channelOf(*catalog, a.candidates[1]), "primary");
+  EXPECT_NE(a.candidates[0].key, b.candidates[0].key) << "keys of a channel rotate";
+  for (auto const& c : a.candidates) EXPECT_NE(channelOf(*catalog, c), "claude");
+}
+
+TEST(PlanCandidates, WeightsDecideWhoLeadsAmongEqualPriorities) {
+  auto catalog = catalogFrom(kPool);
+  ManualTimeSource clock;
+  KeyHealth health(clock);
+  Rotation rotation;
+  // Take the priority-10 channel out of the way: both of its keys paused.
+  health.pause(catalog->settings().channels[0].keys[0].id, KeyPause::RateLimited, Millis(60'000));
+  health.pause(catalog->settings().channels[0].keys[1].id, KeyPause::RateLimited, Millis(60'000));
+  std::map<std::string, int> leads;
+  for (int i = 0; i < 400; ++i) {
+    auto plan = planCandidates(*catalog, Protocol::OpenAiChat, "gpt-x", health, rotation);
+    ASSERT_EQ(plan.candidates.size(), 2u);
+    ++leads[channelOf(*catalog, plan.candidates[0])];
+  }
+  EXPECT_EQ(leads["heavy"], 300);
+  EXPECT_EQ(leads["light"], 100);
+}
+
+TEST(PlanCandidates, PausedKeysAreSkippedUntilTheirTimeComes) {
+  auto catalog = catalogFrom(kPool);
+  ManualTimeSource clock;
+  KeyHealth health(clock);
+  Rotation rotation;
+  for (auto const& channel : catalog->settings().channels) {
+    for (auto const& key : channel.keys) health.pause(key.id, KeyPause::RateLimited, Millis(30'000));
+  }
+  auto plan = planCandidates(*catalog, Protocol::OpenAiChat, "gpt-x", health, rotation);
+  EXPECT_EQ(plan.status, PlanStatus::AllPaused);
+  ASSERT_TRUE(plan.resume_at);
+  EXPECT_EQ(*plan.resume_at - clock.now(), Millis(30'000));
+  clock.advance(Millis(30'001));
+  EXPECT_EQ(planCandidates(*catalog, Protocol::OpenAiChat, "gpt-x", health, rotation).status,
+            PlanStatus::Ready);
+}
+
+TEST(PlanCandidates, UnknownModelAndOtherProtocolOnly) {
+  auto catalog = catalogFrom(kPool);
+  ManualTimeSource clock;
+  KeyHealth health(clock);
+  Rotation rotation;
+  EXPECT_EQ(planCandidates(*catalog, Protocol::OpenAiChat, "nope", health, rotation).status,
+            PlanStatus::UnknownModel);
+  auto plan = planCandidates(*catalog, Protocol::OpenAiChat, "claude-only", health, rotation);
+  EXPECT_EQ(plan.status, PlanStatus::OtherProtocolsOnly);
+  EXPECT_EQ(plan.other_protocols, std::vector<Protocol>{Protocol::Anthropic});
+  EXPECT_EQ(planCandidates(*catalog, Protocol::Anthropic, "claude-only", health, rotation).status,
+            PlanStatus::Ready);
+}
+
+TEST(KeyHealth, LongerPauseWinsAndClearRestores) {
+  ManualTimeSource clock;
+  KeyHealth health(clock);
+  health.pause("k", KeyPause::Rejected, Millis(600'000));
+  health.pause("k", KeyPause::RateLimited, Millis(1'000));  // shorter: ignored
+  clock.advance(Millis(2'000));
+  EXPECT_TRUE(health.pausedUntil("k"));
+  health.clear("k");
+  EXPECT_FALSE(health.pausedUntil("k"));
+}
+
+}  // namespace
+}  // namespace llmux::routing
