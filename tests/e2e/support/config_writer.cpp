@@ -1,0 +1,111 @@
+#include "e2e/support/config_writer.h"
+
+#include <cstdio>
+
+namespace llmux::e2e {
+namespace {
+
+std::string flowList(std::vector<std::string> const& items) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out.append(", ");
+    out.append(yamlQuote(items[i]));
+  }
+  return out + "]";
+}
+
+std::string flowMap(StringPairs const& pairs) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    if (i > 0) out.append(", ");
+    out.append(yamlQuote(pairs[i].first)).append(": ").append(yamlQuote(pairs[i].second));
+  }
+  return out + "}";
+}
+
+std::string flowTimeouts(TimeoutsSpec const& t) {
+  std::string out;
+  auto add = [&](char const* name, std::optional<int> value) {
+    if (!value) return;
+    if (!out.empty()) out.append(", ");
+    out.append(name).append(": ").append(std::to_string(*value));
+  };
+  add("connect_ms", t.connect_ms);
+  add("first_byte_ms", t.first_byte_ms);
+  add("idle_ms", t.idle_ms);
+  add("total_ms", t.total_ms);
+  return "{" + out + "}";
+}
+
+/// `yaml` with `indent` put in front of every non-empty line, ending with a newline.
+std::string indented(std::string_view yaml, std::string_view indent) {
+  std::string out;
+  while (!yaml.empty()) {
+    auto nl = yaml.find('\n');
+    std::string_view line = yaml.substr(0, nl);
+    if (!line.empty()) out.append(indent).append(line);
+    out.append("\n");
+    yaml = nl == std::string_view::npos ? std::string_view() : yaml.substr(nl + 1);
+  }
+  return out;
+}
+
+void writeChannel(ChannelSpec const& c, std::string& out) {
+  out.append("  - name: ").append(yamlQuote(c.name)).append("\n");
+  out.append("    protocol: ").append(protocolName(c.protocol)).append("\n");
+  out.append("    base_url: ").append(yamlQuote(c.base_url)).append("\n");
+  if (!c.keys.empty()) out.append("    keys: ").append(flowList(c.keys)).append("\n");
+  if (!c.models.empty()) out.append("    models: ").append(flowList(c.models)).append("\n");
+  if (!c.model_map.empty()) out.append("    model_map: ").append(flowMap(c.model_map)).append("\n");
+  if (!c.headers.empty()) out.append("    headers: ").append(flowMap(c.headers)).append("\n");
+  if (c.timeouts) out.append("    timeouts: ").append(flowTimeouts(*c.timeouts)).append("\n");
+  if (c.priority) out.append("    priority: ").append(std::to_string(*c.priority)).append("\n");
+  if (c.weight) out.append("    weight: ").append(std::to_string(*c.weight)).append("\n");
+  out.append(indented(c.extra_yaml, "    "));
+}
+
+}  // namespace
+
+std::string yamlQuote(std::string_view text) {
+  std::string out = "\"";
+  for (char ch : text) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(ch);
+    } else if (c < 0x20 || c == 0x7f) {
+      char escape[8];
+      std::snprintf(escape, sizeof escape, "\\x%02x", c);
+      out.append(escape);
+    } else {
+      out.push_back(ch);
+    }
+  }
+  return out + "\"";
+}
+
+std::string loopbackUrl(std::uint16_t port) {
+  return "http://127.0.0.1:" + std::to_string(port);
+}
+
+std::string toYaml(GatewayConfig const& config) {
+  std::string out = "listen: " + yamlQuote(config.listen) + "\n";
+  if (!config.gateway_keys.empty()) {
+    out.append("gateway_keys:\n");
+    for (auto const& key : config.gateway_keys) {
+      out.append("  - name: ").append(yamlQuote(key.name)).append("\n");
+      out.append("    key: ").append(yamlQuote(key.key)).append("\n");
+    }
+  }
+  if (!config.channels.empty()) {
+    out.append("channels:\n");
+    for (auto const& channel : config.channels) writeChannel(channel, out);
+  }
+  if (!config.extra_yaml.empty()) {
+    out.append(config.extra_yaml);
+    if (out.back() != '\n') out.push_back('\n');
+  }
+  return out;
+}
+
+}  // namespace llmux::e2e
