@@ -9,7 +9,9 @@ namespace {
 
 constexpr std::size_t kMaxQuoteBytes = 200;
 
-bool isContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+bool isContinuationByte(char c) {
+  return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+}
 
 /// `text` cut to `limit` bytes at a UTF-8 boundary, with "..." when something was dropped.
 std::string shortQuote(std::string_view text, std::size_t limit) {
@@ -64,8 +66,8 @@ AnswerPlan planAnswer(RequestFacts const& facts, bool preamble_before_calls) {
   if (call_tools) {
     planCalls(facts, plan);
     if (preamble_before_calls) {
-      plan.text = "I'll use the " + joinNames(plan.calls) +
-                  (plan.calls.size() > 1 ? " tools." : " tool.");
+      plan.text =
+          "I'll use the " + joinNames(plan.calls) + (plan.calls.size() > 1 ? " tools." : " tool.");
     }
   } else if (quote.empty()) {
     plan.text = "Hello! How can I help you today?";

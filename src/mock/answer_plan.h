@@ -1,11 +1,10 @@
 #pragma once
 
+#include <boost/json/fwd.hpp>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/json/fwd.hpp>
 
 namespace llmux::mock {
 
@@ -28,15 +27,15 @@ struct ToolOffer {
 struct RequestFacts {
   std::string_view model;
   bool stream = false;
-  std::string_view last_user_text;      ///< text of the last user turn ("" when none)
+  std::string_view last_user_text;  ///< text of the last user turn ("" when none)
   bool last_turn_is_tool_result = false;
   std::vector<ToolOffer> tools;
   ToolChoice tool_choice = ToolChoice::Auto;
   std::string_view forced_tool;
   bool parallel_tool_calls = true;
-  bool thinking = false;                ///< reasoning / thinking output requested
-  bool cache_marker = false;            ///< the request marks a cacheable prefix
-  bool cache_write_1h = false;          ///< Anthropic: some cache_control asks for ttl "1h"
+  bool thinking = false;        ///< reasoning / thinking output requested
+  bool cache_marker = false;    ///< the request marks a cacheable prefix
+  bool cache_write_1h = false;  ///< Anthropic: some cache_control asks for ttl "1h"
   std::size_t body_bytes = 0;
 };
 

@@ -3,10 +3,9 @@
 // 2026 recordings (fx:anthropic/llm-anthropic--*: stop_details, caller, thinking_tokens), bodies
 // the non-stream recordings (fx:anthropic/pydantic-ai--*).
 #include <algorithm>
+#include <boost/json/parse.hpp>
 #include <string>
 #include <vector>
-
-#include <boost/json/parse.hpp>
 
 #include "mock/json_access.h"
 #include "mock/json_writer.h"
@@ -112,7 +111,8 @@ std::string_view lastText(json::value const* content) {
   std::string_view text;
   if (content->is_array()) {
     for (auto const& block : content->get_array()) {
-      if (stringField(asObject(block), "type") == "text") text = stringField(asObject(block), "text");
+      if (stringField(asObject(block), "type") == "text")
+        text = stringField(asObject(block), "text");
     }
   }
   return text;
@@ -233,7 +233,8 @@ Rendered renderStream(MockCall const& call, RequestFacts const& facts, AnswerPla
     w.str("type", "message").str("role", "assistant").emptyArray("content");
     w.null("stop_reason").null("stop_sequence").null("stop_details");
     w.beginObject("usage").num("input_tokens", c.input);
-    w.num("cache_creation_input_tokens", c.cache_write).num("cache_read_input_tokens", c.cache_read);
+    w.num("cache_creation_input_tokens", c.cache_write)
+        .num("cache_read_input_tokens", c.cache_read);
     writeCacheCreation(w, c);
     w.num("output_tokens", std::min<std::int64_t>(plan.usage.output, 8));
     w.str("service_tier", "standard").str("inference_geo", "not_available").endObject();
@@ -258,9 +259,11 @@ Rendered renderStream(MockCall const& call, RequestFacts const& facts, AnswerPla
     ++index;
   };
   if (!plan.thinking.empty()) {
-    start([](JsonWriter& w) { w.str("type", "thinking").str("thinking", "").str("signature", ""); });
+    start(
+        [](JsonWriter& w) { w.str("type", "thinking").str("thinking", "").str("signature", ""); });
     for (auto piece : splitDeltas(plan.thinking)) {
-      s.delta(index, [&](JsonWriter& w) { w.str("type", "thinking_delta").str("thinking", piece); });
+      s.delta(index,
+              [&](JsonWriter& w) { w.str("type", "thinking_delta").str("thinking", piece); });
     }
     s.delta(index, [&](JsonWriter& w) {
       w.str("type", "signature_delta").str("signature", ids.signature);
@@ -280,7 +283,8 @@ Rendered renderStream(MockCall const& call, RequestFacts const& facts, AnswerPla
       w.emptyObject("input").beginObject("caller").str("type", "direct").endObject();
     });
     // The API opens every tool input with an empty fragment, then streams Python-style JSON.
-    s.delta(index, [&](JsonWriter& w) { w.str("type", "input_json_delta").str("partial_json", ""); });
+    s.delta(index,
+            [&](JsonWriter& w) { w.str("type", "input_json_delta").str("partial_json", ""); });
     boost::system::error_code ec;
     std::string input = toJsonText(json::parse(plan.calls[i].arguments, ec), JsonStyle::PythonLine);
     if (input != "{}") {
@@ -292,15 +296,21 @@ Rendered renderStream(MockCall const& call, RequestFacts const& facts, AnswerPla
     }
     stop();
   }
-  s.event("message_delta", [&](JsonWriter& w) {
-    w.beginObject("delta").str("stop_reason", plan.calls.empty() ? "end_turn" : "tool_use");
-    w.null("stop_sequence").null("stop_details").endObject();
-    w.beginObject("usage").num("input_tokens", c.input);
-    w.num("cache_creation_input_tokens", c.cache_write).num("cache_read_input_tokens", c.cache_read);
-    w.num("output_tokens", plan.usage.output);
-    w.beginObject("output_tokens_details").num("thinking_tokens", plan.usage.reasoning).endObject();
-    w.endObject();
-  }, false);
+  s.event(
+      "message_delta",
+      [&](JsonWriter& w) {
+        w.beginObject("delta").str("stop_reason", plan.calls.empty() ? "end_turn" : "tool_use");
+        w.null("stop_sequence").null("stop_details").endObject();
+        w.beginObject("usage").num("input_tokens", c.input);
+        w.num("cache_creation_input_tokens", c.cache_write)
+            .num("cache_read_input_tokens", c.cache_read);
+        w.num("output_tokens", plan.usage.output);
+        w.beginObject("output_tokens_details")
+            .num("thinking_tokens", plan.usage.reasoning)
+            .endObject();
+        w.endObject();
+      },
+      false);
   s.event("message_stop", [](JsonWriter&) {});
   return out;
 }
@@ -391,9 +401,10 @@ Rendered render(MockCall const& call, RequestFacts const& facts, AnswerPlan cons
   Ids ids;
   ids.message = "msg_01" + call.ids.alnum(22);
   if (!plan.thinking.empty()) ids.signature = "Eq" + call.ids.base64(318);
-  for (std::size_t i = 0; i < plan.calls.size(); ++i) ids.tools.push_back("toolu_01" + call.ids.alnum(22));
-  Rendered out = facts.stream ? renderStream(call, facts, plan, ids)
-                              : renderWhole(call, facts, plan, ids);
+  for (std::size_t i = 0; i < plan.calls.size(); ++i)
+    ids.tools.push_back("toolu_01" + call.ids.alnum(22));
+  Rendered out =
+      facts.stream ? renderStream(call, facts, plan, ids) : renderWhole(call, facts, plan, ids);
   addRequestId(out.reply, Vendor::Anthropic, call.ids);
   addRateLimitHeaders(out.reply, Vendor::Anthropic, false, 0);
   return out;

@@ -46,7 +46,8 @@ std::optional<MockReply> checkToolTurns(json::array const& messages, IdSource& i
     return invalidRequestError(
         Vendor::OpenAi, ids,
         "An assistant message with 'tool_calls' must be followed by tool messages responding to "
-        "each 'tool_call_id'. The following tool_call_ids did not have response messages: " + list,
+        "each 'tool_call_id'. The following tool_call_ids did not have response messages: " +
+            list,
         "messages.[" + std::to_string(assistant_index) + "].role");
   };
   for (std::size_t i = 0; i < messages.size(); ++i) {
@@ -87,7 +88,7 @@ void readTools(json::object const& body, RequestFacts& facts) {
   json::value const* choice = field(&body, "tool_choice");
   if (choice && choice->is_string()) {
     std::string_view c = choice->get_string();
-    facts.tool_choice = c == "none" ? ToolChoice::None
+    facts.tool_choice = c == "none"       ? ToolChoice::None
                         : c == "required" ? ToolChoice::Required
                                           : ToolChoice::Auto;
   } else if (choice && choice->is_object()) {
@@ -139,7 +140,10 @@ class ChunkStream {
     w.beginArray("choices").beginObject().num("index", std::int64_t{0}).beginObject("delta");
     delta(w);
     w.endObject();
-    if (finish_reason.empty()) w.null("finish_reason"); else w.str("finish_reason", finish_reason);
+    if (finish_reason.empty())
+      w.null("finish_reason");
+    else
+      w.str("finish_reason", finish_reason);
     w.endObject().endArray();
     finishChunk(w);
   }
@@ -242,7 +246,10 @@ Rendered renderWhole(MockCall const& call, AnswerPlan const& plan, std::string_v
   w.beginObject().str("id", id).str("object", "chat.completion").num("created", created);
   w.str("model", call.model).beginArray("choices").beginObject().num("index", std::int64_t{0});
   w.beginObject("message").str("role", "assistant");
-  if (plan.calls.empty()) w.str("content", plan.text); else w.null("content");
+  if (plan.calls.empty())
+    w.str("content", plan.text);
+  else
+    w.null("content");
   if (!plan.thinking.empty()) w.str("reasoning_content", plan.thinking);
   if (!plan.calls.empty()) {
     w.beginArray("tool_calls");
@@ -271,8 +278,8 @@ std::optional<MockReply> inspect(MockCall const& call, RequestFacts& facts) {
   json::array const* messages = arrayField(&body, "messages");
   if (messages == nullptr) return missingFieldError(Vendor::OpenAi, call.ids, "messages");
   if (messages->empty()) {
-    return invalidRequestError(Vendor::OpenAi, call.ids, "[] is too short - 'messages'",
-                               "messages", "empty_array");
+    return invalidRequestError(Vendor::OpenAi, call.ids, "[] is too short - 'messages'", "messages",
+                               "empty_array");
   }
   if (auto error = checkToolTurns(*messages, call.ids)) return error;
 
@@ -296,7 +303,8 @@ Rendered render(MockCall const& call, RequestFacts const& facts, AnswerPlan cons
   std::string id = "chatcmpl-" + call.ids.alnum(29);
   std::int64_t created = call.ids.unixTime();
   std::vector<std::string> call_ids;
-  for (std::size_t i = 0; i < plan.calls.size(); ++i) call_ids.push_back("call_" + call.ids.alnum(24));
+  for (std::size_t i = 0; i < plan.calls.size(); ++i)
+    call_ids.push_back("call_" + call.ids.alnum(24));
   Rendered out = facts.stream ? renderStream(call, plan, id, created, call_ids)
                               : renderWhole(call, plan, id, created, call_ids);
   addRequestId(out.reply, Vendor::OpenAi, call.ids);
@@ -321,14 +329,14 @@ std::optional<MockReply> checkSampling(boost::json::object const& body, IdSource
     if (x >= range.min && x <= range.max) continue;
     bool below = x < range.min;
     std::string shown = toJsonText(*v);
-    std::string limit = toJsonText(boost::json::value(static_cast<std::int64_t>(below ? range.min : range.max)));
-    return invalidRequestError(Vendor::OpenAi, ids,
-                               "Invalid '" + std::string(range.name) + "': decimal " +
-                                   (below ? "below minimum" : "above maximum") +
-                                   " value. Expected a value " + (below ? ">= " : "<= ") + limit +
-                                   ", but got " + shown + " instead.",
-                               range.name,
-                               below ? "decimal_below_min_value" : "decimal_above_max_value");
+    std::string limit =
+        toJsonText(boost::json::value(static_cast<std::int64_t>(below ? range.min : range.max)));
+    return invalidRequestError(
+        Vendor::OpenAi, ids,
+        "Invalid '" + std::string(range.name) + "': decimal " +
+            (below ? "below minimum" : "above maximum") + " value. Expected a value " +
+            (below ? ">= " : "<= ") + limit + ", but got " + shown + " instead.",
+        range.name, below ? "decimal_below_min_value" : "decimal_above_max_value");
   }
   return std::nullopt;
 }

@@ -1,12 +1,11 @@
-// Gemini generateContent / streamGenerateContent (REFERENCE §4): validation, then the answer as one
-// GenerateContentResponse, as SSE chunks (`data: ...\r\n\r\n`, Google's `"key": value` spacing) or
-// as one JSON array sent piece by piece. Layout follows the Gemini 3 recordings
+// Gemini generateContent / streamGenerateContent (REFERENCE §4): validation, then the answer as
+// one GenerateContentResponse, as SSE chunks (`data: ...\r\n\r\n`, Google's `"key": value`
+// spacing) or as one JSON array sent piece by piece. Layout follows the Gemini 3 recordings
 // (fx:gemini/pydantic-ai--sse_function_call_thought_signature.*, llm-gemini--stream_json_array_*).
 // Requests may spell fields in camelCase or snake_case; answers are camelCase.
+#include <boost/json/parse.hpp>
 #include <string>
 #include <vector>
-
-#include <boost/json/parse.hpp>
 
 #include "mock/json_access.h"
 #include "mock/json_writer.h"
@@ -24,7 +23,8 @@ constexpr std::string_view kJsonContentType = "application/json; charset=UTF-8";
 void readTools(json::object const& body, RequestFacts& facts) {
   if (json::array const* tools = arrayField(&body, "tools")) {
     for (auto const& t : *tools) {
-      json::value const* decls = field2(asObject(t), "functionDeclarations", "function_declarations");
+      json::value const* decls =
+          field2(asObject(t), "functionDeclarations", "function_declarations");
       if (decls == nullptr || !decls->is_array()) continue;
       for (auto const& d : decls->get_array()) {
         json::object const* decl = asObject(d);
@@ -38,7 +38,7 @@ void readTools(json::object const& body, RequestFacts& facts) {
   json::object const* calling =
       objectField2(config, "functionCallingConfig", "function_calling_config");
   std::string_view mode = stringField(calling, "mode");
-  facts.tool_choice = mode == "NONE" ? ToolChoice::None
+  facts.tool_choice = mode == "NONE"  ? ToolChoice::None
                       : mode == "ANY" ? ToolChoice::Required
                                       : ToolChoice::Auto;
   json::value const* allowed = field2(calling, "allowedFunctionNames", "allowed_function_names");
@@ -72,8 +72,8 @@ void writeUsage(JsonWriter& w, Counter const& c, bool with_candidates) {
 
 /// One GenerateContentResponse: `parts` writes the parts, `finish` adds finishReason.
 template <class Parts>
-void writeResponse(JsonWriter& w, MockCall const& call, std::string_view response_id,
-                   Parts&& parts, bool finish, std::string_view finish_message, Counter const& c,
+void writeResponse(JsonWriter& w, MockCall const& call, std::string_view response_id, Parts&& parts,
+                   bool finish, std::string_view finish_message, Counter const& c,
                    bool with_candidates) {
   w.beginObject().beginArray("candidates").beginObject().beginObject("content");
   w.beginArray("parts");
@@ -152,9 +152,11 @@ Rendered renderStream(MockCall const& call, Delivery delivery, AnswerPlan const&
     for (std::size_t i = 0; i < pieces.size(); ++i) {
       counter.thoughts = plan.usage.reasoning * static_cast<std::int64_t>(i + 1) /
                          static_cast<std::int64_t>(pieces.size());
-      chunk([&](JsonWriter& w) {
-        w.beginObject().str("text", pieces[i]).boolean("thought", true).endObject();
-      }, false, false);
+      chunk(
+          [&](JsonWriter& w) {
+            w.beginObject().str("text", pieces[i]).boolean("thought", true).endObject();
+          },
+          false, false);
     }
   }
   if (!plan.calls.empty()) {
@@ -168,11 +170,13 @@ Rendered renderStream(MockCall const& call, Delivery delivery, AnswerPlan const&
       counter.candidates = std::max<std::int64_t>(
           1, answer_tokens * static_cast<std::int64_t>(sent) /
                  static_cast<std::int64_t>(std::max<std::size_t>(plan.text.size(), 1)));
-      chunk([&](JsonWriter& w) {
-        w.beginObject().str("text", pieces[i]);
-        if (i == 0 && !plan.thinking.empty()) w.str("thoughtSignature", signature);
-        w.endObject();
-      }, false, true);
+      chunk(
+          [&](JsonWriter& w) {
+            w.beginObject().str("text", pieces[i]);
+            if (i == 0 && !plan.thinking.empty()) w.str("thoughtSignature", signature);
+            w.endObject();
+          },
+          false, true);
     }
   }
   counter.candidates = answer_tokens;

@@ -1,11 +1,10 @@
 #pragma once
 
-#include <string_view>
-
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/string.hpp>
 #include <boost/json/value.hpp>
+#include <string_view>
 
 namespace llmux::mock {
 

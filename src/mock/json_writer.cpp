@@ -1,9 +1,8 @@
 #include "mock/json_writer.h"
 
+#include <boost/json/value.hpp>
 #include <charconv>
 #include <cmath>
-
-#include <boost/json/value.hpp>
 
 #include "core/json_text.h"
 
@@ -128,9 +127,12 @@ JsonWriter& JsonWriter::strOrNull(std::string_view name, std::string_view const*
 
 JsonWriter& JsonWriter::value(boost::json::value const& v) {
   switch (v.kind()) {
-    case boost::json::kind::null: return null();
-    case boost::json::kind::bool_: return boolean(v.get_bool());
-    case boost::json::kind::int64: return num(v.get_int64());
+    case boost::json::kind::null:
+      return null();
+    case boost::json::kind::bool_:
+      return boolean(v.get_bool());
+    case boost::json::kind::int64:
+      return num(v.get_int64());
     case boost::json::kind::uint64: {
       beforeValue();
       char buf[24];
@@ -138,8 +140,10 @@ JsonWriter& JsonWriter::value(boost::json::value const& v) {
       out_.append(buf, end);
       return *this;
     }
-    case boost::json::kind::double_: return num(v.get_double());
-    case boost::json::kind::string: return str(v.get_string());
+    case boost::json::kind::double_:
+      return num(v.get_double());
+    case boost::json::kind::string:
+      return str(v.get_string());
     case boost::json::kind::array: {
       beginArray();
       for (auto const& element : v.get_array()) value(element);

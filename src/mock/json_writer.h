@@ -1,11 +1,10 @@
 #pragma once
 
+#include <boost/json/fwd.hpp>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/json/fwd.hpp>
 
 namespace llmux::mock {
 
@@ -13,11 +12,12 @@ namespace llmux::mock {
 /// consumers (passthrough, SSE relays, parsers that dislike whitespace) meet what they will meet in
 /// production.
 enum class JsonStyle {
-  Compact,      ///< {"a":1,"b":[1,2]}: OpenAI and Anthropic SSE payloads, Anthropic bodies.
-  GoogleLine,   ///< {"a": 1,"b": [1,2]}: Gemini SSE payloads (space after ':' only).
-  PythonLine,   ///< {"a": 1, "b": [1, 2]}: Anthropic input_json_delta fragments.
-  Indent2,      ///< two-space pretty print: OpenAI and Gemini non-stream bodies, Gemini JSON-array stream.
-  Indent4,      ///< four-space pretty print: OpenAI error bodies.
+  Compact,     ///< {"a":1,"b":[1,2]}: OpenAI and Anthropic SSE payloads, Anthropic bodies.
+  GoogleLine,  ///< {"a": 1,"b": [1,2]}: Gemini SSE payloads (space after ':' only).
+  PythonLine,  ///< {"a": 1, "b": [1, 2]}: Anthropic input_json_delta fragments.
+  Indent2,     ///< two-space pretty print: OpenAI and Gemini non-stream bodies, Gemini JSON-array
+               ///< stream.
+  Indent4,     ///< four-space pretty print: OpenAI error bodies.
 };
 
 /// Appends JSON text to a string, one token at a time, inserting separators and indentation for
@@ -49,7 +49,9 @@ class JsonWriter {
   JsonWriter& num(std::string_view name, double value) { return key(name).num(value); }
   JsonWriter& boolean(std::string_view name, bool value) { return key(name).boolean(value); }
   JsonWriter& null(std::string_view name) { return key(name).null(); }
-  JsonWriter& value(std::string_view name, boost::json::value const& v) { return key(name).value(v); }
+  JsonWriter& value(std::string_view name, boost::json::value const& v) {
+    return key(name).value(v);
+  }
   /// `value` when given, JSON null otherwise.
   JsonWriter& strOrNull(std::string_view name, std::string_view const* value);
   JsonWriter& beginObject(std::string_view name) { return key(name).beginObject(); }

@@ -20,8 +20,14 @@ MockReply openAiError(IdSource& ids, int status, std::string_view message, std::
   JsonWriter w(body, JsonStyle::Indent4);
   w.beginObject().beginObject("error");
   w.str("message", message).str("type", type);
-  if (param.empty()) w.null("param"); else w.str("param", param);
-  if (code.empty()) w.null("code"); else w.str("code", code);
+  if (param.empty())
+    w.null("param");
+  else
+    w.str("param", param);
+  if (code.empty())
+    w.null("code");
+  else
+    w.str("code", code);
   w.endObject().endObject();
   body.push_back('\n');
   setJsonBody(reply, status, std::move(body), kOpenAiContentType);
@@ -63,32 +69,54 @@ MockReply googleError(int status, std::string_view status_name, std::string_view
 
 std::string_view googleStatusName(int status) {
   switch (status) {
-    case 400: return "INVALID_ARGUMENT";
-    case 401: return "UNAUTHENTICATED";
-    case 403: return "PERMISSION_DENIED";
-    case 404: return "NOT_FOUND";
-    case 409: return "ABORTED";
-    case 429: return "RESOURCE_EXHAUSTED";
-    case 499: return "CANCELLED";
-    case 501: return "UNIMPLEMENTED";
-    case 503: case 529: return "UNAVAILABLE";
-    case 504: return "DEADLINE_EXCEEDED";
-    default: return status < 500 ? "FAILED_PRECONDITION" : "INTERNAL";
+    case 400:
+      return "INVALID_ARGUMENT";
+    case 401:
+      return "UNAUTHENTICATED";
+    case 403:
+      return "PERMISSION_DENIED";
+    case 404:
+      return "NOT_FOUND";
+    case 409:
+      return "ABORTED";
+    case 429:
+      return "RESOURCE_EXHAUSTED";
+    case 499:
+      return "CANCELLED";
+    case 501:
+      return "UNIMPLEMENTED";
+    case 503:
+    case 529:
+      return "UNAVAILABLE";
+    case 504:
+      return "DEADLINE_EXCEEDED";
+    default:
+      return status < 500 ? "FAILED_PRECONDITION" : "INTERNAL";
   }
 }
 
 std::string_view anthropicTypeFor(int status) {
   switch (status) {
-    case 400: return "invalid_request_error";
-    case 401: return "authentication_error";
-    case 402: return "billing_error";
-    case 403: return "permission_error";
-    case 404: return "not_found_error";
-    case 413: return "request_too_large";
-    case 429: return "rate_limit_error";
-    case 504: return "timeout_error";
-    case 529: return "overloaded_error";
-    default: return status < 500 ? "invalid_request_error" : "api_error";
+    case 400:
+      return "invalid_request_error";
+    case 401:
+      return "authentication_error";
+    case 402:
+      return "billing_error";
+    case 403:
+      return "permission_error";
+    case 404:
+      return "not_found_error";
+    case 413:
+      return "request_too_large";
+    case 429:
+      return "rate_limit_error";
+    case 504:
+      return "timeout_error";
+    case 529:
+      return "overloaded_error";
+    default:
+      return status < 500 ? "invalid_request_error" : "api_error";
   }
 }
 
@@ -168,9 +196,10 @@ MockReply rateLimitedError(Vendor vendor, IdSource& ids, int retry_after_s,
     case Vendor::OpenAi: {
       std::string message = "Rate limit reached for ";
       message.append(model.empty() ? std::string_view("this model") : model);
-      message += " in organization org-mock on requests per min (RPM): Limit 500, Used 500, "
-                 "Requested 1. Please try again in " + seconds +
-                 "s. Visit https://platform.openai.com/account/rate-limits to learn more.";
+      message +=
+          " in organization org-mock on requests per min (RPM): Limit 500, Used 500, "
+          "Requested 1. Please try again in " +
+          seconds + "s. Visit https://platform.openai.com/account/rate-limits to learn more.";
       reply = openAiError(ids, 429, message, "requests", {}, "rate_limit_exceeded");
       break;
     }
@@ -206,10 +235,14 @@ MockReply rateLimitedError(Vendor vendor, IdSource& ids, int retry_after_s,
 
 MockReply statusError(Vendor vendor, IdSource& ids, int status, std::string_view model) {
   switch (status) {
-    case 401: return invalidKeyError(vendor, ids);
-    case 403: return forbiddenKeyError(vendor, ids);
-    case 429: return rateLimitedError(vendor, ids, 1, model);
-    default: break;
+    case 401:
+      return invalidKeyError(vendor, ids);
+    case 403:
+      return forbiddenKeyError(vendor, ids);
+    case 429:
+      return rateLimitedError(vendor, ids, 1, model);
+    default:
+      break;
   }
   switch (vendor) {
     case Vendor::OpenAi:
@@ -219,11 +252,14 @@ MockReply statusError(Vendor vendor, IdSource& ids, int status, std::string_view
                              "The server had an error while processing your request. Sorry about "
                              "that!",
                              "server_error", {}, {});
-        case 502: return openAiError(ids, status, "Bad gateway.", "server_error", {}, {});
-        case 503: case 529:
+        case 502:
+          return openAiError(ids, status, "Bad gateway.", "server_error", {}, {});
+        case 503:
+        case 529:
           return openAiError(ids, status, "The server is overloaded or not ready yet.",
                              "server_error", {}, {});
-        case 504: return openAiError(ids, status, "Gateway timeout.", "server_error", {}, {});
+        case 504:
+          return openAiError(ids, status, "Gateway timeout.", "server_error", {}, {});
         default:
           return openAiError(ids, status,
                              "Request failed with status " + std::to_string(status) + ".",
@@ -234,16 +270,17 @@ MockReply statusError(Vendor vendor, IdSource& ids, int status, std::string_view
       std::string message = status == 529   ? "Overloaded"
                             : status == 500 ? "Internal server error"
                             : status == 503 ? "Service unavailable"
-                            : status == 504 ? "Request timed out"
-                                            : "Request failed with status " + std::to_string(status);
+                            : status == 504
+                                ? "Request timed out"
+                                : "Request failed with status " + std::to_string(status);
       return anthropicError(ids, status, type, message);
     }
     case Vendor::Google: {
       std::string message =
-          status == 500   ? "An internal error has occurred. Please retry or report in "
-                            "https://developers.generativeai.google/guide/troubleshooting"
+          status == 500 ? "An internal error has occurred. Please retry or report in "
+                          "https://developers.generativeai.google/guide/troubleshooting"
           : status == 503 || status == 529 ? "The model is overloaded. Please try again later."
-          : status == 504 ? "Deadline expired before operation could complete."
+          : status == 504                  ? "Deadline expired before operation could complete."
                           : "Request failed with status " + std::to_string(status) + ".";
       return googleError(status, googleStatusName(status), message);
     }
@@ -265,7 +302,8 @@ MockReply invalidJsonError(Vendor vendor, IdSource& ids) {
       return anthropicError(ids, 400, "invalid_request_error",
                             "There was an error parsing the body of your request: invalid JSON");
     case Vendor::Google:
-      return googleError(400, "INVALID_ARGUMENT", "Invalid JSON payload received. Unexpected token.");
+      return googleError(400, "INVALID_ARGUMENT",
+                         "Invalid JSON payload received. Unexpected token.");
   }
   return {};
 }

@@ -26,11 +26,11 @@ enum class FaultKind {
 /// One parsed fault spec.
 struct Fault {
   FaultKind kind = FaultKind::Status;
-  int status = 500;                     ///< Status and FailNth
-  int retry_after_s = 1;                ///< 429 only
+  int status = 500;                       ///< Status and FailNth
+  int retry_after_s = 1;                  ///< 429 only
   std::chrono::milliseconds duration{0};  ///< SlowFirstByte, SlowFirstToken, Stall
-  std::int64_t nth = 0;                 ///< FailNth
-  std::string counter_key;              ///< FailNth: the spec text, which keys its counter
+  std::int64_t nth = 0;                   ///< FailNth
+  std::string counter_key;                ///< FailNth: the spec text, which keys its counter
 };
 
 /// Every fault asked for by one request, plus the stream pacing.

@@ -16,7 +16,8 @@ std::uint64_t mix(std::uint64_t x) {
   return x;
 }
 
-constexpr std::string_view kAlnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+constexpr std::string_view kAlnum =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 constexpr std::string_view kHex = "0123456789abcdef";
 constexpr std::string_view kBase64 =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -62,8 +63,12 @@ std::string IdSource::fromAlphabet(std::string_view alphabet, std::size_t n) {
   return out;
 }
 
-std::string IdSource::alnum(std::size_t n) { return fromAlphabet(kAlnum, n); }
-std::string IdSource::hex(std::size_t n) { return fromAlphabet(kHex, n); }
+std::string IdSource::alnum(std::size_t n) {
+  return fromAlphabet(kAlnum, n);
+}
+std::string IdSource::hex(std::size_t n) {
+  return fromAlphabet(kHex, n);
+}
 
 std::string IdSource::base64(std::size_t n) {
   std::string out = fromAlphabet(kBase64, n);

@@ -15,10 +15,10 @@ namespace {
 namespace json = boost::json;
 
 enum class Operation {
-  Generate,           ///< chat/completions, responses, messages, generateContent, streamGenerateContent
-  AnthropicCount,     ///< messages/count_tokens
-  GeminiCount,        ///< :countTokens
-  ListModels,         ///< GET models
+  Generate,  ///< chat/completions, responses, messages, generateContent, streamGenerateContent
+  AnthropicCount,  ///< messages/count_tokens
+  GeminiCount,     ///< :countTokens
+  ListModels,      ///< GET models
   Unknown,
 };
 
@@ -114,14 +114,17 @@ std::string_view bearerToken(HeaderList const& headers) {
 
 std::string_view apiKey(MockRequest const& request, Vendor vendor) {
   switch (vendor) {
-    case Vendor::OpenAi: return bearerToken(request.headers);
+    case Vendor::OpenAi:
+      return bearerToken(request.headers);
     case Vendor::Anthropic: {
       std::string_view key = request.headers.get("x-api-key");
       return key.empty() ? bearerToken(request.headers) : key;
     }
     case Vendor::Google: {
+      // x-goog-api-key, ?key=, or a Vertex-style OAuth bearer token.
       std::string_view key = request.headers.get("x-goog-api-key");
-      return key.empty() ? queryParam(request.query, "key") : key;
+      if (key.empty()) key = queryParam(request.query, "key");
+      return key.empty() ? bearerToken(request.headers) : key;
     }
   }
   return {};
@@ -222,7 +225,8 @@ MockReply MockProvider::handle(MockRequest const& request) {
     }
   }
   auto withHeadDelay = [&](MockReply reply) {
-    if (Fault const* slow = faults.find(FaultKind::SlowFirstByte)) reply.head_delay = slow->duration;
+    if (Fault const* slow = faults.find(FaultKind::SlowFirstByte))
+      reply.head_delay = slow->duration;
     return reply;
   };
 
@@ -231,9 +235,12 @@ MockReply MockProvider::handle(MockRequest const& request) {
       return withHeadDelay(std::move(*error));
     }
     switch (route.protocol) {
-      case Protocol::Anthropic: return withHeadDelay(catalog::anthropicModels(ids));
-      case Protocol::Gemini: return withHeadDelay(catalog::geminiModels());
-      default: return withHeadDelay(catalog::openAiModels(ids));
+      case Protocol::Anthropic:
+        return withHeadDelay(catalog::anthropicModels(ids));
+      case Protocol::Gemini:
+        return withHeadDelay(catalog::geminiModels());
+      default:
+        return withHeadDelay(catalog::openAiModels(ids));
     }
   }
 
@@ -267,7 +274,8 @@ MockReply MockProvider::handle(MockRequest const& request) {
     return withHeadDelay(catalog::anthropicCountTokens(prompt_tokens, ids));
   }
   if (route.op == Operation::GeminiCount) {
-    if (arrayField(&body, "contents") == nullptr && objectField(&body, "generateContentRequest") == nullptr) {
+    if (arrayField(&body, "contents") == nullptr &&
+        objectField(&body, "generateContentRequest") == nullptr) {
       return withHeadDelay(missingFieldError(vendor, ids, "contents"));
     }
     return withHeadDelay(catalog::geminiCountTokens(prompt_tokens));
@@ -278,10 +286,18 @@ MockReply MockProvider::handle(MockRequest const& request) {
   facts.body_bytes = request.body.size();
   std::optional<MockReply> invalid;
   switch (route.protocol) {
-    case Protocol::OpenAiChat: invalid = chat::inspect(call, facts); break;
-    case Protocol::OpenAiResponses: invalid = responses::inspect(call, facts); break;
-    case Protocol::Anthropic: invalid = anthropic::inspect(call, facts); break;
-    case Protocol::Gemini: invalid = gemini::inspect(call, route.delivery, facts); break;
+    case Protocol::OpenAiChat:
+      invalid = chat::inspect(call, facts);
+      break;
+    case Protocol::OpenAiResponses:
+      invalid = responses::inspect(call, facts);
+      break;
+    case Protocol::Anthropic:
+      invalid = anthropic::inspect(call, facts);
+      break;
+    case Protocol::Gemini:
+      invalid = gemini::inspect(call, route.delivery, facts);
+      break;
   }
   if (invalid) return withHeadDelay(std::move(*invalid));
 
@@ -299,10 +315,18 @@ MockReply MockProvider::handle(MockRequest const& request) {
   } else {
     AnswerPlan plan = planAnswer(facts, route.protocol == Protocol::Anthropic);
     switch (route.protocol) {
-      case Protocol::OpenAiChat: rendered = chat::render(call, facts, plan); break;
-      case Protocol::OpenAiResponses: rendered = responses::render(call, facts, plan); break;
-      case Protocol::Anthropic: rendered = anthropic::render(call, facts, plan); break;
-      case Protocol::Gemini: rendered = gemini::render(call, route.delivery, facts, plan); break;
+      case Protocol::OpenAiChat:
+        rendered = chat::render(call, facts, plan);
+        break;
+      case Protocol::OpenAiResponses:
+        rendered = responses::render(call, facts, plan);
+        break;
+      case Protocol::Anthropic:
+        rendered = anthropic::render(call, facts, plan);
+        break;
+      case Protocol::Gemini:
+        rendered = gemini::render(call, route.delivery, facts, plan);
+        break;
     }
   }
   applyBodyFaults(rendered, faults);

@@ -22,7 +22,8 @@ std::string addRequestId(MockReply& reply, Vendor vendor, IdSource& ids) {
       reply.headers.add("request-id", id);
       return id;
     }
-    case Vendor::Google: break;
+    case Vendor::Google:
+      break;
   }
   return {};
 }
@@ -46,7 +47,8 @@ void addRateLimitHeaders(MockReply& reply, Vendor vendor, bool exhausted, int re
       reply.headers.add("anthropic-ratelimit-input-tokens-remaining", exhausted ? "0" : "2000000");
       reply.headers.add("anthropic-ratelimit-output-tokens-remaining", exhausted ? "0" : "400000");
       break;
-    case Vendor::Google: break;  // Gemini sends no rate-limit headers
+    case Vendor::Google:
+      break;  // Gemini sends no rate-limit headers
   }
 }
 

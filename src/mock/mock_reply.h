@@ -14,9 +14,12 @@ enum class Vendor { OpenAi, Anthropic, Google };
 
 inline Vendor vendorOf(Protocol protocol) {
   switch (protocol) {
-    case Protocol::Anthropic: return Vendor::Anthropic;
-    case Protocol::Gemini: return Vendor::Google;
-    default: return Vendor::OpenAi;
+    case Protocol::Anthropic:
+      return Vendor::Anthropic;
+    case Protocol::Gemini:
+      return Vendor::Google;
+    default:
+      return Vendor::OpenAi;
   }
 }
 

@@ -1,10 +1,9 @@
 #pragma once
 
+#include <boost/json/fwd.hpp>
 #include <cstddef>
 #include <optional>
 #include <string_view>
-
-#include <boost/json/fwd.hpp>
 
 #include "mock/answer_plan.h"
 #include "mock/mock_ids.h"
@@ -49,8 +48,8 @@ std::optional<MockReply> inspect(MockCall const& call, RequestFacts& facts);
 Rendered render(MockCall const& call, RequestFacts const& facts, AnswerPlan const& plan);
 /// A stream that fails after it started (response.created, response.in_progress, error,
 /// response.failed): how the Responses API reports errors such as a context overflow in a stream.
-Rendered renderStreamFailure(MockCall const& call, RequestFacts const& facts,
-                             std::string_view code, std::string_view message);
+Rendered renderStreamFailure(MockCall const& call, RequestFacts const& facts, std::string_view code,
+                             std::string_view message);
 }  // namespace responses
 
 namespace anthropic {

@@ -37,7 +37,7 @@ struct Items {
   std::string reasoning_id;
   std::string encrypted_partial;  ///< the copy in output_item.added (may be incomplete upstream)
   std::string encrypted;
-  bool summary = false;           ///< reasoning.summary asked for: the thinking is shown
+  bool summary = false;  ///< reasoning.summary asked for: the thinking is shown
   std::string message_id;
   std::vector<std::string> call_item_ids;
   std::vector<std::string> call_ids;
@@ -103,7 +103,10 @@ void writeAllItems(JsonWriter& w, Items const& items, AnswerPlan const& plan) {
 
 /// Echo of a request member, or `fallback_null` when absent.
 void echo(JsonWriter& w, json::object const& body, std::string_view key) {
-  if (json::value const* v = field(&body, key)) w.value(key, *v); else w.null(key);
+  if (json::value const* v = field(&body, key))
+    w.value(key, *v);
+  else
+    w.null(key);
 }
 
 void writeTools(JsonWriter& w, json::object const& body) {
@@ -135,7 +138,7 @@ void writeResponse(JsonWriter& w, MockCall const& call, Items const& items, Phas
   json::object const& body = call.body;
   w.beginObject().str("id", items.response_id).str("object", "response");
   w.num("created_at", items.created_at);
-  w.str("status", phase == Phase::InProgress ? "in_progress"
+  w.str("status", phase == Phase::InProgress  ? "in_progress"
                   : phase == Phase::Completed ? "completed"
                                               : "failed");
   w.boolean("background", boolField(&body, "background", false));
@@ -165,8 +168,10 @@ void writeResponse(JsonWriter& w, MockCall const& call, Items const& items, Phas
   } else {
     w.str("effort", "medium");
   }
-  if (hasString(reasoning, "summary")) w.str("summary", stringField(reasoning, "summary"));
-  else w.null("summary");
+  if (hasString(reasoning, "summary"))
+    w.str("summary", stringField(reasoning, "summary"));
+  else
+    w.null("summary");
   w.endObject();
   echo(w, body, "safety_identifier");
   w.str("service_tier", "default").boolean("store", boolField(&body, "store", true));
@@ -200,7 +205,8 @@ void writeResponse(JsonWriter& w, MockCall const& call, Items const& items, Phas
   } else {
     w.num("top_p", 1.0);
   }
-  w.str("truncation", hasString(&body, "truncation") ? stringField(&body, "truncation") : "disabled");
+  w.str("truncation",
+        hasString(&body, "truncation") ? stringField(&body, "truncation") : "disabled");
   if (usage == nullptr) {
     w.null("usage");
   } else {
@@ -260,7 +266,10 @@ void streamReasoning(EventStream& s, Items const& items, AnswerPlan const& plan,
     auto part = [&](JsonWriter& w, std::string_view text) {
       w.beginObject("part").str("type", "summary_text").str("text", text).endObject();
     };
-    s.event("response.reasoning_summary_part.added", [&](JsonWriter& w) { ids(w); part(w, ""); });
+    s.event("response.reasoning_summary_part.added", [&](JsonWriter& w) {
+      ids(w);
+      part(w, "");
+    });
     for (auto piece : splitDeltas(plan.thinking)) {
       s.event("response.reasoning_summary_text.delta", [&](JsonWriter& w) {
         ids(w);
@@ -268,10 +277,14 @@ void streamReasoning(EventStream& s, Items const& items, AnswerPlan const& plan,
         s.obfuscation(w);
       });
     }
-    s.event("response.reasoning_summary_text.done",
-            [&](JsonWriter& w) { ids(w); w.str("text", plan.thinking); });
-    s.event("response.reasoning_summary_part.done",
-            [&](JsonWriter& w) { ids(w); part(w, plan.thinking); });
+    s.event("response.reasoning_summary_text.done", [&](JsonWriter& w) {
+      ids(w);
+      w.str("text", plan.thinking);
+    });
+    s.event("response.reasoning_summary_part.done", [&](JsonWriter& w) {
+      ids(w);
+      part(w, plan.thinking);
+    });
   }
   s.event("response.output_item.done", [&](JsonWriter& w) {
     w.num("output_index", index).key("item");
@@ -279,8 +292,7 @@ void streamReasoning(EventStream& s, Items const& items, AnswerPlan const& plan,
   });
 }
 
-void streamMessage(EventStream& s, Items const& items, AnswerPlan const& plan,
-                   std::int64_t index) {
+void streamMessage(EventStream& s, Items const& items, AnswerPlan const& plan, std::int64_t index) {
   auto ids = [&](JsonWriter& w) {
     w.str("item_id", items.message_id).num("output_index", index);
     w.num("content_index", std::int64_t{0});
@@ -374,10 +386,10 @@ std::optional<MockReply> inspect(MockCall const& call, RequestFacts& facts) {
       if (type == "function_call_output" && !stateful) {
         std::string_view id = stringField(item, "call_id");
         if (std::find(call_ids.begin(), call_ids.end(), id) == call_ids.end()) {
-          return invalidRequestError(Vendor::OpenAi, call.ids,
-                                     "No tool call found for function call output with call_id " +
-                                         std::string(id) + ".",
-                                     "input");
+          return invalidRequestError(
+              Vendor::OpenAi, call.ids,
+              "No tool call found for function call output with call_id " + std::string(id) + ".",
+              "input");
         }
       }
       if ((type.empty() || type == "message") && stringField(item, "role") == "user") {
@@ -420,8 +432,9 @@ Rendered render(MockCall const& call, RequestFacts const& facts, AnswerPlan cons
   if (!facts.stream) {
     std::string body;
     JsonWriter w(body, JsonStyle::Indent2);
-    writeResponse(w, call, items, Phase::Completed, true,
-                  [&](JsonWriter& ow) { writeAllItems(ow, items, plan); }, &plan.usage);
+    writeResponse(
+        w, call, items, Phase::Completed, true,
+        [&](JsonWriter& ow) { writeAllItems(ow, items, plan); }, &plan.usage);
     body.push_back('\n');
     setJsonBody(out.reply, 200, std::move(body), "application/json");
     addHeaders(out.reply, call.ids);
@@ -442,8 +455,9 @@ Rendered render(MockCall const& call, RequestFacts const& facts, AnswerPlan cons
   for (std::size_t i = 0; i < plan.calls.size(); ++i) streamCall(s, items, plan, i, index++);
   s.event("response.completed", [&](JsonWriter& w) {
     w.key("response");
-    writeResponse(w, call, items, Phase::Completed, false,
-                  [&](JsonWriter& ow) { writeAllItems(ow, items, plan); }, &plan.usage);
+    writeResponse(
+        w, call, items, Phase::Completed, false,
+        [&](JsonWriter& ow) { writeAllItems(ow, items, plan); }, &plan.usage);
   });
   addHeaders(out.reply, call.ids);
   return out;

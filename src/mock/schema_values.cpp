@@ -2,9 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <utility>
-
 #include <boost/json/value.hpp>
+#include <utility>
 
 #include "core/strings.h"
 #include "mock/json_writer.h"
@@ -97,7 +96,8 @@ class ArgumentWriter {
       w_.value(*c);
       return;
     }
-    if (json::value const* e = member(schema, "enum"); e && e->is_array() && !e->get_array().empty()) {
+    if (json::value const* e = member(schema, "enum");
+        e && e->is_array() && !e->get_array().empty()) {
       w_.value(e->get_array().front());
       return;
     }
@@ -117,14 +117,16 @@ class ArgumentWriter {
       w_.null();
     } else {
       std::string_view format;
-      if (json::value const* f = member(schema, "format"); f && f->is_string()) format = f->get_string();
+      if (json::value const* f = member(schema, "format"); f && f->is_string())
+        format = f->get_string();
       std::string text(stringFor(lower_name, format));
       if (json::value const* n = member(schema, "minLength"); n && n->is_int64()) {
         if (static_cast<std::int64_t>(text.size()) < n->get_int64()) {
           text.append(static_cast<std::size_t>(n->get_int64()) - text.size(), 'x');
         }
       }
-      if (json::value const* n = member(schema, "maxLength"); n && n->is_int64() && n->get_int64() >= 0) {
+      if (json::value const* n = member(schema, "maxLength");
+          n && n->is_int64() && n->get_int64() >= 0) {
         if (static_cast<std::int64_t>(text.size()) > n->get_int64()) {
           text.resize(static_cast<std::size_t>(n->get_int64()));
         }

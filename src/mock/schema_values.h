@@ -1,8 +1,7 @@
 #pragma once
 
-#include <string>
-
 #include <boost/json/fwd.hpp>
+#include <string>
 
 namespace llmux::mock {
 

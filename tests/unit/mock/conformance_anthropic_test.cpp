@@ -1,8 +1,9 @@
 // The mock's Anthropic Messages output against recorded Anthropic traffic
 // (tests/data/fixtures/anthropic): same framing (event: + data: lines, the padded data lines, the
 // "ping" spelling), same event sequence, same JSON key structure and usage fields.
-#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
+
+#include <boost/json/serialize.hpp>
 
 #include "conformance_support.h"
 #include "mock/mock_provider.h"
@@ -43,7 +44,8 @@ void expectNoDiff(std::vector<std::string> const& diffs) {
   EXPECT_TRUE(diffs.empty()) << join(diffs);
 }
 
-std::vector<std::string> without(std::vector<std::string> kinds, std::set<std::string> const& drop) {
+std::vector<std::string> without(std::vector<std::string> kinds,
+                                 std::set<std::string> const& drop) {
   std::erase_if(kinds, [&](std::string const& k) { return drop.count(k) > 0; });
   std::vector<std::string> collapsed;
   for (auto& k : kinds) {
@@ -62,7 +64,8 @@ TEST(AnthropicConformance, TextStream) {
   ASSERT_EQ(reply.status, 200) << reply.body();
   EXPECT_EQ(reply.headers.get("content-type"), "text/event-stream; charset=utf-8");
   EXPECT_TRUE(reply.headers.get("request-id").starts_with("req_011C"));
-  std::string recorded = readFixture(kFolder, "llm-anthropic--stream_thinking_signature_tool_use.i1.response.sse");
+  std::string recorded =
+      readFixture(kFolder, "llm-anthropic--stream_thinking_signature_tool_use.i1.response.sse");
   EXPECT_EQ(framingOf(reply.body()), framingOf(recorded));
   auto mine = parseSse(reply.body()), theirs = parseSse(recorded);
   EXPECT_EQ(join(kindSequence(kAnthropic, mine)), join(kindSequence(kAnthropic, theirs)));
@@ -74,9 +77,11 @@ TEST(AnthropicConformance, TextStream) {
 }
 
 TEST(AnthropicConformance, ThinkingThenToolUseStream) {
-  MockReply reply = ask(readFixture(kFolder, "llm-anthropic--stream_thinking_signature_tool_use.i0.request.json"));
+  MockReply reply = ask(
+      readFixture(kFolder, "llm-anthropic--stream_thinking_signature_tool_use.i0.request.json"));
   ASSERT_EQ(reply.status, 200) << reply.body();
-  std::string recorded = readFixture(kFolder, "llm-anthropic--stream_thinking_signature_tool_use.i0.response.sse");
+  std::string recorded =
+      readFixture(kFolder, "llm-anthropic--stream_thinking_signature_tool_use.i0.response.sse");
   EXPECT_EQ(framingOf(reply.body()), framingOf(recorded));
   auto mine = parseSse(reply.body()), theirs = parseSse(recorded);
   // The mock writes a one-sentence preamble before its tool calls, as Sonnet does
@@ -84,7 +89,8 @@ TEST(AnthropicConformance, ThinkingThenToolUseStream) {
   std::set<std::string> text_block = {"content_block_start:text", "content_block_delta:text_delta"};
   EXPECT_EQ(join(without(kindSequence(kAnthropic, mine), text_block)),
             join(kindSequence(kAnthropic, theirs)));
-  Tolerance tolerance{.optional = {"kind:content_block_start:text", "kind:content_block_delta:text_delta"}};
+  Tolerance tolerance{
+      .optional = {"kind:content_block_start:text", "kind:content_block_delta:text_delta"}};
   expectNoDiff(eventShapeDiff(kAnthropic, mine, theirs, tolerance));
   // Usage is split: input side in message_start, cumulative output in message_delta.
   json::value const& delta_usage = mine[mine.size() - 2].json.at("usage");
@@ -95,14 +101,16 @@ TEST(AnthropicConformance, ThinkingThenToolUseStream) {
 }
 
 TEST(AnthropicConformance, ThinkingThenTextStream) {
-  MockReply reply = ask(readFixture(kFolder, "pydantic-ai--stream_thinking_signature.request.json"));
+  MockReply reply =
+      ask(readFixture(kFolder, "pydantic-ai--stream_thinking_signature.request.json"));
   ASSERT_EQ(reply.status, 200) << reply.body();
-  std::string recorded = readFixture(kFolder, "pydantic-ai--stream_thinking_signature.response.sse");
+  std::string recorded =
+      readFixture(kFolder, "pydantic-ai--stream_thinking_signature.response.sse");
   auto mine = parseSse(reply.body()), theirs = parseSse(recorded);
   EXPECT_EQ(join(kindSequence(kAnthropic, mine)), join(kindSequence(kAnthropic, theirs)));
   // Recorded in 2025, before stop_details and output_tokens_details existed.
-  Tolerance tolerance{.optional = {"message.stop_details", "delta.stop_details",
-                                   "usage.output_tokens_details"}};
+  Tolerance tolerance{
+      .optional = {"message.stop_details", "delta.stop_details", "usage.output_tokens_details"}};
   expectNoDiff(eventShapeDiff(kAnthropic, mine, theirs, tolerance));
 }
 
@@ -115,7 +123,8 @@ TEST(AnthropicConformance, TextThenToolUseStream) {
   MockReply reply = ask(request);
   ASSERT_EQ(reply.status, 200) << reply.body();
   auto mine = parseSse(reply.body());
-  auto theirs = parseJsonLines(readFixture(kFolder, "vercel-ai--anthropic-tool-no-args.chunks.txt"));
+  auto theirs =
+      parseJsonLines(readFixture(kFolder, "vercel-ai--anthropic-tool-no-args.chunks.txt"));
   // Pings come wherever the API likes; the recording has four, the mock one.
   EXPECT_EQ(join(without(kindSequence(kAnthropic, mine), {"ping"})),
             join(without(kindSequence(kAnthropic, theirs), {"ping"})));
@@ -126,7 +135,8 @@ TEST(AnthropicConformance, TextThenToolUseStream) {
   expectNoDiff(eventShapeDiff(kAnthropic, mine, theirs, tolerance));
   // A tool without arguments streams exactly one empty input_json_delta.
   int input_deltas = 0;
-  for (auto const& e : mine) input_deltas += testing::kindOf(kAnthropic, e) == "content_block_delta:input_json_delta";
+  for (auto const& e : mine)
+    input_deltas += testing::kindOf(kAnthropic, e) == "content_block_delta:input_json_delta";
   EXPECT_EQ(input_deltas, 1);
 }
 
@@ -135,12 +145,15 @@ TEST(AnthropicConformance, TextBodyWithPromptCache) {
   ASSERT_EQ(reply.status, 200) << reply.body();
   EXPECT_FALSE(reply.streaming);
   json::value mine = parseJson(reply.body());
-  expectNoDiff(shapeDiff(mine, parseJson(readFixture(kFolder, "pydantic-ai--prompt_cache_usage.i1.response.json")), {}));
+  expectNoDiff(shapeDiff(
+      mine, parseJson(readFixture(kFolder, "pydantic-ai--prompt_cache_usage.i1.response.json")),
+      {}));
   // cache_control in the request: reads and writes are reported, and excluded from input_tokens.
   json::value const& usage = mine.at("usage");
   EXPECT_GT(usage.at("cache_read_input_tokens").as_int64(), 0);
   EXPECT_GT(usage.at("cache_creation_input_tokens").as_int64(), 0);
-  EXPECT_EQ(usage.at("cache_creation").at("ephemeral_5m_input_tokens"), usage.at("cache_creation_input_tokens"));
+  EXPECT_EQ(usage.at("cache_creation").at("ephemeral_5m_input_tokens"),
+            usage.at("cache_creation_input_tokens"));
   EXPECT_LT(usage.at("input_tokens").as_int64(), usage.at("cache_read_input_tokens").as_int64());
 }
 
@@ -148,7 +161,8 @@ TEST(AnthropicConformance, ToolUseBody) {
   MockReply reply = ask(readFixture(kFolder, "pydantic-ai--parallel_tool_use.i0.request.json"));
   ASSERT_EQ(reply.status, 200) << reply.body();
   json::value mine = parseJson(reply.body());
-  json::value theirs = parseJson(readFixture(kFolder, "pydantic-ai--parallel_tool_use.i0.response.json"));
+  json::value theirs =
+      parseJson(readFixture(kFolder, "pydantic-ai--parallel_tool_use.i0.response.json"));
   // Recorded before usage.inference_geo existed.
   expectNoDiff(shapeDiff(mine, theirs, {.optional = {"usage.inference_geo"}}));
   EXPECT_EQ(mine.at("stop_reason"), "tool_use");
@@ -158,21 +172,27 @@ TEST(AnthropicConformance, ToolUseBody) {
 }
 
 TEST(AnthropicConformance, ThinkingTextToolUseBody) {
-  MockReply reply = ask(readFixture(kFolder, "pydantic-ai--thinking_tool_use_roundtrip.i0.request.json"));
+  MockReply reply =
+      ask(readFixture(kFolder, "pydantic-ai--thinking_tool_use_roundtrip.i0.request.json"));
   ASSERT_EQ(reply.status, 200) << reply.body();
   json::value mine = parseJson(reply.body());
-  json::value theirs = parseJson(readFixture(kFolder, "pydantic-ai--thinking_tool_use_roundtrip.i0.response.json"));
+  json::value theirs =
+      parseJson(readFixture(kFolder, "pydantic-ai--thinking_tool_use_roundtrip.i0.response.json"));
   expectNoDiff(shapeDiff(mine, theirs, {}));
   std::vector<std::string> types;
-  for (auto const& block : mine.at("content").as_array()) types.emplace_back(block.at("type").as_string());
+  for (auto const& block : mine.at("content").as_array())
+    types.emplace_back(block.at("type").as_string());
   EXPECT_EQ(join(types), "thinking | text | tool_use");
 }
 
 TEST(AnthropicConformance, ErrorBodiesHaveAnthropicShape) {
-  MockReply reply = ask(R"({"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"hi"}]})");
+  MockReply reply =
+      ask(R"({"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"hi"}]})");
   EXPECT_EQ(reply.status, 400);
   json::value mine = parseJson(reply.body());
-  expectNoDiff(shapeDiff(mine, parseJson(readFixture(kFolder, "pydantic-ai--error_400_invalid_request.response.json")), {}));
+  expectNoDiff(shapeDiff(
+      mine, parseJson(readFixture(kFolder, "pydantic-ai--error_400_invalid_request.response.json")),
+      {}));
   EXPECT_EQ(mine.at("error").at("message"), "max_tokens: Field required");
   EXPECT_EQ(mine.at("request_id").as_string(), reply.headers.get("request-id"));
 }

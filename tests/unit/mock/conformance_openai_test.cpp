@@ -2,9 +2,10 @@
 // (tests/data/fixtures/openai-chat, openai-responses): same framing, same event sequence, same
 // JSON key structure and usage fields. Every tolerance below names a recorded difference between
 // model generations or providers, not a mock shortcut.
+#include <gtest/gtest.h>
+
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
-#include <gtest/gtest.h>
 
 #include "conformance_support.h"
 #include "mock/mock_provider.h"
@@ -68,8 +69,9 @@ void expectOneEventPerChunk(MockReply const& reply) {
 
 TEST(ChatConformance, TextStream) {
   MockProvider mock;
-  MockReply reply = mock.handle(makeRequest(
-      kChat, "/v1/chat/completions", readFixture("openai-chat", "envoy-aigw--chat-streaming.request.json")));
+  MockReply reply = mock.handle(
+      makeRequest(kChat, "/v1/chat/completions",
+                  readFixture("openai-chat", "envoy-aigw--chat-streaming.request.json")));
   ASSERT_EQ(reply.status, 200) << reply.body();
   EXPECT_TRUE(reply.streaming);
   EXPECT_EQ(reply.headers.get("content-type"), "text/event-stream; charset=utf-8");
@@ -86,7 +88,8 @@ TEST(ChatConformance, TextStreamWithUsageChunk) {
   // The recording hit max_completion_tokens while reasoning (no content, finish "length"): the
   // sequence differs by design, the usage chunk and the "usage":null fields must not.
   MockProvider mock;
-  std::string request = readFixture("openai-chat", "envoy-aigw--chat-streaming-detailed-usage.request.json");
+  std::string request =
+      readFixture("openai-chat", "envoy-aigw--chat-streaming-detailed-usage.request.json");
   MockReply reply = mock.handle(makeRequest(kChat, "/v1/chat/completions", request));
   ASSERT_EQ(reply.status, 200) << reply.body();
   std::string recorded =
@@ -118,8 +121,9 @@ TEST(ChatConformance, ParallelToolCallStream) {
   Tolerance tolerance{.optional = {"choices[].logprobs"}, .any_type = {"system_fingerprint"}};
   expectNoDiff(eventShapeDiff(kChat, mine, theirs, tolerance));
   // Two calls, with distinct indexes and ids, on the first two offered tools.
-  EXPECT_EQ(mine[1].json.at("choices").at(0).at("delta").at("tool_calls").at(0).at("function").at("name"),
-            "get_weather");
+  EXPECT_EQ(
+      mine[1].json.at("choices").at(0).at("delta").at("tool_calls").at(0).at("function").at("name"),
+      "get_weather");
 }
 
 TEST(ChatConformance, ReasoningStreamLikeDeepSeek) {
@@ -137,7 +141,8 @@ TEST(ChatConformance, ReasoningStreamLikeDeepSeek) {
   // OpenAI's separate finish and usage chunks.
   EXPECT_EQ(join(kindSequence(kChat, mine)),
             "role | reasoning | content | finish | usage | [DONE]");
-  EXPECT_EQ(join(kindSequence(kChat, theirs)), "role | reasoning | content | content+finish+usage | [DONE]");
+  EXPECT_EQ(join(kindSequence(kChat, theirs)),
+            "role | reasoning | content | content+finish+usage | [DONE]");
   // DeepSeek chunks lack OpenAI's service_tier and obfuscation and carry logprobs:null.
   Tolerance tolerance{.optional = {"service_tier", "obfuscation", "choices[].logprobs"},
                       .any_type = {"system_fingerprint"}};
@@ -147,24 +152,28 @@ TEST(ChatConformance, ReasoningStreamLikeDeepSeek) {
 
 TEST(ChatConformance, TextBody) {
   MockProvider mock;
-  MockReply reply = mock.handle(makeRequest(
-      kChat, "/v1/chat/completions", readFixture("openai-chat", "envoy-aigw--chat-image-to-text.request.json")));
+  MockReply reply = mock.handle(
+      makeRequest(kChat, "/v1/chat/completions",
+                  readFixture("openai-chat", "envoy-aigw--chat-image-to-text.request.json")));
   ASSERT_EQ(reply.status, 200) << reply.body();
   EXPECT_FALSE(reply.streaming);
   EXPECT_EQ(reply.headers.get("content-type"), "application/json");
   json::value mine = parseJson(reply.body());
-  json::value theirs = parseJson(readFixture("openai-chat", "envoy-aigw--chat-image-to-text.response.json"));
+  json::value theirs =
+      parseJson(readFixture("openai-chat", "envoy-aigw--chat-image-to-text.response.json"));
   expectNoDiff(shapeDiff(mine, theirs, {}));
   EXPECT_EQ(mine.at("choices").at(0).at("finish_reason"), "stop");
 }
 
 TEST(ChatConformance, ToolCallBody) {
   MockProvider mock;
-  MockReply reply = mock.handle(makeRequest(
-      kChat, "/v1/chat/completions", readFixture("openai-chat", "envoy-aigw--chat-parallel-tools.request.json")));
+  MockReply reply = mock.handle(
+      makeRequest(kChat, "/v1/chat/completions",
+                  readFixture("openai-chat", "envoy-aigw--chat-parallel-tools.request.json")));
   ASSERT_EQ(reply.status, 200) << reply.body();
   json::value mine = parseJson(reply.body());
-  json::value theirs = parseJson(readFixture("openai-chat", "envoy-aigw--chat-parallel-tools.response.json"));
+  json::value theirs =
+      parseJson(readFixture("openai-chat", "envoy-aigw--chat-parallel-tools.response.json"));
   expectNoDiff(shapeDiff(mine, theirs, {}));
   json::value const& call = mine.at("choices").at(0).at("message").at("tool_calls").at(0);
   EXPECT_EQ(call.at("function").at("name"), "get_current_weather");
@@ -176,12 +185,14 @@ TEST(ChatConformance, ToolCallBody) {
 
 TEST(ChatConformance, ReasoningBody) {
   MockProvider mock;
-  std::string request = edited(readFixture("openai-chat", "envoy-aigw--chat-reasoning.request.json"),
-                               [](json::object& o) { o["reasoning_effort"] = "medium"; });
+  std::string request =
+      edited(readFixture("openai-chat", "envoy-aigw--chat-reasoning.request.json"),
+             [](json::object& o) { o["reasoning_effort"] = "medium"; });
   MockReply reply = mock.handle(makeRequest(kChat, "/v1/chat/completions", request));
   ASSERT_EQ(reply.status, 200) << reply.body();
   json::value mine = parseJson(reply.body());
-  json::value theirs = parseJson(readFixture("openai-chat", "envoy-aigw--chat-reasoning.response.json"));
+  json::value theirs =
+      parseJson(readFixture("openai-chat", "envoy-aigw--chat-reasoning.response.json"));
   // OpenAI returns no reasoning text on Chat; the mock adds DeepSeek's reasoning_content.
   expectNoDiff(shapeDiff(mine, theirs, {.optional = {"choices[].message.reasoning_content"}}));
   json::value const& usage = mine.at("usage");
@@ -202,21 +213,23 @@ Tolerance crossRequest() {
 
 TEST(ResponsesConformance, TextStream) {
   MockProvider mock;
-  std::string request =
-      readFixture("openai-responses", "pydantic-ai--responses_stream_function_call.i1.request.json");
+  std::string request = readFixture("openai-responses",
+                                    "pydantic-ai--responses_stream_function_call.i1.request.json");
   MockReply reply = mock.handle(makeRequest(kResponses, "/v1/responses", request));
   ASSERT_EQ(reply.status, 200) << reply.body();
-  std::string recorded =
-      readFixture("openai-responses", "pydantic-ai--responses_stream_function_call.i1.response.sse");
+  std::string recorded = readFixture("openai-responses",
+                                     "pydantic-ai--responses_stream_function_call.i1.response.sse");
   expectSameFraming(reply.body(), recorded);
   auto mine = parseSse(reply.body());
-  EXPECT_EQ(join(kindSequence(kResponses, mine)), join(kindSequence(kResponses, parseSse(recorded))));
+  EXPECT_EQ(join(kindSequence(kResponses, mine)),
+            join(kindSequence(kResponses, parseSse(recorded))));
   for (auto const& e : mine) EXPECT_EQ(e.event, e.json.at("type").as_string());
   // That recording predates sequence_number; the layout of each event is checked against the
   // newest text answer recorded (the 4th response of the vercel-ai agent loop).
-  auto newest = nthResponse(parseJsonLines(readFixture(
-                                "openai-responses", "vercel-ai--openai-reasoning-encrypted-content.1.chunks.txt")),
-                            4);
+  auto newest = nthResponse(
+      parseJsonLines(readFixture("openai-responses",
+                                 "vercel-ai--openai-reasoning-encrypted-content.1.chunks.txt")),
+      4);
   expectNoDiff(eventShapeDiff(kResponses, mine, newest, crossRequest()));
   for (std::size_t i = 0; i < mine.size(); ++i) {
     EXPECT_EQ(mine[i].json.at("sequence_number").as_int64(), static_cast<std::int64_t>(i));
@@ -226,18 +239,20 @@ TEST(ResponsesConformance, TextStream) {
 
 TEST(ResponsesConformance, ReasoningThenFunctionCallStream) {
   MockProvider mock;
-  std::string request = readFixture(
-      "openai-responses", "pydantic-ai--responses_stream_reasoning_then_function_call.request.json");
+  std::string request =
+      readFixture("openai-responses",
+                  "pydantic-ai--responses_stream_reasoning_then_function_call.request.json");
   MockReply reply = mock.handle(makeRequest(kResponses, "/v1/responses", request));
   ASSERT_EQ(reply.status, 200) << reply.body();
-  std::string recorded = readFixture(
-      "openai-responses", "pydantic-ai--responses_stream_reasoning_then_function_call.response.sse");
+  std::string recorded =
+      readFixture("openai-responses",
+                  "pydantic-ai--responses_stream_reasoning_then_function_call.response.sse");
   expectSameFraming(reply.body(), recorded);
   auto mine = parseSse(reply.body()), theirs = parseSse(recorded);
   EXPECT_EQ(join(kindSequence(kResponses, mine)), join(kindSequence(kResponses, theirs)));
   // Recorded in 2025-09, before the API added prompt_cache_retention.
-  expectNoDiff(eventShapeDiff(kResponses, mine, theirs,
-                              {.optional = {"response.prompt_cache_retention"}}));
+  expectNoDiff(
+      eventShapeDiff(kResponses, mine, theirs, {.optional = {"response.prompt_cache_retention"}}));
   json::value const& usage = mine.back().json.at("response").at("usage");
   EXPECT_GT(usage.at("output_tokens_details").at("reasoning_tokens").as_int64(), 0);
 }
@@ -267,45 +282,50 @@ std::string calculatorRequest(bool stream, bool after_tool_result) {
 
 TEST(ResponsesConformance, ReasoningSummaryThenFunctionCallStream) {
   MockProvider mock;
-  MockReply reply = mock.handle(makeRequest(kResponses, "/v1/responses", calculatorRequest(true, false)));
+  MockReply reply =
+      mock.handle(makeRequest(kResponses, "/v1/responses", calculatorRequest(true, false)));
   ASSERT_EQ(reply.status, 200) << reply.body();
   auto mine = parseSse(reply.body());
-  auto first = nthResponse(parseJsonLines(readFixture(
-                               "openai-responses", "vercel-ai--openai-reasoning-encrypted-content.1.chunks.txt")),
-                           1);
+  auto first = nthResponse(
+      parseJsonLines(readFixture("openai-responses",
+                                 "vercel-ai--openai-reasoning-encrypted-content.1.chunks.txt")),
+      1);
   EXPECT_EQ(join(kindSequence(kResponses, mine)), join(kindSequence(kResponses, first)));
   expectNoDiff(eventShapeDiff(kResponses, mine, first, {}));
 }
 
 TEST(ResponsesConformance, FunctionCallBody) {
   MockProvider mock;
-  MockReply reply = mock.handle(makeRequest(
-      kResponses, "/v1/responses",
-      readFixture("openai-responses", "pydantic-ai--responses_function_call_roundtrip.i0.request.json")));
+  MockReply reply = mock.handle(
+      makeRequest(kResponses, "/v1/responses",
+                  readFixture("openai-responses",
+                              "pydantic-ai--responses_function_call_roundtrip.i0.request.json")));
   ASSERT_EQ(reply.status, 200) << reply.body();
   json::value mine = parseJson(reply.body());
-  json::value theirs = parseJson(
-      readFixture("openai-responses", "pydantic-ai--responses_function_call_roundtrip.i0.response.json"));
+  json::value theirs = parseJson(readFixture(
+      "openai-responses", "pydantic-ai--responses_function_call_roundtrip.i0.response.json"));
   expectNoDiff(shapeDiff(mine, theirs, {.optional = {"prompt_cache_retention"}}));
   EXPECT_EQ(mine.at("output").at(0).at("name"), "get_capital");
 }
 
 TEST(ResponsesConformance, TextBodyAfterFunctionCallOutput) {
   MockProvider mock;
-  MockReply reply = mock.handle(makeRequest(
-      kResponses, "/v1/responses",
-      readFixture("openai-responses", "pydantic-ai--responses_function_call_roundtrip.i1.request.json")));
+  MockReply reply = mock.handle(
+      makeRequest(kResponses, "/v1/responses",
+                  readFixture("openai-responses",
+                              "pydantic-ai--responses_function_call_roundtrip.i1.request.json")));
   ASSERT_EQ(reply.status, 200) << reply.body();
   json::value mine = parseJson(reply.body());
-  json::value theirs = parseJson(
-      readFixture("openai-responses", "pydantic-ai--responses_function_call_roundtrip.i1.response.json"));
+  json::value theirs = parseJson(readFixture(
+      "openai-responses", "pydantic-ai--responses_function_call_roundtrip.i1.response.json"));
   expectNoDiff(shapeDiff(mine, theirs, {.optional = {"prompt_cache_retention"}}));
   EXPECT_EQ(mine.at("output").at(0).at("type"), "message");
 }
 
 TEST(ResponsesConformance, ReasoningBody) {
   MockProvider mock;
-  MockReply reply = mock.handle(makeRequest(kResponses, "/v1/responses", calculatorRequest(false, true)));
+  MockReply reply =
+      mock.handle(makeRequest(kResponses, "/v1/responses", calculatorRequest(false, true)));
   ASSERT_EQ(reply.status, 200) << reply.body();
   json::value mine = parseJson(reply.body());
   json::value theirs = parseJson(
@@ -320,7 +340,8 @@ TEST(ResponsesConformance, ContextOverflowInStreamEndsWithResponseFailed) {
   MockReply reply = mock.handle(request);
   ASSERT_EQ(reply.status, 200);
   auto mine = parseSse(reply.body());
-  auto recorded = parseJsonLines(readFixture("openai-responses", "vercel-ai--openai-error.1.chunks.txt"));
+  auto recorded =
+      parseJsonLines(readFixture("openai-responses", "vercel-ai--openai-error.1.chunks.txt"));
   EXPECT_EQ(join(kindSequence(kResponses, mine)), join(kindSequence(kResponses, recorded)));
   // `param` is null for the recorded quota error and names the field for an input error.
   Tolerance tolerance = crossRequest();
@@ -331,9 +352,11 @@ TEST(ResponsesConformance, ContextOverflowInStreamEndsWithResponseFailed) {
 
 TEST(OpenAiErrorConformance, ErrorBodiesHaveOpenAiShape) {
   MockProvider mock;
-  MockReply reply = mock.handle(makeRequest(kChat, "/v1/chat/completions", R"({"model":"gpt-4o"})"));
+  MockReply reply =
+      mock.handle(makeRequest(kChat, "/v1/chat/completions", R"({"model":"gpt-4o"})"));
   EXPECT_EQ(reply.status, 400);
-  json::value theirs = parseJson(readFixture("openai-chat", "envoy-aigw--chat-bad-request.response.json"));
+  json::value theirs =
+      parseJson(readFixture("openai-chat", "envoy-aigw--chat-bad-request.response.json"));
   expectNoDiff(shapeDiff(parseJson(reply.body()), theirs, {}));
   // OpenAI indents error bodies by four spaces (envoy-aigw--chat-unknown-model is verbatim).
   std::string verbatim = readFixture("openai-chat", "envoy-aigw--chat-unknown-model.response.json");

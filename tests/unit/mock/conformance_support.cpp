@@ -1,12 +1,12 @@
 #include "conformance_support.h"
 
-#include <fstream>
-#include <map>
-#include <sstream>
+#include <gtest/gtest.h>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
-#include <gtest/gtest.h>
+#include <fstream>
+#include <map>
+#include <sstream>
 
 #include "protocol/sse_parser.h"
 
@@ -17,14 +17,20 @@ namespace json = boost::json;
 
 std::string typeName(json::value const& v) {
   switch (v.kind()) {
-    case json::kind::null: return "null";
-    case json::kind::bool_: return "bool";
+    case json::kind::null:
+      return "null";
+    case json::kind::bool_:
+      return "bool";
     case json::kind::int64:
     case json::kind::uint64:
-    case json::kind::double_: return "number";
-    case json::kind::string: return "string";
-    case json::kind::array: return "array";
-    case json::kind::object: return "object";
+    case json::kind::double_:
+      return "number";
+    case json::kind::string:
+      return "string";
+    case json::kind::array:
+      return "array";
+    case json::kind::object:
+      return "object";
   }
   return "?";
 }
@@ -42,7 +48,9 @@ json::value const* firstElement(json::value const* v) {
 }
 
 /// The "type" member of an object element, "" otherwise.
-std::string elementType(json::value const& v) { return std::string(str(at(v, "type"))); }
+std::string elementType(json::value const& v) {
+  return std::string(str(at(v, "type")));
+}
 
 void diff(json::value const& mock, json::value const& rec, std::string const& path,
           Tolerance const& tol, std::vector<std::string>& out);
@@ -135,7 +143,8 @@ std::string chatKind(json::value const& j) {
   if (json::value const* finish = at(*choice, "finish_reason"); finish && finish->is_string()) {
     parts.push_back("finish");
   }
-  if (json::value const* usage = at(j, "usage"); usage && usage->is_object()) parts.push_back("usage");
+  if (json::value const* usage = at(j, "usage"); usage && usage->is_object())
+    parts.push_back("usage");
   if (parts.empty()) return "empty";
   std::string kind;
   for (auto const& p : parts) kind += (kind.empty() ? "" : "+") + p;
@@ -146,11 +155,12 @@ std::string geminiKind(json::value const& j) {
   json::value const* candidate = firstElement(at(j, "candidates"));
   if (candidate == nullptr) return at(j, "error") ? "error" : "no-candidates";
   std::string kind;
-  if (json::value const* parts = at(*at(*candidate, "content"), "parts"); parts && parts->is_array()) {
+  if (json::value const* parts = at(*at(*candidate, "content"), "parts");
+      parts && parts->is_array()) {
     for (auto const& part : parts->get_array()) {
-      std::string p = at(part, "functionCall")             ? "functionCall"
-                      : at(part, "thought") != nullptr      ? "thought"
-                                                            : "text";
+      std::string p = at(part, "functionCall")         ? "functionCall"
+                      : at(part, "thought") != nullptr ? "thought"
+                                                       : "text";
       if (at(part, "thoughtSignature")) p += "/sig";
       if (kind.find(p) == std::string::npos) kind += (kind.empty() ? "" : ",") + p;
     }
@@ -183,8 +193,12 @@ MockRequest makeRequest(Protocol protocol, std::string path, std::string body, s
       request.headers.add("x-api-key", "sk-ant-test");
       request.headers.add("anthropic-version", "2023-06-01");
       break;
-    case Protocol::Gemini: request.headers.add("x-goog-api-key", "AIza-test"); break;
-    default: request.headers.add("authorization", "Bearer sk-test"); break;
+    case Protocol::Gemini:
+      request.headers.add("x-goog-api-key", "AIza-test");
+      break;
+    default:
+      request.headers.add("authorization", "Bearer sk-test");
+      break;
   }
   return request;
 }
@@ -280,7 +294,8 @@ std::string kindOf(Protocol protocol, StreamEvent const& event) {
   if (event.data == "[DONE]") return "[DONE]";
   json::value const& j = event.json;
   switch (protocol) {
-    case Protocol::OpenAiChat: return chatKind(j);
+    case Protocol::OpenAiChat:
+      return chatKind(j);
     case Protocol::OpenAiResponses: {
       std::string type(str(at(j, "type")));
       if (type == "response.output_item.added" || type == "response.output_item.done") {
@@ -290,11 +305,14 @@ std::string kindOf(Protocol protocol, StreamEvent const& event) {
     }
     case Protocol::Anthropic: {
       std::string type(str(at(j, "type")));
-      if (type == "content_block_start") type += ":" + std::string(str(at(*at(j, "content_block"), "type")));
-      if (type == "content_block_delta") type += ":" + std::string(str(at(*at(j, "delta"), "type")));
+      if (type == "content_block_start")
+        type += ":" + std::string(str(at(*at(j, "content_block"), "type")));
+      if (type == "content_block_delta")
+        type += ":" + std::string(str(at(*at(j, "delta"), "type")));
       return type;
     }
-    case Protocol::Gemini: return geminiKind(j);
+    case Protocol::Gemini:
+      return geminiKind(j);
   }
   return "?";
 }
@@ -333,10 +351,12 @@ std::vector<std::string> eventShapeDiff(Protocol protocol, std::vector<StreamEve
     if (!seen.insert(kind).second || e.data == "[DONE]") continue;
     auto it = first_recorded.find(kind);
     if (it == first_recorded.end()) {
-      if (!tolerance.optional.count("kind:" + kind)) out.push_back("event kind '" + kind + "' not in recording");
+      if (!tolerance.optional.count("kind:" + kind))
+        out.push_back("event kind '" + kind + "' not in recording");
       continue;
     }
-    for (auto& d : shapeDiff(e.json, it->second->json, tolerance)) out.push_back("[" + kind + "] " + d);
+    for (auto& d : shapeDiff(e.json, it->second->json, tolerance))
+      out.push_back("[" + kind + "] " + d);
   }
   return out;
 }

@@ -3,12 +3,11 @@
 // Helpers that compare the mock's output with recorded provider traffic: event framing, event
 // kinds and JSON key structure. Values (ids, text, numbers) are deliberately ignored.
 
+#include <boost/json/value.hpp>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/json/value.hpp>
 
 #include "core/wire_protocol.h"
 #include "mock/mock_provider.h"

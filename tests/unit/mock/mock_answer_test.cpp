@@ -1,8 +1,9 @@
 // What the mock answers: quoted text, tool calls with schema-shaped arguments, thinking, usage;
 // and the JSON writer behind every byte.
+#include <gtest/gtest.h>
+
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
-#include <gtest/gtest.h>
 
 #include "conformance_support.h"
 #include "mock/answer_plan.h"
@@ -36,7 +37,9 @@ constexpr std::string_view kTwoTools = R"("tools":[
   {"type":"function","function":{"name":"get_time","parameters":{"type":"object",
     "properties":{"zone":{"type":"string","enum":["UTC","CET"]}},"required":["zone"]}}}])";
 
-std::string chatWithTools(std::string_view extra, std::string_view messages = R"([{"role":"user","content":"Weather and time?"}])") {
+std::string chatWithTools(
+    std::string_view extra,
+    std::string_view messages = R"([{"role":"user","content":"Weather and time?"}])") {
   return std::string(R"({"model":"gpt-4o","messages":)") + std::string(messages) + "," +
          std::string(kTwoTools) + std::string(extra) + "}";
 }
@@ -51,7 +54,8 @@ TEST(MockAnswer, TextQuotesTheLastUserMessage) {
 TEST(MockAnswer, StreamedDeltasAddUpToTheText) {
   MockProvider mock;
   std::string question = "Please explain how streaming works in a few words";
-  MockReply reply = mock.handle(makeRequest(Protocol::Anthropic, "/v1/messages",
+  MockReply reply = mock.handle(makeRequest(
+      Protocol::Anthropic, "/v1/messages",
       R"({"model":"claude-sonnet-4-5","max_tokens":100,"stream":true,"messages":[{"role":"user","content":")" +
           question + R"("}]})"));
   std::string text;
@@ -68,7 +72,8 @@ TEST(MockAnswer, StreamedDeltasAddUpToTheText) {
 TEST(MockAnswer, LongQuotesAreCutAtACharacterBoundary) {
   std::string long_text;
   for (int i = 0; i < 150; ++i) long_text += "\xC3\xA9";  // "é" x150 = 300 bytes
-  json::value body = chatAnswer(R"({"model":"gpt-4o","messages":[{"role":"user","content":")" + long_text + R"("}]})");
+  json::value body = chatAnswer(R"({"model":"gpt-4o","messages":[{"role":"user","content":")" +
+                                long_text + R"("}]})");
   std::string content(body.at("choices").at(0).at("message").at("content").as_string());
   EXPECT_TRUE(content.ends_with("...\""));
   EXPECT_EQ(content, "You said: \"" + long_text.substr(0, 200) + "...\"");
@@ -86,17 +91,22 @@ TEST(MockAnswer, TwoParallelCallsWhenTwoToolsAreOffered) {
 
 TEST(MockAnswer, ToolChoiceShapesTheCalls) {
   auto calls = [](json::value const& body) {
-    json::value const* c = body.at("choices").at(0).at("message").as_object().if_contains("tool_calls");
+    json::value const* c =
+        body.at("choices").at(0).at("message").as_object().if_contains("tool_calls");
     return c ? c->as_array().size() : 0u;
   };
   EXPECT_EQ(calls(chatAnswer(chatWithTools(R"(,"parallel_tool_calls":false)"))), 1u);
   EXPECT_EQ(calls(chatAnswer(chatWithTools(R"(,"tool_choice":"none")"))), 0u);
-  json::value named = chatAnswer(chatWithTools(R"(,"tool_choice":{"type":"function","function":{"name":"get_time"}})"));
+  json::value named = chatAnswer(
+      chatWithTools(R"(,"tool_choice":{"type":"function","function":{"name":"get_time"}})"));
   ASSERT_EQ(calls(named), 1u);
-  EXPECT_EQ(named.at("choices").at(0).at("message").at("tool_calls").at(0).at("function").at("name"), "get_time");
+  EXPECT_EQ(
+      named.at("choices").at(0).at("message").at("tool_calls").at(0).at("function").at("name"),
+      "get_time");
 
   MockProvider mock;
-  MockReply anthropic = mock.handle(makeRequest(Protocol::Anthropic, "/v1/messages", R"({"model":"c","max_tokens":64,
+  MockReply anthropic =
+      mock.handle(makeRequest(Protocol::Anthropic, "/v1/messages", R"({"model":"c","max_tokens":64,
     "tool_choice":{"type":"auto","disable_parallel_tool_use":true},
     "tools":[{"name":"a","input_schema":{"type":"object"}},{"name":"b","input_schema":{"type":"object"}}],
     "messages":[{"role":"user","content":"go"}]})"));
@@ -120,13 +130,17 @@ TEST(MockAnswer, UsageFollowsTheRequest) {
   EXPECT_EQ(usage.at("prompt_tokens_details").at("cached_tokens").as_int64(), 0);
   EXPECT_EQ(usage.at("completion_tokens_details").at("reasoning_tokens").as_int64(), 0);
 
-  json::value cached = chatAnswer(R"({"model":"gpt-4o","prompt_cache_key":"k","messages":[{"role":"user","content":"Hi"}]})")
-                           .at("usage");
+  json::value cached =
+      chatAnswer(
+          R"({"model":"gpt-4o","prompt_cache_key":"k","messages":[{"role":"user","content":"Hi"}]})")
+          .at("usage");
   EXPECT_GT(cached.at("prompt_tokens_details").at("cached_tokens").as_int64(), 0);
-  EXPECT_LT(cached.at("prompt_tokens_details").at("cached_tokens").as_int64(), cached.at("prompt_tokens").as_int64());
+  EXPECT_LT(cached.at("prompt_tokens_details").at("cached_tokens").as_int64(),
+            cached.at("prompt_tokens").as_int64());
 
   MockProvider mock;
-  MockReply gemini = mock.handle(makeRequest(Protocol::Gemini, "/v1beta/models/gemini-2.5-pro:generateContent",
+  MockReply gemini = mock.handle(makeRequest(
+      Protocol::Gemini, "/v1beta/models/gemini-2.5-pro:generateContent",
       R"({"contents":[{"parts":[{"text":"Hi"}]}],"generationConfig":{"thinkingConfig":{"includeThoughts":true}}})"));
   json::value meta = parseJson(gemini.body()).at("usageMetadata");
   EXPECT_GT(meta.at("thoughtsTokenCount").as_int64(), 0);
@@ -137,7 +151,8 @@ TEST(MockAnswer, UsageFollowsTheRequest) {
 
 TEST(MockAnswer, ThinkingComesWithASignature) {
   MockProvider mock;
-  MockReply reply = mock.handle(makeRequest(Protocol::Anthropic, "/v1/messages", R"({"model":"c","max_tokens":4096,
+  MockReply reply = mock.handle(
+      makeRequest(Protocol::Anthropic, "/v1/messages", R"({"model":"c","max_tokens":4096,
     "thinking":{"type":"enabled","budget_tokens":1024},"messages":[{"role":"user","content":"Why?"}]})"));
   json::value block = parseJson(reply.body()).at("content").at(0);
   EXPECT_EQ(block.at("type"), "thinking");
@@ -146,31 +161,54 @@ TEST(MockAnswer, ThinkingComesWithASignature) {
 }
 
 TEST(SchemaValues, RequiredPropertiesGetPlausibleValues) {
-  EXPECT_EQ(args(R"({"type":"object","properties":{"city":{"type":"string"},"unit":{"type":"string"}},"required":["city"]})"),
-            R"({"city":"Paris"})");
-  EXPECT_EQ(args(R"({"type":"object","properties":{"n":{"type":"integer","minimum":5}},"required":["n"]})"), R"({"n":5})");
-  EXPECT_EQ(args(R"({"type":"object","properties":{"p":{"type":"number","maximum":0.5}},"required":["p"]})"), R"({"p":0.5})");
-  EXPECT_EQ(args(R"({"type":"object","properties":{"op":{"enum":["add","sub"]},"k":{"const":7}},"required":["op","k"]})"),
-            R"({"op":"add","k":7})");
-  EXPECT_EQ(args(R"({"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"minItems":2}},"required":["tags"]})"),
-            R"({"tags":["example","example"]})");
-  EXPECT_EQ(args(R"({"type":"object","properties":{"when":{"type":"string","format":"date-time"},"ok":{"type":"boolean"}},"required":["when","ok"]})"),
-            R"({"when":"2025-01-01T12:00:00Z","ok":true})");
+  EXPECT_EQ(
+      args(
+          R"({"type":"object","properties":{"city":{"type":"string"},"unit":{"type":"string"}},"required":["city"]})"),
+      R"({"city":"Paris"})");
+  EXPECT_EQ(
+      args(
+          R"({"type":"object","properties":{"n":{"type":"integer","minimum":5}},"required":["n"]})"),
+      R"({"n":5})");
+  EXPECT_EQ(
+      args(
+          R"({"type":"object","properties":{"p":{"type":"number","maximum":0.5}},"required":["p"]})"),
+      R"({"p":0.5})");
+  EXPECT_EQ(
+      args(
+          R"({"type":"object","properties":{"op":{"enum":["add","sub"]},"k":{"const":7}},"required":["op","k"]})"),
+      R"({"op":"add","k":7})");
+  EXPECT_EQ(
+      args(
+          R"({"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"minItems":2}},"required":["tags"]})"),
+      R"({"tags":["example","example"]})");
+  EXPECT_EQ(
+      args(
+          R"({"type":"object","properties":{"when":{"type":"string","format":"date-time"},"ok":{"type":"boolean"}},"required":["when","ok"]})"),
+      R"({"when":"2025-01-01T12:00:00Z","ok":true})");
   EXPECT_EQ(args(R"({"type":"object","properties":{}})"), "{}");
   EXPECT_EQ(argumentsFromSchema(nullptr), "{}");
 }
 
 TEST(SchemaValues, FollowsNestingRefsUnionsAndGeminiTypes) {
-  EXPECT_EQ(args(R"({"type":"object","$defs":{"Loc":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}},
+  EXPECT_EQ(
+      args(
+          R"({"type":"object","$defs":{"Loc":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}},
                     "properties":{"where":{"$ref":"#/$defs/Loc"}},"required":["where"]})"),
-            R"({"where":{"city":"Paris"}})");
-  EXPECT_EQ(args(R"({"type":"object","properties":{"v":{"anyOf":[{"type":"null"},{"type":"integer"}]}},"required":["v"]})"),
-            R"({"v":1})");
-  EXPECT_EQ(args(R"({"type":"object","properties":{"v":{"type":["null","string"]}},"required":["v"]})"), R"({"v":"example"})");
-  EXPECT_EQ(args(R"({"type":"OBJECT","properties":{"country":{"type":"STRING"},"count":{"type":"INTEGER"}},"required":["country","count"]})"),
-            R"({"country":"France","count":10})");
+      R"({"where":{"city":"Paris"}})");
+  EXPECT_EQ(
+      args(
+          R"({"type":"object","properties":{"v":{"anyOf":[{"type":"null"},{"type":"integer"}]}},"required":["v"]})"),
+      R"({"v":1})");
+  EXPECT_EQ(
+      args(R"({"type":"object","properties":{"v":{"type":["null","string"]}},"required":["v"]})"),
+      R"({"v":"example"})");
+  EXPECT_EQ(
+      args(
+          R"({"type":"OBJECT","properties":{"country":{"type":"STRING"},"count":{"type":"INTEGER"}},"required":["country","count"]})"),
+      R"({"country":"France","count":10})");
   // Infinite recursion through a $ref ends.
-  std::string deep = args(R"({"type":"object","$defs":{"N":{"type":"object","properties":{"next":{"$ref":"#/$defs/N"}},"required":["next"]}},
+  std::string deep = args(
+      R"({"type":"object","$defs":{"N":{"type":"object","properties":{"next":{"$ref":"#/$defs/N"}},"required":["next"]}},
                               "properties":{"root":{"$ref":"#/$defs/N"}},"required":["root"]})");
   EXPECT_FALSE(parseJson(deep).is_null());
 }
@@ -178,10 +216,14 @@ TEST(SchemaValues, FollowsNestingRefsUnionsAndGeminiTypes) {
 TEST(JsonWriter, ProviderStyles) {
   json::value v = parseJson(R"({"a":1,"b":[true,null],"c":{},"d":"x\n","e":1.5,"f":2.0})");
   EXPECT_EQ(toJsonText(v), R"({"a":1,"b":[true,null],"c":{},"d":"x\n","e":1.5,"f":2.0})");
-  EXPECT_EQ(toJsonText(v, JsonStyle::GoogleLine), R"({"a": 1,"b": [true,null],"c": {},"d": "x\n","e": 1.5,"f": 2.0})");
-  EXPECT_EQ(toJsonText(v, JsonStyle::PythonLine), R"({"a": 1, "b": [true, null], "c": {}, "d": "x\n", "e": 1.5, "f": 2.0})");
-  EXPECT_EQ(toJsonText(parseJson(R"({"a":[1],"b":{}})"), JsonStyle::Indent2), "{\n  \"a\": [\n    1\n  ],\n  \"b\": {}\n}");
-  EXPECT_EQ(toJsonText(parseJson(R"({"e":{"m":"x"}})"), JsonStyle::Indent4), "{\n    \"e\": {\n        \"m\": \"x\"\n    }\n}");
+  EXPECT_EQ(toJsonText(v, JsonStyle::GoogleLine),
+            R"({"a": 1,"b": [true,null],"c": {},"d": "x\n","e": 1.5,"f": 2.0})");
+  EXPECT_EQ(toJsonText(v, JsonStyle::PythonLine),
+            R"({"a": 1, "b": [true, null], "c": {}, "d": "x\n", "e": 1.5, "f": 2.0})");
+  EXPECT_EQ(toJsonText(parseJson(R"({"a":[1],"b":{}})"), JsonStyle::Indent2),
+            "{\n  \"a\": [\n    1\n  ],\n  \"b\": {}\n}");
+  EXPECT_EQ(toJsonText(parseJson(R"({"e":{"m":"x"}})"), JsonStyle::Indent4),
+            "{\n    \"e\": {\n        \"m\": \"x\"\n    }\n}");
 }
 
 TEST(SplitDeltas, PiecesStartAtWordsAndAddUp) {

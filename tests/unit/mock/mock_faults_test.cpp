@@ -1,11 +1,12 @@
 // Fault injection (x-mock-fault, fault-* models, x-mock-chunk-delay) and determinism.
-#include <atomic>
-#include <thread>
+#include "mock/mock_faults.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 #include "conformance_support.h"
-#include "mock/mock_faults.h"
 #include "mock/mock_provider.h"
 
 namespace llmux::mock {
@@ -21,21 +22,26 @@ using testing::parseSse;
 
 std::string chatBody(std::string_view model = "gpt-4o", bool stream = false) {
   return std::string(R"({"model":")") + std::string(model) + R"(","stream":)" +
-         (stream ? "true" : "false") + R"(,"messages":[{"role":"user","content":"Tell me a story"}]})";
+         (stream ? "true" : "false") +
+         R"(,"messages":[{"role":"user","content":"Tell me a story"}]})";
 }
 
 std::string anthropicBody(std::string_view model = "claude-sonnet-4-5", bool stream = true) {
   return std::string(R"({"model":")") + std::string(model) + R"(","max_tokens":256,"stream":)" +
-         (stream ? "true" : "false") + R"(,"messages":[{"role":"user","content":"Tell me a story"}]})";
+         (stream ? "true" : "false") +
+         R"(,"messages":[{"role":"user","content":"Tell me a story"}]})";
 }
 
 MockRequest chat(std::string_view fault, bool stream = false) {
-  MockRequest request = makeRequest(Protocol::OpenAiChat, "/v1/chat/completions", chatBody("gpt-4o", stream));
+  MockRequest request =
+      makeRequest(Protocol::OpenAiChat, "/v1/chat/completions", chatBody("gpt-4o", stream));
   if (!fault.empty()) request.headers.add("x-mock-fault", fault);
   return request;
 }
 
-json::value errorOf(MockReply const& reply) { return parseJson(reply.body()).at("error"); }
+json::value errorOf(MockReply const& reply) {
+  return parseJson(reply.body()).at("error");
+}
 
 TEST(FaultSpec, Spellings) {
   auto fault = parseFault("429");
@@ -57,8 +63,8 @@ TEST(FaultSpec, Spellings) {
   EXPECT_EQ(nth->status, 503);
   EXPECT_EQ(nth->counter_key, "fail-nth=3:503@a");
   EXPECT_EQ(parseFault("fail-nth=2")->status, 500);
-  for (std::string_view bad : {"bogus", "500=3", "600", "399", "fail-nth=0", "fail-nth", "fail-nth=2:200",
-                               "slow-first-token=abc", "cut=1"}) {
+  for (std::string_view bad : {"bogus", "500=3", "600", "399", "fail-nth=0", "fail-nth",
+                               "fail-nth=2:200", "slow-first-token=abc", "cut=1"}) {
     EXPECT_FALSE(parseFault(bad)) << bad;
   }
 }
@@ -82,17 +88,20 @@ TEST(FaultInjection, RateLimitWithRetryAfter) {
 
 TEST(FaultInjection, ServerErrorsByModelName) {
   MockProvider mock;
-  MockReply chat500 = mock.handle(makeRequest(Protocol::OpenAiChat, "/v1/chat/completions", chatBody("fault-500")));
+  MockReply chat500 =
+      mock.handle(makeRequest(Protocol::OpenAiChat, "/v1/chat/completions", chatBody("fault-500")));
   EXPECT_EQ(chat500.status, 500);
   EXPECT_EQ(errorOf(chat500).at("type"), "server_error");
 
-  MockReply overloaded = mock.handle(makeRequest(Protocol::Anthropic, "/v1/messages", anthropicBody("fault-529")));
+  MockReply overloaded =
+      mock.handle(makeRequest(Protocol::Anthropic, "/v1/messages", anthropicBody("fault-529")));
   EXPECT_EQ(overloaded.status, 529);
   EXPECT_EQ(errorOf(overloaded).at("type"), "overloaded_error");
   EXPECT_EQ(errorOf(overloaded).at("message"), "Overloaded");
 
-  MockReply unavailable = mock.handle(makeRequest(Protocol::Gemini, "/v1beta/models/fault-503:generateContent",
-                                                  R"({"contents":[{"parts":[{"text":"hi"}]}]})"));
+  MockReply unavailable =
+      mock.handle(makeRequest(Protocol::Gemini, "/v1beta/models/fault-503:generateContent",
+                              R"({"contents":[{"parts":[{"text":"hi"}]}]})"));
   EXPECT_EQ(unavailable.status, 503);
   EXPECT_EQ(errorOf(unavailable).at("status"), "UNAVAILABLE");
 
@@ -107,7 +116,10 @@ TEST(FaultInjection, UnknownSpecsAreRefused) {
   MockReply reply = mock.handle(chat("slow-everything"));
   EXPECT_EQ(reply.status, 400);
   EXPECT_NE(errorOf(reply).at("message").as_string().find("slow-everything"), std::string::npos);
-  EXPECT_EQ(mock.handle(makeRequest(Protocol::OpenAiChat, "/v1/chat/completions", chatBody("fault-nope"))).status, 400);
+  EXPECT_EQ(
+      mock.handle(makeRequest(Protocol::OpenAiChat, "/v1/chat/completions", chatBody("fault-nope")))
+          .status,
+      400);
 }
 
 TEST(FaultInjection, SlowFirstByteDelaysTheHead) {
@@ -124,7 +136,8 @@ TEST(FaultInjection, SlowFirstByteDelaysTheHead) {
 
 TEST(FaultInjection, SlowFirstTokenDelaysOnlyTheFirstContentEvent) {
   MockProvider mock;
-  MockRequest request = makeRequest(Protocol::Anthropic, "/v1/messages", anthropicBody("fault-slow-first-token"));
+  MockRequest request =
+      makeRequest(Protocol::Anthropic, "/v1/messages", anthropicBody("fault-slow-first-token"));
   MockReply reply = mock.handle(request);
   ASSERT_EQ(reply.status, 200);
   EXPECT_EQ(reply.head_delay, 0ms);
@@ -155,8 +168,9 @@ TEST(FaultInjection, StallKeepsTheHeadAndOneEvent) {
 
 TEST(FaultInjection, CutEndsTheStreamAbruptly) {
   MockProvider mock;
-  MockRequest request = makeRequest(Protocol::OpenAiResponses, "/v1/responses",
-                                    R"({"model":"fault-cut","stream":true,"input":"Tell me a story"})");
+  MockRequest request =
+      makeRequest(Protocol::OpenAiResponses, "/v1/responses",
+                  R"({"model":"fault-cut","stream":true,"input":"Tell me a story"})");
   MockReply reply = mock.handle(request);
   ASSERT_EQ(reply.status, 200);
   EXPECT_EQ(reply.ending, MockEnding::Cut);
@@ -178,10 +192,14 @@ TEST(FaultInjection, ContextOverflowInEachProvidersWording) {
   MockReply chat_reply = mock.handle(chat("context-overflow"));
   EXPECT_EQ(chat_reply.status, 400);
   EXPECT_EQ(errorOf(chat_reply).at("code"), "context_length_exceeded");
-  EXPECT_TRUE(errorOf(chat_reply).at("message").as_string().starts_with(
-      "This model's maximum context length is 128000 tokens. However, your messages resulted in "));
+  EXPECT_TRUE(errorOf(chat_reply)
+                  .at("message")
+                  .as_string()
+                  .starts_with("This model's maximum context length is 128000 tokens. However, "
+                               "your messages resulted in "));
 
-  MockRequest anthropic = makeRequest(Protocol::Anthropic, "/v1/messages", anthropicBody("fault-context-overflow"));
+  MockRequest anthropic =
+      makeRequest(Protocol::Anthropic, "/v1/messages", anthropicBody("fault-context-overflow"));
   MockReply reply = mock.handle(anthropic);
   EXPECT_EQ(reply.status, 400);
   std::string message(errorOf(reply).at("message").as_string());
@@ -190,8 +208,9 @@ TEST(FaultInjection, ContextOverflowInEachProvidersWording) {
   long long tokens = std::stoll(message.substr(20));
   EXPECT_GT(tokens, 200000);
 
-  MockRequest gemini = makeRequest(Protocol::Gemini, "/v1beta/models/fault-context-overflow:streamGenerateContent",
-                                   R"({"contents":[{"parts":[{"text":"hi"}]}]})", "alt=sse");
+  MockRequest gemini =
+      makeRequest(Protocol::Gemini, "/v1beta/models/fault-context-overflow:streamGenerateContent",
+                  R"({"contents":[{"parts":[{"text":"hi"}]}]})", "alt=sse");
   reply = mock.handle(gemini);
   EXPECT_EQ(reply.status, 400);
   EXPECT_TRUE(errorOf(reply).at("message").as_string().starts_with("The input token count ("));
@@ -248,7 +267,8 @@ TEST(MockDeterminism, SameRequestSameBytes) {
       EXPECT_EQ(first.headers.fields()[i].value, second.headers.fields()[i].value);
     }
   }
-  MockReply other = a.handle(makeRequest(Protocol::OpenAiChat, "/v1/chat/completions", chatBody("gpt-4o-mini")));
+  MockReply other =
+      a.handle(makeRequest(Protocol::OpenAiChat, "/v1/chat/completions", chatBody("gpt-4o-mini")));
   EXPECT_NE(parseJson(other.body()).at("id"), parseJson(a.handle(chat("")).body()).at("id"));
 }
 

@@ -1,7 +1,8 @@
 // Routing, authentication and request validation: the mock refuses what the real providers
 // refuse, with their status codes, error shapes and wording.
-#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
+
+#include <boost/json/serialize.hpp>
 
 #include "conformance_support.h"
 #include "mock/mock_provider.h"
@@ -16,10 +17,12 @@ using testing::parseJson;
 using testing::readFixture;
 using testing::shapeDiff;
 
-constexpr std::string_view kChatBody = R"({"model":"gpt-4o","messages":[{"role":"user","content":"Hi"}]})";
+constexpr std::string_view kChatBody =
+    R"({"model":"gpt-4o","messages":[{"role":"user","content":"Hi"}]})";
 constexpr std::string_view kAnthropicBody =
     R"({"model":"claude-sonnet-4-5","max_tokens":64,"messages":[{"role":"user","content":"Hi"}]})";
-constexpr std::string_view kGeminiBody = R"({"contents":[{"role":"user","parts":[{"text":"Hi"}]}]})";
+constexpr std::string_view kGeminiBody =
+    R"({"contents":[{"role":"user","parts":[{"text":"Hi"}]}]})";
 constexpr std::string_view kGeminiPath = "/v1beta/models/gemini-2.5-flash:generateContent";
 
 MockRequest bare(std::string method, std::string path, std::string body = {}) {
@@ -30,33 +33,52 @@ MockRequest bare(std::string method, std::string path, std::string body = {}) {
   return request;
 }
 
-json::value errorOf(MockReply const& reply) { return parseJson(reply.body()).at("error"); }
+json::value errorOf(MockReply const& reply) {
+  return parseJson(reply.body()).at("error");
+}
 
 // ---- routes ----------------------------------------------------------------------------------
 
 TEST(MockRoutes, MatchOnPathSuffixWhateverThePrefix) {
   MockProvider mock;
-  EXPECT_EQ(mock.handle(makeRequest(Protocol::OpenAiChat, "/relay/v1/chat/completions", std::string(kChatBody))).status, 200);
-  EXPECT_EQ(mock.handle(makeRequest(Protocol::Anthropic, "/anthropic/v1/messages", std::string(kAnthropicBody))).status, 200);
-  EXPECT_EQ(mock.handle(makeRequest(Protocol::Gemini, "/google/v1beta/models/gemini-2.5-flash:generateContent",
-                                    std::string(kGeminiBody))).status, 200);
-  EXPECT_EQ(mock.handle(makeRequest(Protocol::OpenAiChat, "/v1/chat/completions/", std::string(kChatBody))).status, 200);
+  EXPECT_EQ(mock.handle(makeRequest(Protocol::OpenAiChat, "/relay/v1/chat/completions",
+                                    std::string(kChatBody)))
+                .status,
+            200);
+  EXPECT_EQ(mock.handle(makeRequest(Protocol::Anthropic, "/anthropic/v1/messages",
+                                    std::string(kAnthropicBody)))
+                .status,
+            200);
+  EXPECT_EQ(mock.handle(makeRequest(Protocol::Gemini,
+                                    "/google/v1beta/models/gemini-2.5-flash:generateContent",
+                                    std::string(kGeminiBody)))
+                .status,
+            200);
+  EXPECT_EQ(mock.handle(makeRequest(Protocol::OpenAiChat, "/v1/chat/completions/",
+                                    std::string(kChatBody)))
+                .status,
+            200);
 }
 
 TEST(MockRoutes, UnknownRoutesGet404InTheCallersShape) {
   MockProvider mock;
-  MockReply openai = mock.handle(makeRequest(Protocol::OpenAiChat, "/v1/completions", std::string(kChatBody)));
+  MockReply openai =
+      mock.handle(makeRequest(Protocol::OpenAiChat, "/v1/completions", std::string(kChatBody)));
   EXPECT_EQ(openai.status, 404);
   EXPECT_EQ(errorOf(openai).at("message"), "Invalid URL (POST /v1/completions)");
 
-  MockReply anthropic = mock.handle(makeRequest(Protocol::Anthropic, "/v1/complete", std::string(kAnthropicBody)));
+  MockReply anthropic =
+      mock.handle(makeRequest(Protocol::Anthropic, "/v1/complete", std::string(kAnthropicBody)));
   EXPECT_EQ(anthropic.status, 404);
-  EXPECT_TRUE(shapeDiff(parseJson(anthropic.body()),
-                        parseJson(readFixture("anthropic", "pydantic-ai--error_404_not_found.response.json")), {})
-                  .empty());
+  EXPECT_TRUE(
+      shapeDiff(
+          parseJson(anthropic.body()),
+          parseJson(readFixture("anthropic", "pydantic-ai--error_404_not_found.response.json")), {})
+          .empty());
   EXPECT_EQ(errorOf(anthropic).at("type"), "not_found_error");
 
-  MockReply gemini = mock.handle(makeRequest(Protocol::Gemini, "/v1beta/models/gemini-2.5-flash:embed", "{}"));
+  MockReply gemini =
+      mock.handle(makeRequest(Protocol::Gemini, "/v1beta/models/gemini-2.5-flash:embed", "{}"));
   EXPECT_EQ(gemini.status, 404);
   EXPECT_EQ(errorOf(gemini).at("status"), "NOT_FOUND");
 
@@ -104,7 +126,8 @@ TEST(MockAuth, OpenAiKeys) {
   MockProvider mock;
   MockReply missing = mock.handle(bare("POST", "/v1/chat/completions", std::string(kChatBody)));
   EXPECT_EQ(missing.status, 401);
-  EXPECT_TRUE(errorOf(missing).at("message").as_string().starts_with("You didn't provide an API key."));
+  EXPECT_TRUE(
+      errorOf(missing).at("message").as_string().starts_with("You didn't provide an API key."));
   EXPECT_TRUE(missing.headers.get("x-request-id").starts_with("req_"));
 
   auto withKey = [&](std::string key) {
@@ -140,7 +163,8 @@ TEST(MockAuth, AnthropicKeysAndVersion) {
   EXPECT_EQ(reply.status, 400);
   EXPECT_EQ(errorOf(reply).at("message"), "anthropic-version: header is required");
 
-  MockRequest invalid = makeRequest(Protocol::Anthropic, "/v1/messages", std::string(kAnthropicBody));
+  MockRequest invalid =
+      makeRequest(Protocol::Anthropic, "/v1/messages", std::string(kAnthropicBody));
   invalid.headers.set("x-api-key", "sk-ant-invalid");
   EXPECT_EQ(errorOf(mock.handle(invalid)).at("message"), "invalid x-api-key");
 }
@@ -155,6 +179,13 @@ TEST(MockAuth, GeminiKeysLikeGoogle) {
   query_key.query = "alt=json&key=AIza-good";
   EXPECT_EQ(mock.handle(query_key).status, 200);
 
+  MockRequest vertex = bare(
+      "POST",
+      "/v1/projects/p/locations/global/publishers/google/models/gemini-2.5-flash:generateContent",
+      std::string(kGeminiBody));
+  vertex.headers.add("authorization", "Bearer ya29.token");
+  EXPECT_EQ(mock.handle(vertex).status, 200);
+
   MockRequest invalid = bare("POST", std::string(kGeminiPath), std::string(kGeminiBody));
   invalid.headers.add("x-goog-api-key", "invalid-key");
   MockReply reply = mock.handle(invalid);
@@ -166,7 +197,8 @@ TEST(MockAuth, GeminiKeysLikeGoogle) {
 TEST(MockAuth, AcceptedKeysRestrictWhoGetsIn) {
   MockProvider mock(MockOptions{{"sk-one", "sk-two"}});
   auto withKey = [&](std::string key) {
-    MockRequest request = makeRequest(Protocol::OpenAiChat, "/v1/chat/completions", std::string(kChatBody));
+    MockRequest request =
+        makeRequest(Protocol::OpenAiChat, "/v1/chat/completions", std::string(kChatBody));
     request.headers.set("authorization", "Bearer " + key);
     return mock.handle(request).status;
   };
@@ -188,27 +220,35 @@ TEST(MockValidation, InvalidJsonIs400Everywhere) {
     EXPECT_EQ(mock.handle(makeRequest(protocol, path, "[1,2]")).status, 400) << path;
   }
   MockReply reply = mock.handle(makeRequest(Protocol::OpenAiChat, "/v1/chat/completions", "nope"));
-  EXPECT_TRUE(errorOf(reply).at("message").as_string().starts_with("We could not parse the JSON body"));
+  EXPECT_TRUE(
+      errorOf(reply).at("message").as_string().starts_with("We could not parse the JSON body"));
 }
 
 TEST(MockValidation, MissingRequiredFields) {
   MockProvider mock;
-  MockReply chat = mock.handle(makeRequest(Protocol::OpenAiChat, "/v1/chat/completions", R"({"model":"gpt-4o"})"));
+  MockReply chat = mock.handle(
+      makeRequest(Protocol::OpenAiChat, "/v1/chat/completions", R"({"model":"gpt-4o"})"));
   EXPECT_EQ(errorOf(chat).at("param"), "messages");
   EXPECT_EQ(errorOf(chat).at("code"), "missing_required_parameter");
-  EXPECT_EQ(mock.handle(makeRequest(Protocol::OpenAiChat, "/v1/chat/completions", R"({"messages":[]})")).status, 400);
+  EXPECT_EQ(
+      mock.handle(makeRequest(Protocol::OpenAiChat, "/v1/chat/completions", R"({"messages":[]})"))
+          .status,
+      400);
 
-  MockReply responses = mock.handle(makeRequest(Protocol::OpenAiResponses, "/v1/responses", R"({"model":"gpt-5"})"));
+  MockReply responses =
+      mock.handle(makeRequest(Protocol::OpenAiResponses, "/v1/responses", R"({"model":"gpt-5"})"));
   EXPECT_EQ(responses.status, 400);
   EXPECT_EQ(errorOf(responses).at("message"), "Missing required parameter: 'input'.");
 
-  MockReply anthropic = mock.handle(makeRequest(Protocol::Anthropic, "/v1/messages",
-                                                R"({"model":"claude-sonnet-4-5","max_tokens":10})"));
+  MockReply anthropic = mock.handle(makeRequest(
+      Protocol::Anthropic, "/v1/messages", R"({"model":"claude-sonnet-4-5","max_tokens":10})"));
   EXPECT_EQ(errorOf(anthropic).at("message"), "messages: Field required");
 
-  MockReply gemini = mock.handle(makeRequest(Protocol::Gemini, std::string(kGeminiPath), R"({"contents":[]})"));
+  MockReply gemini =
+      mock.handle(makeRequest(Protocol::Gemini, std::string(kGeminiPath), R"({"contents":[]})"));
   EXPECT_EQ(gemini.status, 400);
-  EXPECT_EQ(errorOf(gemini).at("message"), "* GenerateContentRequest.contents: contents is not specified\n");
+  EXPECT_EQ(errorOf(gemini).at("message"),
+            "* GenerateContentRequest.contents: contents is not specified\n");
 }
 
 TEST(MockValidation, SamplingRangesWordedLikeOpenAi) {
@@ -220,7 +260,8 @@ TEST(MockValidation, SamplingRangesWordedLikeOpenAi) {
   // Returned as JSON although the request asked for a stream, as recorded.
   EXPECT_FALSE(reply.streaming);
   EXPECT_EQ(parseJson(reply.body()),
-            parseJson(readFixture("openai-responses", "pydantic-ai--responses_http_error_400.response.json")));
+            parseJson(readFixture("openai-responses",
+                                  "pydantic-ai--responses_http_error_400.response.json")));
 }
 
 TEST(MockValidation, AnthropicToolUseNeedsToolResultInTheNextTurn) {
@@ -243,30 +284,38 @@ TEST(MockValidation, AnthropicToolUseNeedsToolResultInTheNextTurn) {
     {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_X","content":"?"}]}]})";
   reply = mock.handle(makeRequest(Protocol::Anthropic, "/v1/messages", orphan));
   EXPECT_EQ(reply.status, 400);
-  EXPECT_EQ(errorOf(reply).at("message"),
-            "messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_X. "
-            "Each `tool_result` block must have a corresponding `tool_use` block in the previous "
-            "message.");
+  EXPECT_EQ(
+      errorOf(reply).at("message"),
+      "messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_X. "
+      "Each `tool_result` block must have a corresponding `tool_use` block in the previous "
+      "message.");
 
   // The recorded round trip (thinking block with signature, tool_use, tool_result) is accepted.
-  EXPECT_EQ(mock.handle(makeRequest(Protocol::Anthropic, "/v1/messages",
-                                    readFixture("anthropic", "llm-anthropic--stream_thinking_signature_tool_use.i1.request.json")))
-                .status,
-            200);
+  EXPECT_EQ(
+      mock
+          .handle(makeRequest(
+              Protocol::Anthropic, "/v1/messages",
+              readFixture("anthropic",
+                          "llm-anthropic--stream_thinking_signature_tool_use.i1.request.json")))
+          .status,
+      200);
 }
 
 TEST(MockValidation, AnthropicThinkingConstraints) {
   MockProvider mock;
-  MockReply budget = mock.handle(makeRequest(Protocol::Anthropic, "/v1/messages", R"({"model":"c","max_tokens":1024,
+  MockReply budget = mock.handle(
+      makeRequest(Protocol::Anthropic, "/v1/messages", R"({"model":"c","max_tokens":1024,
     "thinking":{"type":"enabled","budget_tokens":2048},"messages":[{"role":"user","content":"Hi"}]})"));
   EXPECT_EQ(budget.status, 400);
   EXPECT_TRUE(errorOf(budget).at("message").as_string().starts_with(
       "`max_tokens` must be greater than `thinking.budget_tokens`"));
-  MockReply forced = mock.handle(makeRequest(Protocol::Anthropic, "/v1/messages", R"({"model":"c","max_tokens":4096,
+  MockReply forced = mock.handle(
+      makeRequest(Protocol::Anthropic, "/v1/messages", R"({"model":"c","max_tokens":4096,
     "thinking":{"type":"adaptive"},"tool_choice":{"type":"any"},
     "tools":[{"name":"t","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"Hi"}]})"));
   EXPECT_EQ(forced.status, 400);
-  EXPECT_EQ(errorOf(forced).at("message"), "Thinking may not be enabled when tool_choice forces tool use.");
+  EXPECT_EQ(errorOf(forced).at("message"),
+            "Thinking may not be enabled when tool_choice forces tool use.");
 }
 
 TEST(MockValidation, ChatToolCallsMustBeAnswered) {
@@ -278,11 +327,13 @@ TEST(MockValidation, ChatToolCallsMustBeAnswered) {
       {"id":"call_2","type":"function","function":{"name":"w","arguments":"{}"}}]},
     {"role":"tool","tool_call_id":"call_1","content":"sunny"},
     {"role":"user","content":"And?"}]})";
-  MockReply reply = mock.handle(makeRequest(Protocol::OpenAiChat, "/v1/chat/completions", unanswered));
+  MockReply reply =
+      mock.handle(makeRequest(Protocol::OpenAiChat, "/v1/chat/completions", unanswered));
   EXPECT_EQ(reply.status, 400);
-  EXPECT_EQ(errorOf(reply).at("message"),
-            "An assistant message with 'tool_calls' must be followed by tool messages responding to "
-            "each 'tool_call_id'. The following tool_call_ids did not have response messages: call_2");
+  EXPECT_EQ(
+      errorOf(reply).at("message"),
+      "An assistant message with 'tool_calls' must be followed by tool messages responding to "
+      "each 'tool_call_id'. The following tool_call_ids did not have response messages: call_2");
   EXPECT_EQ(errorOf(reply).at("param"), "messages.[1].role");
 
   std::string orphan = R"({"model":"gpt-4o","messages":[
@@ -298,11 +349,13 @@ TEST(MockValidation, ResponsesOutputsMustReferenceKnownCalls) {
     {"type":"function_call_output","call_id":"call_missing","output":"42"}]})";
   MockReply reply = mock.handle(makeRequest(Protocol::OpenAiResponses, "/v1/responses", body));
   EXPECT_EQ(reply.status, 400);
-  EXPECT_EQ(errorOf(reply).at("message"), "No tool call found for function call output with call_id call_missing.");
+  EXPECT_EQ(errorOf(reply).at("message"),
+            "No tool call found for function call output with call_id call_missing.");
   // With previous_response_id the call lives upstream: the mock cannot know and lets it pass.
   std::string chained = R"({"model":"gpt-5","previous_response_id":"resp_1","input":[
     {"type":"function_call_output","call_id":"call_missing","output":"42"}]})";
-  EXPECT_EQ(mock.handle(makeRequest(Protocol::OpenAiResponses, "/v1/responses", chained)).status, 200);
+  EXPECT_EQ(mock.handle(makeRequest(Protocol::OpenAiResponses, "/v1/responses", chained)).status,
+            200);
 }
 
 }  // namespace
