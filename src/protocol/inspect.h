@@ -1,0 +1,29 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+#include "protocol/routes.h"
+
+namespace llmux::protocol {
+
+/// What the gateway needs to know about a request body before routing it.
+struct RequestProfile {
+  std::string model;  ///< as the client named it (JSON-unescaped); for Gemini from the route
+  /// Span of the model's JSON string token (quotes included) in the body; both 0 when the model
+  /// is not in the body (Gemini).
+  std::size_t model_begin = 0, model_end = 0;
+  bool stream = false;  ///< body "stream": true (Chat/Responses/Anthropic); the route for Gemini
+};
+
+/// Validates `body` for `route` and extracts the profile in one pass over the bytes, without
+/// building a document or re-serialising. Errors are ErrorKind::InvalidRequest with a message a
+/// client can act on: empty body, invalid JSON (with the byte offset), not an object, `model`
+/// missing, not a string, empty or given twice, `stream` not a boolean or given twice
+/// (`"stream": null` counts as absent, as the OpenAI API treats it).
+/// Gemini bodies only need to be a JSON object. A route that takes no body is an Internal error.
+Result<RequestProfile> inspectRequest(Route const& route, std::string_view body);
+
+}  // namespace llmux::protocol

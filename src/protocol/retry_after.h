@@ -1,0 +1,21 @@
+#pragma once
+
+#include <chrono>
+#include <optional>
+
+#include "core/clock.h"
+#include "core/http_headers.h"
+
+namespace llmux::protocol {
+
+/// How long an upstream asked us to wait, from its response headers, in the order the official
+/// SDKs read them: `retry-after-ms` (milliseconds, integer or decimal), then `retry-after` as
+/// seconds (integer or decimal) or an HTTP date (IMF-fixdate, RFC 850 or asctime form, relative
+/// to `now`; a date in the past means 0). Malformed or negative values are ignored; nullopt when
+/// no header gives a usable value. Values are capped at one year.
+std::optional<std::chrono::milliseconds> parseRetryAfter(HeaderList const& headers, WallTime now);
+
+/// Parses an HTTP date (RFC 9110 §5.6.7: IMF-fixdate, RFC 850, asctime); nullopt when malformed.
+std::optional<WallTime> parseHttpDate(std::string_view text);
+
+}  // namespace llmux::protocol

@@ -1,0 +1,131 @@
+#include "protocol/routes.h"
+
+#include "protocol/percent_encoding.h"
+
+namespace llmux::protocol {
+namespace {
+
+constexpr std::string_view kGenerate = "generateContent";
+constexpr std::string_view kStreamGenerate = "streamGenerateContent";
+
+RouteLookup byMethod(std::string_view method, Route route) {
+  RouteMatch match =
+      method == routeMethod(route.kind) ? RouteMatch::Found : RouteMatch::MethodNotAllowed;
+  return RouteLookup{match, std::move(route)};
+}
+
+Route simple(RouteKind kind, std::optional<Protocol> protocol) {
+  Route route;
+  route.kind = kind;
+  route.protocol = protocol;
+  return route;
+}
+
+/// `tail` is what follows ".../models/": "{model}:{method}".
+std::optional<Route> geminiGenerate(std::string_view tail) {
+  auto colon = tail.rfind(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  std::string_view verb = tail.substr(colon + 1);
+  bool stream = false;
+  if (verb == kStreamGenerate) {
+    stream = true;
+  } else if (verb != kGenerate) {
+    return std::nullopt;
+  }
+  auto model = percentDecode(tail.substr(0, colon));
+  if (!model) return std::nullopt;
+  constexpr std::string_view kPrefix = "models/";
+  if (std::string_view(*model).starts_with(kPrefix)) model->erase(0, kPrefix.size());
+  if (model->empty()) return std::nullopt;
+  Route route = simple(RouteKind::GeminiGenerate, Protocol::Gemini);
+  route.gemini_model = std::move(*model);
+  route.gemini_stream = stream;
+  return route;
+}
+
+}  // namespace
+
+RouteLookup matchRoute(std::string_view method, std::string_view path) {
+  if (path == "/healthz") return byMethod(method, simple(RouteKind::Healthz, std::nullopt));
+  if (path == "/readyz") return byMethod(method, simple(RouteKind::Readyz, std::nullopt));
+  if (path == "/metrics") return byMethod(method, simple(RouteKind::Metrics, std::nullopt));
+
+  // Strip the version segment: "/v1beta" is Gemini-only, "/v1" is optional for everyone.
+  std::string_view rest = path;
+  bool beta = false;
+  if (rest.starts_with("/v1beta/")) {
+    rest.remove_prefix(7);
+    beta = true;
+  } else if (rest.starts_with("/v1/")) {
+    rest.remove_prefix(3);
+  }
+
+  if (rest == "/models") {
+    return beta ? byMethod(method, simple(RouteKind::GeminiListModels, Protocol::Gemini))
+                : byMethod(method, simple(RouteKind::ListModels, std::nullopt));
+  }
+  if (rest.starts_with("/models/")) {
+    if (auto route = geminiGenerate(rest.substr(8))) return byMethod(method, std::move(*route));
+    return RouteLookup{};
+  }
+  if (beta) return RouteLookup{};
+  if (rest == "/chat/completions") {
+    return byMethod(method, simple(RouteKind::ChatCompletions, Protocol::OpenAiChat));
+  }
+  if (rest == "/responses") {
+    return byMethod(method, simple(RouteKind::Responses, Protocol::OpenAiResponses));
+  }
+  if (rest == "/messages")
+    return byMethod(method, simple(RouteKind::Messages, Protocol::Anthropic));
+  if (rest == "/messages/count_tokens") {
+    return byMethod(method, simple(RouteKind::CountTokens, Protocol::Anthropic));
+  }
+  return RouteLookup{};
+}
+
+std::string_view routeMethod(RouteKind kind) {
+  switch (kind) {
+    case RouteKind::ChatCompletions:
+    case RouteKind::Responses:
+    case RouteKind::Messages:
+    case RouteKind::CountTokens:
+    case RouteKind::GeminiGenerate:
+      return "POST";
+    case RouteKind::ListModels:
+    case RouteKind::GeminiListModels:
+    case RouteKind::Healthz:
+    case RouteKind::Readyz:
+    case RouteKind::Metrics:
+      return "GET";
+  }
+  return "GET";
+}
+
+std::string_view routeLabel(Route const& route) {
+  switch (route.kind) {
+    case RouteKind::ChatCompletions:
+      return "/v1/chat/completions";
+    case RouteKind::Responses:
+      return "/v1/responses";
+    case RouteKind::Messages:
+      return "/v1/messages";
+    case RouteKind::CountTokens:
+      return "/v1/messages/count_tokens";
+    case RouteKind::GeminiGenerate:
+      return route.gemini_stream ? "/v1beta/models/{model}:streamGenerateContent"
+                                 : "/v1beta/models/{model}:generateContent";
+    case RouteKind::ListModels:
+      return "/v1/models";
+    case RouteKind::GeminiListModels:
+      return "/v1beta/models";
+    case RouteKind::Healthz:
+      return "/healthz";
+    case RouteKind::Readyz:
+      return "/readyz";
+    case RouteKind::Metrics:
+      return "/metrics";
+  }
+  return "";
+}
+
+}  // namespace llmux::protocol

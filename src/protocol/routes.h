@@ -1,0 +1,57 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/wire_protocol.h"
+
+namespace llmux::protocol {
+
+/// Every endpoint llmux serves to clients.
+enum class RouteKind {
+  ChatCompletions,   ///< POST /v1/chat/completions (OpenAI Chat)
+  Responses,         ///< POST /v1/responses (OpenAI Responses)
+  Messages,          ///< POST /v1/messages (Anthropic)
+  CountTokens,       ///< POST /v1/messages/count_tokens (Anthropic)
+  GeminiGenerate,    ///< POST /v1beta/models/{model}:generateContent | :streamGenerateContent
+  ListModels,        ///< GET /v1/models (OpenAI or Anthropic shape, decided by the headers)
+  GeminiListModels,  ///< GET /v1beta/models
+  Healthz,           ///< GET /healthz
+  Readyz,            ///< GET /readyz
+  Metrics,           ///< GET /metrics
+};
+
+/// A matched route. `protocol` is the client protocol whose request and error shapes apply; it is
+/// empty for routes that serve no single protocol (health, metrics, the shared /v1/models).
+struct Route {
+  RouteKind kind = RouteKind::Healthz;
+  std::optional<Protocol> protocol;
+  std::string gemini_model;    ///< GeminiGenerate: the model id, percent-decoded, no "models/"
+  bool gemini_stream = false;  ///< GeminiGenerate: the method was streamGenerateContent
+};
+
+/// Outcome of a lookup.
+enum class RouteMatch {
+  Found,             ///< method and path match
+  NotFound,          ///< no route has this path
+  MethodNotAllowed,  ///< the path is known but not with this method (`route` tells which)
+};
+
+struct RouteLookup {
+  RouteMatch match = RouteMatch::NotFound;
+  Route route;  ///< meaningful for Found and MethodNotAllowed
+};
+
+/// Matches a request line. `path` excludes the query string. The `/v1` prefix is optional on
+/// every versioned route; Gemini generation also answers under `/v1beta`, `/v1` and bare
+/// `/models/...`, with a percent-encoded model id that may carry a redundant `models/` prefix.
+RouteLookup matchRoute(std::string_view method, std::string_view path);
+
+/// The one HTTP method the route answers (for an `Allow` header on 405).
+std::string_view routeMethod(RouteKind kind);
+
+/// Canonical path of the route, with `{model}` unexpanded: a bounded label for logs and metrics.
+std::string_view routeLabel(Route const& route);
+
+}  // namespace llmux::protocol

@@ -1,0 +1,123 @@
+#include "protocol/routes.h"
+
+#include <gtest/gtest.h>
+
+namespace llmux::protocol {
+namespace {
+
+struct RouteCase {
+  std::string_view method;
+  std::string_view path;
+  RouteMatch match;
+  RouteKind kind;
+  std::optional<Protocol> protocol;
+};
+
+TEST(Routes, MatchesEveryRouteWithAndWithoutTheV1Prefix) {
+  RouteCase const cases[] = {
+      {"POST", "/v1/chat/completions", RouteMatch::Found, RouteKind::ChatCompletions,
+       Protocol::OpenAiChat},
+      {"POST", "/chat/completions", RouteMatch::Found, RouteKind::ChatCompletions,
+       Protocol::OpenAiChat},
+      {"POST", "/v1/responses", RouteMatch::Found, RouteKind::Responses, Protocol::OpenAiResponses},
+      {"POST", "/responses", RouteMatch::Found, RouteKind::Responses, Protocol::OpenAiResponses},
+      {"POST", "/v1/messages", RouteMatch::Found, RouteKind::Messages, Protocol::Anthropic},
+      {"POST", "/messages", RouteMatch::Found, RouteKind::Messages, Protocol::Anthropic},
+      {"POST", "/v1/messages/count_tokens", RouteMatch::Found, RouteKind::CountTokens,
+       Protocol::Anthropic},
+      {"POST", "/messages/count_tokens", RouteMatch::Found, RouteKind::CountTokens,
+       Protocol::Anthropic},
+      {"GET", "/v1/models", RouteMatch::Found, RouteKind::ListModels, std::nullopt},
+      {"GET", "/models", RouteMatch::Found, RouteKind::ListModels, std::nullopt},
+      {"GET", "/v1beta/models", RouteMatch::Found, RouteKind::GeminiListModels, Protocol::Gemini},
+      {"GET", "/healthz", RouteMatch::Found, RouteKind::Healthz, std::nullopt},
+      {"GET", "/readyz", RouteMatch::Found, RouteKind::Readyz, std::nullopt},
+      {"GET", "/metrics", RouteMatch::Found, RouteKind::Metrics, std::nullopt},
+      // Known paths, wrong method.
+      {"GET", "/v1/chat/completions", RouteMatch::MethodNotAllowed, RouteKind::ChatCompletions,
+       Protocol::OpenAiChat},
+      {"PUT", "/v1/messages", RouteMatch::MethodNotAllowed, RouteKind::Messages,
+       Protocol::Anthropic},
+      {"POST", "/v1/models", RouteMatch::MethodNotAllowed, RouteKind::ListModels, std::nullopt},
+      {"POST", "/healthz", RouteMatch::MethodNotAllowed, RouteKind::Healthz, std::nullopt},
+      {"post", "/v1/responses", RouteMatch::MethodNotAllowed, RouteKind::Responses,
+       Protocol::OpenAiResponses},
+  };
+  for (auto const& c : cases) {
+    RouteLookup lookup = matchRoute(c.method, c.path);
+    EXPECT_EQ(lookup.match, c.match) << c.method << " " << c.path;
+    EXPECT_EQ(lookup.route.kind, c.kind) << c.path;
+    EXPECT_EQ(lookup.route.protocol, c.protocol) << c.path;
+  }
+}
+
+TEST(Routes, UnknownPathsAreNotFound) {
+  for (std::string_view path : {"/",
+                                "",
+                                "/v1",
+                                "/v1/",
+                                "/v2/chat/completions",
+                                "/v1/chat/completions/",
+                                "/v1//chat/completions",
+                                "/v1/chat",
+                                "/v1beta/chat/completions",
+                                "/v1beta/messages",
+                                "/v1/messages/batches",
+                                "/v1/models/gpt-4o",
+                                "/v1beta/models/gemini-pro:countTokens",
+                                "/v1beta/models/gemini-pro",
+                                "/v1beta/models/:generateContent",
+                                "/v1beta/models/models/:generateContent",
+                                "/v1beta/models/bad%zzname:generateContent",
+                                "/v1/v1/chat/completions",
+                                "/v1/healthz",
+                                "/healthz/"}) {
+    EXPECT_EQ(matchRoute("POST", path).match, RouteMatch::NotFound) << path;
+    EXPECT_EQ(matchRoute("GET", path).match, RouteMatch::NotFound) << path;
+  }
+}
+
+struct GeminiCase {
+  std::string_view path;
+  std::string_view model;
+  bool stream;
+};
+
+TEST(Routes, GeminiModelComesFromThePathDecoded) {
+  GeminiCase const cases[] = {
+      {"/v1beta/models/gemini-2.5-flash:generateContent", "gemini-2.5-flash", false},
+      {"/v1beta/models/gemini-2.5-flash:streamGenerateContent", "gemini-2.5-flash", true},
+      {"/v1/models/gemini-2.5-pro:generateContent", "gemini-2.5-pro", false},
+      {"/models/gemini-2.5-pro:streamGenerateContent", "gemini-2.5-pro", true},
+      // The id may be percent-encoded, and may repeat the "models/" the path already has.
+      {"/v1beta/models/models%2Fgemini-pro:generateContent", "gemini-pro", false},
+      {"/v1beta/models/models/gemini-pro:generateContent", "gemini-pro", false},
+      {"/v1beta/models/my%20tuned%3Amodel:generateContent", "my tuned:model", false},
+      // Only the last colon separates the method.
+      {"/v1beta/models/vendor:free:streamGenerateContent", "vendor:free", true},
+  };
+  for (auto const& c : cases) {
+    RouteLookup lookup = matchRoute("POST", c.path);
+    ASSERT_EQ(lookup.match, RouteMatch::Found) << c.path;
+    EXPECT_EQ(lookup.route.kind, RouteKind::GeminiGenerate);
+    EXPECT_EQ(lookup.route.protocol, Protocol::Gemini);
+    EXPECT_EQ(lookup.route.gemini_model, c.model) << c.path;
+    EXPECT_EQ(lookup.route.gemini_stream, c.stream) << c.path;
+  }
+  RouteLookup get = matchRoute("GET", "/v1beta/models/gemini-pro:generateContent");
+  EXPECT_EQ(get.match, RouteMatch::MethodNotAllowed);
+  EXPECT_EQ(get.route.gemini_model, "gemini-pro");
+}
+
+TEST(Routes, MethodsAndLabels) {
+  EXPECT_EQ(routeMethod(RouteKind::Messages), "POST");
+  EXPECT_EQ(routeMethod(RouteKind::GeminiListModels), "GET");
+  auto lookup = matchRoute("POST", "/models/secret-project-model:streamGenerateContent");
+  // The label never carries the model, so metrics stay bounded.
+  EXPECT_EQ(routeLabel(lookup.route), "/v1beta/models/{model}:streamGenerateContent");
+  EXPECT_EQ(routeLabel(matchRoute("POST", "/chat/completions").route), "/v1/chat/completions");
+  EXPECT_EQ(routeLabel(matchRoute("GET", "/healthz").route), "/healthz");
+}
+
+}  // namespace
+}  // namespace llmux::protocol

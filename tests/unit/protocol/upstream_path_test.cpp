@@ -1,0 +1,76 @@
+#include "protocol/upstream_path.h"
+
+#include <gtest/gtest.h>
+
+#include "protocol/percent_encoding.h"
+
+namespace llmux::protocol {
+namespace {
+
+Route route(std::string_view method, std::string_view path) {
+  return matchRoute(method, path).route;
+}
+
+TEST(UpstreamPath, StandardPathsBehindAnyPrefix) {
+  struct Case {
+    std::string_view prefix;
+    std::string_view client_path;
+    std::string_view expected;
+  };
+  Case const cases[] = {
+      {"", "/chat/completions", "/v1/chat/completions"},
+      {"/", "/v1/chat/completions", "/v1/chat/completions"},
+      {"/v1", "/v1/chat/completions", "/v1/chat/completions"},
+      {"/v1/", "/v1/responses", "/v1/responses"},
+      {"/relay/v1", "/v1/chat/completions", "/relay/v1/chat/completions"},
+      {"/relay", "/chat/completions", "/relay/v1/chat/completions"},
+      {"/openai/apiv1", "/responses", "/openai/apiv1/v1/responses"},
+      {"", "/v1/messages", "/v1/messages"},
+      {"/anthropic", "/messages/count_tokens", "/anthropic/v1/messages/count_tokens"},
+      {"/api/v1", "/v1/messages/count_tokens", "/api/v1/messages/count_tokens"},
+  };
+  for (auto const& c : cases) {
+    EXPECT_EQ(upstreamPath(c.prefix, route("POST", c.client_path), "ignored"), c.expected)
+        << c.prefix << " + " << c.client_path;
+  }
+}
+
+TEST(UpstreamPath, GeminiPutsTheUpstreamModelInThePath) {
+  Route stream = route("POST", "/v1beta/models/client-name:streamGenerateContent");
+  Route unary = route("POST", "/models/client-name:generateContent");
+  EXPECT_EQ(upstreamPath("", stream, "gemini-2.5-flash"),
+            "/v1beta/models/gemini-2.5-flash:streamGenerateContent");
+  EXPECT_EQ(upstreamPath("", unary, "gemini-2.5-flash"),
+            "/v1beta/models/gemini-2.5-flash:generateContent");
+  EXPECT_EQ(upstreamPath("/v1beta", unary, "g"), "/v1beta/models/g:generateContent");
+  EXPECT_EQ(upstreamPath("/proxy/v1beta/", unary, "g"), "/proxy/v1beta/models/g:generateContent");
+  EXPECT_EQ(upstreamPath("/v1", unary, "g"), "/v1/models/g:generateContent");  // v1 is kept
+  EXPECT_EQ(upstreamPath("/google", stream, "g"), "/google/v1beta/models/g:streamGenerateContent");
+  // A configured "models/" prefix is not doubled; other reserved bytes are encoded.
+  EXPECT_EQ(upstreamPath("", unary, "models/gemini-pro"),
+            "/v1beta/models/gemini-pro:generateContent");
+  EXPECT_EQ(upstreamPath("", unary, "tuned model:v1/x"),
+            "/v1beta/models/tuned%20model%3Av1%2Fx:generateContent");
+}
+
+TEST(UpstreamPath, RoutesThatAreNeverForwardedGiveNothing) {
+  EXPECT_EQ(upstreamPath("/v1", route("GET", "/v1/models"), "m"), "");
+  EXPECT_EQ(upstreamPath("", route("GET", "/healthz"), "m"), "");
+}
+
+TEST(PercentEncoding, RoundTripsAndRejectsMalformedEscapes) {
+  EXPECT_EQ(percentEncodeSegment("aZ09-._~"), "aZ09-._~");
+  EXPECT_EQ(percentEncodeSegment("a b/c:d%\xC3\xA9"), "a%20b%2Fc%3Ad%25%C3%A9");
+  for (std::string_view s : {"", "plain", "with space", "sl/ash", "\xFF\x00 bytes", "100%"}) {
+    auto decoded = percentDecode(percentEncodeSegment(s));
+    ASSERT_TRUE(decoded) << s;
+    EXPECT_EQ(*decoded, s);
+  }
+  EXPECT_EQ(percentDecode("a%2fb%2Fc+d"), "a/b/c+d");
+  EXPECT_FALSE(percentDecode("%"));
+  EXPECT_FALSE(percentDecode("abc%4"));
+  EXPECT_FALSE(percentDecode("%G0"));
+}
+
+}  // namespace
+}  // namespace llmux::protocol
