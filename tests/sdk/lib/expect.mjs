@@ -38,6 +38,11 @@ export const TOOL_RESULT = '{"temperature": 21, "unit": "celsius"}';
 /** After a tool result the mock answers in text, quoting the last user message. */
 export const AFTER_TOOL_ANSWER = `You said: "${TOOL_PROMPT}"`;
 
+/** How the mock's thinking / reasoning summary starts when asked to think about `prompt`. */
+export function thinkingStart(prompt) {
+  return `The user wrote "${prompt}".`;
+}
+
 /**
  * Awaits `action` (a promise or a function returning one, e.g. a stream that fails while being
  * read) and asserts it rejects with the SDK's own `ErrorClass` carrying HTTP `status`.

@@ -6,7 +6,7 @@ import Anthropic from '@anthropic-ai/sdk';
 
 import {
   AFTER_TOOL_ANSWER, ANSWER, PROMPT, TIME_TOOL, TOOL_PROMPT, TOOL_RESULT, WEATHER_TOOL,
-  assertTokens, expectSdkError,
+  assertTokens, expectSdkError, thinkingStart,
 } from '../lib/expect.mjs';
 import { GATEWAY_KEY, MODELS, UNKNOWN_MODEL, WRONG_KEY } from '../lib/stack.mjs';
 
@@ -170,6 +170,40 @@ export function registerAnthropic(stack) {
       assert.notEqual(uses[0].id, uses[1].id);
       assertUsage(message.usage);
     });
+
+    test('thinking with a tool, streamed; thinking and signature replayed on the next turn',
+         async () => {
+           const anthropic = client(stack);
+           const request = {
+             model: MODELS.anthropic,
+             max_tokens: 2048,
+             thinking: { type: 'adaptive' },
+             tools: [anthropicTool(WEATHER_TOOL)],
+             messages: [{ role: 'user', content: TOOL_PROMPT }],
+           };
+           const stream = anthropic.messages.stream(request);
+           let thinkingDeltas = '';
+           stream.on('thinking', (delta) => { thinkingDeltas += delta; });
+           const first = await stream.finalMessage();
+           assert.equal(first.stop_reason, 'tool_use');
+           assert.deepEqual(first.content.map((b) => b.type), ['thinking', 'text', 'tool_use']);
+           const [thinking] = first.content;
+           assert.ok(thinking.thinking.startsWith(thinkingStart(TOOL_PROMPT)),
+                     `thinking: ${thinking.thinking}`);
+           assert.equal(thinkingDeltas, thinking.thinking);
+           assert.ok(thinking.signature.length > 0, 'the thinking block has no signature');
+           const [use] = toolUses(first);
+           assert.deepEqual(use.input, WEATHER_TOOL.expectedArguments);
+
+           request.messages.push({ role: 'assistant', content: first.content }, {
+             role: 'user',
+             content: [{ type: 'tool_result', tool_use_id: use.id, content: TOOL_RESULT }],
+           });
+           const second = await anthropic.messages.create(request);
+           assert.equal(second.stop_reason, 'end_turn');
+           assert.deepEqual(second.content.map((b) => b.type), ['thinking', 'text']);
+           assert.equal(textOf(second), AFTER_TOOL_ANSWER);
+         });
 
     test('unknown model: NotFoundError 404', async () => {
       await expectSdkError(

@@ -7,7 +7,7 @@ import { ApiError, FinishReason, GoogleGenAI } from '@google/genai';
 
 import {
   AFTER_TOOL_ANSWER, ANSWER, PROMPT, TIME_TOOL, TOOL_PROMPT, WEATHER_TOOL, assertTokens,
-  expectSdkError,
+  expectSdkError, thinkingStart,
 } from '../lib/expect.mjs';
 import { GATEWAY_KEY, MODELS, UNKNOWN_MODEL, WRONG_KEY } from '../lib/stack.mjs';
 
@@ -33,12 +33,17 @@ function assertUsage(usage) {
 
 /** Reads a whole stream: joined text, every function call, the last finishReason and usage. */
 async function drain(stream) {
-  const result = { text: '', calls: [], finishReason: undefined, usage: undefined, chunks: 0 };
+  const result = {
+    text: '', thoughts: '', parts: [], calls: [], finishReason: undefined, usage: undefined,
+    chunks: 0,
+  };
   for await (const chunk of stream) {
     result.chunks += 1;
     // Parts read directly: `chunk.text` warns on chunks that carry function calls.
     for (const part of chunk.candidates?.[0]?.content?.parts ?? []) {
-      if (typeof part.text === 'string' && !part.thought) result.text += part.text;
+      result.parts.push(part);
+      if (typeof part.text !== 'string') continue;
+      if (part.thought) result.thoughts += part.text; else result.text += part.text;
     }
     result.calls.push(...(chunk.functionCalls ?? []));
     const reason = chunk.candidates?.[0]?.finishReason;
@@ -118,6 +123,36 @@ export function registerGemini(stack) {
       assert.deepEqual(result.calls[1].args, TIME_TOOL.expectedArguments);
       assert.equal(result.finishReason, FinishReason.STOP);
       assertUsage(result.usage);
+    });
+
+    test('thoughts with a tool, streamed; thoughtSignature replayed on the next turn', async () => {
+      const ai = client(stack);
+      const config = {
+        thinkingConfig: { includeThoughts: true },
+        tools: [{ functionDeclarations: [geminiTool(WEATHER_TOOL)] }],
+      };
+      const contents = [{ role: 'user', parts: [{ text: TOOL_PROMPT }] }];
+      const first = await drain(
+          await ai.models.generateContentStream({ model: MODELS.gemini, contents, config }));
+      assert.ok(first.thoughts.startsWith(thinkingStart(TOOL_PROMPT)), `thoughts: ${first.thoughts}`);
+      assert.equal(first.calls.length, 1);
+      assert.deepEqual(first.calls[0].args, WEATHER_TOOL.expectedArguments);
+      const callPart = first.parts.find((part) => part.functionCall);
+      assert.ok(callPart.thoughtSignature, 'the functionCall part has no thoughtSignature');
+      assert.equal(first.finishReason, FinishReason.STOP);
+      assertUsage(first.usage);
+      assertTokens(first.usage.thoughtsTokenCount, 'usageMetadata.thoughtsTokenCount');
+
+      // As the Gemini CLI does: the call goes back with its signature, thoughts are not resent.
+      contents.push({ role: 'model', parts: [callPart] }, {
+        role: 'user',
+        parts: [{ functionResponse: { name: WEATHER_TOOL.name, response: { temperature: 21 } } }],
+      });
+      const second = await drain(
+          await ai.models.generateContentStream({ model: MODELS.gemini, contents, config }));
+      assert.equal(second.calls.length, 0);
+      assert.equal(second.text, AFTER_TOOL_ANSWER);
+      assert.equal(second.finishReason, FinishReason.STOP);
     });
 
     test('unknown model: ApiError 404', async () => {

@@ -6,7 +6,7 @@ import OpenAI from 'openai';
 
 import {
   AFTER_TOOL_ANSWER, ANSWER, PROMPT, TIME_TOOL, TOOL_PROMPT, TOOL_RESULT, WEATHER_TOOL,
-  assertTokens, expectSdkError,
+  assertTokens, expectSdkError, thinkingStart,
 } from '../lib/expect.mjs';
 import { MODELS, UNKNOWN_MODEL, WRONG_KEY } from '../lib/stack.mjs';
 import { openAiClient } from './openai_chat.mjs';
@@ -138,6 +138,26 @@ export function registerOpenAiResponses(stack) {
                      `argument deltas of ${call.name} do not add up to its arguments`);
       }
       assertUsage(response.usage);
+    });
+
+    test('reasoning summary, streamed through the stream helper', async () => {
+      const stream = openAiClient(stack).responses.stream({
+        model: MODELS.responses,
+        input: PROMPT,
+        reasoning: { effort: 'low', summary: 'auto' },
+      });
+      let summaryDeltas = '';
+      stream.on('response.reasoning_summary_text.delta', (event) => { summaryDeltas += event.delta; });
+      const response = await stream.finalResponse();
+      assert.deepEqual(response.output.map((item) => item.type), ['reasoning', 'message']);
+      const summary = response.output[0].summary.map((part) => part.text).join('');
+      assert.ok(summary.startsWith(thinkingStart(PROMPT)), `summary: ${summary}`);
+      assert.equal(summaryDeltas, summary);
+      assert.equal(response.output_text, ANSWER);
+      assertUsage(response.usage);
+      const reasoningTokens = response.usage.output_tokens_details?.reasoning_tokens;
+      assertTokens(reasoningTokens, 'usage.output_tokens_details.reasoning_tokens');
+      assert.ok(reasoningTokens < response.usage.output_tokens);
     });
 
     test('unknown model: NotFoundError 404', async () => {
