@@ -17,7 +17,7 @@ bool carriesModelInBody(RouteKind kind) {
 }  // namespace
 
 Result<RequestProfile> inspectRequest(Route const& route, std::string_view body) {
-  bool gemini = route.kind == RouteKind::GeminiGenerate;
+  bool gemini = route.kind == RouteKind::GeminiGenerate || route.kind == RouteKind::GeminiCountTokens;
   if (!gemini && !carriesModelInBody(route.kind)) {
     return makeError(ErrorKind::Internal, "this route takes no request body to inspect");
   }

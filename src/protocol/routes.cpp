@@ -7,6 +7,7 @@ namespace {
 
 constexpr std::string_view kGenerate = "generateContent";
 constexpr std::string_view kStreamGenerate = "streamGenerateContent";
+constexpr std::string_view kCountTokens = "countTokens";
 
 RouteLookup byMethod(std::string_view method, Route route) {
   RouteMatch match =
@@ -27,8 +28,11 @@ std::optional<Route> geminiGenerate(std::string_view tail) {
   if (colon == std::string_view::npos) return std::nullopt;
   std::string_view verb = tail.substr(colon + 1);
   bool stream = false;
+  RouteKind kind = RouteKind::GeminiGenerate;
   if (verb == kStreamGenerate) {
     stream = true;
+  } else if (verb == kCountTokens) {
+    kind = RouteKind::GeminiCountTokens;
   } else if (verb != kGenerate) {
     return std::nullopt;
   }
@@ -37,7 +41,7 @@ std::optional<Route> geminiGenerate(std::string_view tail) {
   constexpr std::string_view kPrefix = "models/";
   if (std::string_view(*model).starts_with(kPrefix)) model->erase(0, kPrefix.size());
   if (model->empty()) return std::nullopt;
-  Route route = simple(RouteKind::GeminiGenerate, Protocol::Gemini);
+  Route route = simple(kind, Protocol::Gemini);
   route.gemini_model = std::move(*model);
   route.gemini_stream = stream;
   return route;
@@ -90,6 +94,7 @@ std::string_view routeMethod(RouteKind kind) {
     case RouteKind::Messages:
     case RouteKind::CountTokens:
     case RouteKind::GeminiGenerate:
+    case RouteKind::GeminiCountTokens:
       return "POST";
     case RouteKind::ListModels:
     case RouteKind::GeminiListModels:
@@ -114,6 +119,8 @@ std::string_view routeLabel(Route const& route) {
     case RouteKind::GeminiGenerate:
       return route.gemini_stream ? "/v1beta/models/{model}:streamGenerateContent"
                                  : "/v1beta/models/{model}:generateContent";
+    case RouteKind::GeminiCountTokens:
+      return "/v1beta/models/{model}:countTokens";
     case RouteKind::ListModels:
       return "/v1/models";
     case RouteKind::GeminiListModels:

@@ -15,6 +15,7 @@ enum class RouteKind {
   Messages,          ///< POST /v1/messages (Anthropic)
   CountTokens,       ///< POST /v1/messages/count_tokens (Anthropic)
   GeminiGenerate,    ///< POST /v1beta/models/{model}:generateContent | :streamGenerateContent
+  GeminiCountTokens, ///< POST /v1beta/models/{model}:countTokens
   ListModels,        ///< GET /v1/models (OpenAI or Anthropic shape, decided by the headers)
   GeminiListModels,  ///< GET /v1beta/models
   Healthz,           ///< GET /healthz
@@ -27,7 +28,7 @@ enum class RouteKind {
 struct Route {
   RouteKind kind = RouteKind::Healthz;
   std::optional<Protocol> protocol;
-  std::string gemini_model;    ///< GeminiGenerate: the model id, percent-decoded, no "models/"
+  std::string gemini_model;    ///< Gemini routes: the model id, percent-decoded, no "models/"
   bool gemini_stream = false;  ///< GeminiGenerate: the method was streamGenerateContent
 };
 

@@ -31,11 +31,14 @@ std::string upstreamPath(std::string_view path_prefix, Route const& route,
       return versioned(path_prefix, "/v1", "/messages");
     case RouteKind::CountTokens:
       return versioned(path_prefix, "/v1", "/messages/count_tokens");
-    case RouteKind::GeminiGenerate: {
+    case RouteKind::GeminiGenerate:
+    case RouteKind::GeminiCountTokens: {
       constexpr std::string_view kPrefix = "models/";
       if (upstream_model.starts_with(kPrefix)) upstream_model.remove_prefix(kPrefix.size());
       std::string tail = "/models/" + percentEncodeSegment(upstream_model) +
-                         (route.gemini_stream ? ":streamGenerateContent" : ":generateContent");
+                         (route.kind == RouteKind::GeminiCountTokens ? ":countTokens"
+                          : route.gemini_stream                       ? ":streamGenerateContent"
+                                                                      : ":generateContent");
       if (endsWithSegment(path_prefix, "/v1")) return std::string(path_prefix) + tail;
       return versioned(path_prefix, "/v1beta", tail);
     }

@@ -64,7 +64,6 @@ TEST(Routes, UnknownPathsAreNotFound) {
                                 "/v1beta/messages",
                                 "/v1/messages/batches",
                                 "/v1/models/gpt-4o",
-                                "/v1beta/models/gemini-pro:countTokens",
                                 "/v1beta/models/gemini-pro",
                                 "/v1beta/models/:generateContent",
                                 "/v1beta/models/models/:generateContent",
@@ -117,6 +116,16 @@ TEST(Routes, MethodsAndLabels) {
   EXPECT_EQ(routeLabel(lookup.route), "/v1beta/models/{model}:streamGenerateContent");
   EXPECT_EQ(routeLabel(matchRoute("POST", "/chat/completions").route), "/v1/chat/completions");
   EXPECT_EQ(routeLabel(matchRoute("GET", "/healthz").route), "/healthz");
+}
+
+TEST(Routes, GeminiCountTokens) {
+  auto lookup = matchRoute("POST", "/v1beta/models/gemini-2.5-pro:countTokens");
+  ASSERT_EQ(lookup.match, RouteMatch::Found);
+  EXPECT_EQ(lookup.route.kind, RouteKind::GeminiCountTokens);
+  EXPECT_EQ(lookup.route.protocol, Protocol::Gemini);
+  EXPECT_EQ(lookup.route.gemini_model, "gemini-2.5-pro");
+  EXPECT_EQ(routeLabel(lookup.route), "/v1beta/models/{model}:countTokens");
+  EXPECT_EQ(matchRoute("GET", "/v1beta/models/g:countTokens").match, RouteMatch::MethodNotAllowed);
 }
 
 }  // namespace

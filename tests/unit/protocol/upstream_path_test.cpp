@@ -51,6 +51,9 @@ TEST(UpstreamPath, GeminiPutsTheUpstreamModelInThePath) {
             "/v1beta/models/gemini-pro:generateContent");
   EXPECT_EQ(upstreamPath("", unary, "tuned model:v1/x"),
             "/v1beta/models/tuned%20model%3Av1%2Fx:generateContent");
+  Route count = route("POST", "/v1beta/models/client-name:countTokens");
+  EXPECT_EQ(upstreamPath("/v1beta", count, "gemini-2.5-pro"),
+            "/v1beta/models/gemini-2.5-pro:countTokens");
 }
 
 TEST(UpstreamPath, RoutesThatAreNeverForwardedGiveNothing) {
