@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstring>
-#include <iterator>
 
 #include "core/json_text.h"
 #include "telemetry/time_format.h"
@@ -21,27 +21,63 @@ void appendKey(std::string& out, std::string_view key) {
   out += "\":";
 }
 
+// Most values (ids, routes, names) need no escaping: append them whole instead of byte by byte.
+void appendJson(std::string& out, std::string_view s) {
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == '"' || c == '\\') {
+      appendJsonString(out, s);
+      return;
+    }
+  }
+  out.push_back('"');
+  out += s;
+  out.push_back('"');
+}
+
 void appendStringField(std::string& out, std::string_view key, std::string_view value) {
   appendKey(out, key);
-  appendJsonString(out, value);
+  appendJson(out, value);
   out.push_back(',');
 }
 
 template <class Int>
 void appendIntField(std::string& out, std::string_view key, Int value) {
   appendKey(out, key);
-  fmt::format_to(std::back_inserter(out), "{}", value);
+  char buf[24];
+  auto end = std::to_chars(buf, buf + sizeof buf, value).ptr;
+  out.append(buf, end);
   out.push_back(',');
 }
 
-// Milliseconds rounded to the microsecond; null when negative (never happened) or not finite.
+// Milliseconds rounded to the microsecond ("12.5", "3", "0.042"); null when negative (never
+// happened) or not finite. Integer arithmetic: shortest-double formatting costs far more.
 void appendMillisField(std::string& out, std::string_view key, double ms) {
   appendKey(out, key);
   if (ms < 0 || !std::isfinite(ms)) {
-    out += "null";
-  } else {
-    fmt::format_to(std::back_inserter(out), "{}", std::round(ms * 1000.0) / 1000.0);
+    out += "null,";
+    return;
   }
+  char buf[40];
+  char* p = buf;
+  if (ms >= 1e12) {  // decades: no fraction worth printing, and beyond what micros can count
+    p = std::to_chars(buf, buf + sizeof buf, std::round(ms)).ptr;
+  } else {
+    auto micros = static_cast<std::uint64_t>(std::llround(ms * 1000.0));
+    p = std::to_chars(buf, buf + sizeof buf, micros / 1000).ptr;
+    auto frac = static_cast<unsigned>(micros % 1000);
+    if (frac != 0) {
+      *p++ = '.';
+      *p++ = static_cast<char>('0' + frac / 100);
+      frac %= 100;
+      if (frac != 0) {
+        *p++ = static_cast<char>('0' + frac / 10);
+        frac %= 10;
+        if (frac != 0) *p++ = static_cast<char>('0' + frac);
+      }
+    }
+  }
+  out.append(buf, p);
   out.push_back(',');
 }
 

@@ -25,33 +25,47 @@ constexpr std::size_t kShardCount = 16;
 using LabelValues = std::vector<std::string>;
 using LabelView = std::span<std::string_view const>;
 
-struct LabelHash {
-  using is_transparent = void;
-  template <class Range>
-  static std::size_t hashRange(Range const& values) {
-    std::size_t h = 0x9e3779b97f4a7c15ull;
-    for (auto const& v : values) {
-      h ^= std::hash<std::string_view>{}(std::string_view(v)) + 0x9e3779b97f4a7c15ull + (h << 6) +
-           (h >> 2);
-    }
-    return h;
+// A label set is hashed once per lookup: the hash picks the shard and is carried in the key, so
+// the map does not hash the strings again.
+std::size_t hashLabels(LabelView values) {
+  std::size_t h = 0x243f6a8885a308d3ull;
+  for (std::string_view v : values) {
+    h ^= std::hash<std::string_view>{}(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
   }
-  std::size_t operator()(LabelValues const& v) const { return hashRange(v); }
-  std::size_t operator()(LabelView v) const { return hashRange(v); }
+  return h;
+}
+
+struct StoredKey {
+  std::size_t hash;
+  LabelValues values;
 };
 
-struct LabelEqual {
+struct LookupKey {
+  std::size_t hash;
+  LabelView values;
+};
+
+struct KeyHash {
   using is_transparent = void;
-  template <class A, class B>
-  static bool same(A const& a, B const& b) {
+  std::size_t operator()(StoredKey const& k) const { return k.hash; }
+  std::size_t operator()(LookupKey const& k) const { return k.hash; }
+};
+
+struct KeyEqual {
+  using is_transparent = void;
+  static bool same(LabelValues const& a, LabelView b) {
     if (a.size() != b.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i)
-      if (std::string_view(a[i]) != std::string_view(b[i])) return false;
+      if (std::string_view(a[i]) != b[i]) return false;
     return true;
   }
-  bool operator()(LabelValues const& a, LabelValues const& b) const { return a == b; }
-  bool operator()(LabelValues const& a, LabelView b) const { return same(a, b); }
-  bool operator()(LabelView a, LabelValues const& b) const { return same(a, b); }
+  bool operator()(StoredKey const& a, StoredKey const& b) const {
+    return a.hash == b.hash && a.values == b.values;
+  }
+  bool operator()(StoredKey const& a, LookupKey const& b) const {
+    return a.hash == b.hash && same(a.values, b.values);
+  }
+  bool operator()(LookupKey const& a, StoredKey const& b) const { return (*this)(b, a); }
 };
 
 void appendEscapedHelp(std::string& out, std::string_view help) {
@@ -207,7 +221,7 @@ std::uint64_t Histogram::count() const {
 template <class Child>
 struct MetricFamily<Child>::Shard {
   mutable std::shared_mutex mutex;
-  std::unordered_map<LabelValues, std::unique_ptr<Child>, LabelHash, LabelEqual> children;
+  std::unordered_map<StoredKey, std::unique_ptr<Child>, KeyHash, KeyEqual> children;
 };
 
 template <class Child>
@@ -225,10 +239,9 @@ Child& MetricFamily<Child>::labels(std::span<std::string_view const> values) {
   assert(values.size() == n && "label value count does not match the metric's label names");
   std::array<std::string_view, kMaxMetricLabels> fixed{};
   std::copy_n(values.begin(), std::min(values.size(), n), fixed.begin());
-  LabelView key(fixed.data(), n);
-
-  std::size_t hash = LabelHash{}(key);
-  Shard& shard = shards_[hash % kShardCount];
+  LookupKey key{0, LabelView(fixed.data(), n)};
+  key.hash = hashLabels(key.values);
+  Shard& shard = shards_[(key.hash >> 32) % kShardCount];  // the map uses the low bits
   {
     std::shared_lock lock(shard.mutex);
     auto it = shard.children.find(key);
@@ -244,7 +257,8 @@ Child& MetricFamily<Child>::labels(std::span<std::string_view const> values) {
     child = std::make_unique<Child>();
   }
   Child& ref = *child;
-  shard.children.emplace(LabelValues(key.begin(), key.end()), std::move(child));
+  shard.children.emplace(StoredKey{key.hash, LabelValues(key.values.begin(), key.values.end())},
+                         std::move(child));
   return ref;
 }
 
@@ -253,8 +267,8 @@ std::vector<typename MetricFamily<Child>::Entry> MetricFamily<Child>::snapshot()
   std::vector<Entry> entries;
   for (std::size_t s = 0; s < kShardCount; ++s) {
     std::shared_lock lock(shards_[s].mutex);
-    for (auto const& [values, child] : shards_[s].children)
-      entries.push_back(Entry{&values, child.get()});
+    for (auto const& [key, child] : shards_[s].children)
+      entries.push_back(Entry{&key.values, child.get()});
   }
   std::sort(entries.begin(), entries.end(),
             [](Entry const& a, Entry const& b) { return *a.values < *b.values; });

@@ -5,13 +5,12 @@
 namespace llmux::telemetry {
 namespace {
 
-void appendDigits(std::string& out, unsigned value, int width) {
-  char buf[8];
+char* putDigits(char* p, unsigned value, int width) {
   for (int i = width - 1; i >= 0; --i) {
-    buf[i] = static_cast<char>('0' + value % 10);
+    p[i] = static_cast<char>('0' + value % 10);
     value /= 10;
   }
-  out.append(buf, static_cast<std::size_t>(width));
+  return p + width;
 }
 
 }  // namespace
@@ -22,21 +21,23 @@ void appendRfc3339Millis(std::string& out, WallTime t) {
   if (ms.time_since_epoch().count() < 0) ms = time_point<system_clock, milliseconds>{};
   auto day = floor<days>(ms);
   year_month_day ymd{day};
-  hh_mm_ss<milliseconds> tod{ms - day};
-  appendDigits(out, static_cast<unsigned>(static_cast<int>(ymd.year())), 4);
-  out.push_back('-');
-  appendDigits(out, static_cast<unsigned>(ymd.month()), 2);
-  out.push_back('-');
-  appendDigits(out, static_cast<unsigned>(ymd.day()), 2);
-  out.push_back('T');
-  appendDigits(out, static_cast<unsigned>(tod.hours().count()), 2);
-  out.push_back(':');
-  appendDigits(out, static_cast<unsigned>(tod.minutes().count()), 2);
-  out.push_back(':');
-  appendDigits(out, static_cast<unsigned>(tod.seconds().count()), 2);
-  out.push_back('.');
-  appendDigits(out, static_cast<unsigned>(tod.subseconds().count()), 3);
-  out.push_back('Z');
+  auto in_day = static_cast<unsigned>((ms - day).count());  // milliseconds into the day
+  char buf[24];
+  char* p = putDigits(buf, static_cast<unsigned>(static_cast<int>(ymd.year())), 4);
+  *p++ = '-';
+  p = putDigits(p, static_cast<unsigned>(ymd.month()), 2);
+  *p++ = '-';
+  p = putDigits(p, static_cast<unsigned>(ymd.day()), 2);
+  *p++ = 'T';
+  p = putDigits(p, in_day / 3'600'000, 2);
+  *p++ = ':';
+  p = putDigits(p, in_day / 60'000 % 60, 2);
+  *p++ = ':';
+  p = putDigits(p, in_day / 1000 % 60, 2);
+  *p++ = '.';
+  p = putDigits(p, in_day % 1000, 3);
+  *p++ = 'Z';
+  out.append(buf, p);
 }
 
 std::string formatRfc3339Millis(WallTime t) {

@@ -112,6 +112,20 @@ TEST(AccessLine, NoAttemptsAndNoFirstByte) {
   EXPECT_EQ(o.at("stream").as_bool(), false);
 }
 
+TEST(AccessLine, DurationsAreCompactDecimalsRoundedToTheMicrosecond) {
+  RequestRecord r;
+  r.first_byte_ms = 0.05;
+  r.total_ms = 3;
+  r.overhead_ms = 0.0004;  // rounds to 0
+  std::string line = formatAccessLine(r);
+  EXPECT_NE(line.find("\"first_byte_ms\":0.05,"), std::string::npos) << line;
+  EXPECT_NE(line.find("\"total_ms\":3,"), std::string::npos) << line;
+  EXPECT_NE(line.find("\"overhead_ms\":0,"), std::string::npos) << line;
+  r.total_ms = 1234567.8915;
+  line = formatAccessLine(r);
+  EXPECT_NE(line.find("\"total_ms\":1234567.892,"), std::string::npos) << line;
+}
+
 TEST(AccessLogFile, LinesFromSeveralThreadsAllArriveWholeAfterFlush) {
   TempDir dir;
   fs::path path = dir.path() / "access.log";
