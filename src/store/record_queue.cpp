@@ -1,34 +1,50 @@
 #include "store/record_queue.h"
 
+#include <algorithm>
+
 namespace llmux::store {
 
-RecordQueue::RecordQueue(std::size_t capacity, std::chrono::milliseconds max_block)
-    : capacity_(capacity == 0 ? 1 : capacity), max_block_(max_block) {}
+namespace {
+
+RecordQueueOptions sanitized(RecordQueueOptions options) {
+  options.capacity = std::max<std::size_t>(options.capacity, 1);
+  options.batch_size = std::max<std::size_t>(options.batch_size, 1);
+  return options;
+}
+
+}  // namespace
+
+RecordQueue::RecordQueue(RecordQueueOptions options) : options_(sanitized(options)) {}
 
 bool RecordQueue::push(RequestRecord record) {
   std::unique_lock lock(mutex_);
-  if (items_.size() >= capacity_ && !closed_) {
-    not_full_.wait_for(lock, max_block_, [&] { return items_.size() < capacity_ || closed_; });
+  if (items_.size() >= options_.capacity && !closed_) {
+    not_full_.wait_for(lock, options_.max_block,
+                       [&] { return items_.size() < options_.capacity || closed_; });
   }
-  if (closed_ || items_.size() >= capacity_) {
+  if (closed_ || items_.size() >= options_.capacity) {
     ++dropped_;
     return false;
   }
-  bool was_empty = items_.empty();
   items_.push_back(std::move(record));
   ++accepted_;
+  bool wake = items_.size() == 1 || items_.size() == options_.batch_size;
   lock.unlock();
-  // The writer only sleeps on an empty queue: one wake-up per batch, not per record.
-  if (was_empty) not_empty_.notify_one();
+  if (wake) writer_wake_.notify_one();
   return true;
 }
 
-bool RecordQueue::popBatch(std::vector<RequestRecord>& out, std::size_t max) {
+bool RecordQueue::popBatch(std::vector<RequestRecord>& out) {
   std::unique_lock lock(mutex_);
-  not_empty_.wait(lock, [&] { return !items_.empty() || closed_; });
+  writer_wake_.wait(lock, [&] { return !items_.empty() || closed_; });
+  if (options_.linger.count() > 0) {
+    writer_wake_.wait_for(lock, options_.linger, [&] {
+      return items_.size() >= options_.batch_size || closed_ || done_waiters_ > 0;
+    });
+  }
   if (items_.empty()) return false;  // closed and drained
-  bool was_full = items_.size() >= capacity_;
-  std::size_t n = std::min(max == 0 ? 1 : max, items_.size());
+  bool was_full = items_.size() >= options_.capacity;
+  std::size_t n = std::min(options_.batch_size, items_.size());
   for (std::size_t i = 0; i < n; ++i) {
     out.push_back(std::move(items_.front()));
     items_.pop_front();
@@ -49,7 +65,11 @@ void RecordQueue::markDone(std::size_t n) {
 void RecordQueue::waitDone() {
   std::unique_lock lock(mutex_);
   std::uint64_t target = accepted_;
+  if (done_ >= target) return;
+  ++done_waiters_;
+  writer_wake_.notify_one();  // cut a linger short
   done_changed_.wait(lock, [&] { return done_ >= target; });
+  --done_waiters_;
 }
 
 void RecordQueue::close() {
@@ -57,7 +77,7 @@ void RecordQueue::close() {
     std::lock_guard lock(mutex_);
     closed_ = true;
   }
-  not_empty_.notify_all();
+  writer_wake_.notify_all();
   not_full_.notify_all();
 }
 

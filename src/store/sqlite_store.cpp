@@ -83,9 +83,9 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open(std::filesystem::path con
   }
   if (auto r = migrate(*writer); !r.ok()) return r.error();
 
-  auto reader = SqliteDb::open(path.string());
-  if (!reader.ok()) return reader.takeError();
-  if (auto r = reader->exec("PRAGMA synchronous=NORMAL;"); !r.ok()) return r.error();
+  auto query = SqliteDb::open(path.string());
+  if (!query.ok()) return query.takeError();
+  if (auto r = query->exec("PRAGMA synchronous=NORMAL;"); !r.ok()) return r.error();
 
   auto statements = std::make_unique<WriterStatements>();
   std::pair<SqliteStatement*, char const*> const to_prepare[] = {
@@ -100,18 +100,21 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open(std::filesystem::path con
   }
 
   std::unique_ptr<SqliteStore> store(
-      new SqliteStore(std::move(path), std::move(*writer), std::move(*reader), options));
+      new SqliteStore(std::move(path), std::move(*writer), std::move(*query), options));
   store->thread_ = std::thread(&SqliteStore::runWriter, store.get(), std::move(statements));
   return store;
 }
 
-SqliteStore::SqliteStore(std::filesystem::path path, SqliteDb writer, SqliteDb reader,
+SqliteStore::SqliteStore(std::filesystem::path path, SqliteDb writer, SqliteDb query,
                          SqliteStoreOptions options)
     : path_(std::move(path)),
       options_(options),
       writer_(std::move(writer)),
-      reader_(std::move(reader)),
-      queue_(options.queue_capacity, options.max_block) {}
+      query_db_(std::move(query)),
+      queue_(RecordQueueOptions{.capacity = options.queue_capacity,
+                                .batch_size = options.batch_size,
+                                .max_block = options.max_block,
+                                .linger = options.linger}) {}
 
 SqliteStore::~SqliteStore() {
   queue_.close();
@@ -140,7 +143,7 @@ std::string SqliteStore::lastWriteError() const {
 void SqliteStore::runWriter(std::unique_ptr<WriterStatements> statements) {
   std::vector<RequestRecord> batch;
   batch.reserve(options_.batch_size);
-  while (queue_.popBatch(batch, options_.batch_size)) {
+  while (queue_.popBatch(batch)) {
     auto delay = std::chrono::milliseconds(10);
     Result<void> written = writeBatch(*statements, batch);
     for (int retry = 0; !written.ok() && retry < options_.write_retries; ++retry) {
@@ -222,8 +225,8 @@ Result<void> SqliteStore::writeBatch(WriterStatements& s, std::vector<RequestRec
 // --- settings -----------------------------------------------------------------------------------
 
 std::optional<std::string> SqliteStore::getSetting(std::string_view key) {
-  std::lock_guard lock(reader_mutex_);
-  auto stmt = reader_.prepare("SELECT value FROM settings WHERE key = ?");
+  std::lock_guard lock(query_mutex_);
+  auto stmt = query_db_.prepare("SELECT value FROM settings WHERE key = ?");
   if (!stmt.ok()) throwStoreError(stmt.error());
   stmt->bind(1, key);
   auto row = stmt->step();
@@ -233,8 +236,8 @@ std::optional<std::string> SqliteStore::getSetting(std::string_view key) {
 }
 
 void SqliteStore::putSetting(std::string_view key, std::string_view value) {
-  std::lock_guard lock(reader_mutex_);
-  auto stmt = reader_.prepare(
+  std::lock_guard lock(query_mutex_);
+  auto stmt = query_db_.prepare(
       "INSERT INTO settings (key, value, updated_at) "
       "VALUES (?, ?, CAST(strftime('%s', 'now') AS INTEGER) * 1000) "
       "ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at");
@@ -247,15 +250,15 @@ void SqliteStore::putSetting(std::string_view key, std::string_view value) {
 // --- queries ------------------------------------------------------------------------------------
 
 Result<std::vector<RequestRecord>> SqliteStore::recentRequests(std::size_t limit) {
-  std::lock_guard lock(reader_mutex_);
+  std::lock_guard lock(query_mutex_);
   // One read transaction: requests and attempts come from the same snapshot.
-  if (auto begun = reader_.exec("BEGIN"); !begun.ok()) return begun.error();
+  if (auto begun = query_db_.exec("BEGIN"); !begun.ok()) return begun.error();
   struct EndRead {
     SqliteDb& db;
     ~EndRead() { (void)db.exec("COMMIT"); }
-  } end_read{reader_};
+  } end_read{query_db_};
 
-  auto requests = reader_.prepare(kSelectRecent);
+  auto requests = query_db_.prepare(kSelectRecent);
   if (!requests.ok()) return requests.takeError();
   requests->bind(1, static_cast<std::int64_t>(std::min<std::size_t>(limit, INT64_MAX)));
 
@@ -293,7 +296,7 @@ Result<std::vector<RequestRecord>> SqliteStore::recentRequests(std::size_t limit
   }
   if (out.empty()) return out;
 
-  auto attempts = reader_.prepare(kSelectAttempts);
+  auto attempts = query_db_.prepare(kSelectAttempts);
   if (!attempts.ok()) return attempts.takeError();
   attempts->bind(1, min_seq);
   attempts->bind(2, max_seq);

@@ -29,6 +29,10 @@ struct SqliteStoreOptions {
   std::chrono::milliseconds max_block{20};
   /// Most records written in one transaction.
   std::size_t batch_size = 512;
+  /// How long the writer lets a batch fill before committing it: one commit per few
+  /// milliseconds instead of one per request. Rows become visible to queries this much later;
+  /// `flush()` does not wait for it.
+  std::chrono::milliseconds linger{10};
   /// Further tries of a failed batch (after 10 ms, 100 ms, 1 s, ...) before its records are
   /// counted as dropped.
   int write_retries = 3;
@@ -37,8 +41,9 @@ struct SqliteStoreOptions {
 /// The embedded store: `<state_dir>/llmux.db`, SQLite in WAL mode.
 ///
 /// The request log is written by one background thread with its own connection: request threads
-/// only push onto a RecordQueue; the writer takes up to `batch_size` records at a time and
-/// inserts them (and their attempts) in one transaction with prepared statements. A second
+/// only push onto a RecordQueue; the writer takes up to `batch_size` records at a time (waiting up
+/// to `linger` for a batch to fill) and inserts them and their attempts in one transaction with
+/// prepared statements. A second
 /// connection, behind a mutex, serves settings and queries; WAL lets it read while the writer
 /// writes. All methods are thread-safe. Never call the synchronous ones (settings, queries,
 /// flush) on an I/O thread.
@@ -84,7 +89,7 @@ class SqliteStore final : public RequestLogSink {
  private:
   struct WriterStatements;
 
-  SqliteStore(std::filesystem::path path, SqliteDb writer, SqliteDb reader,
+  SqliteStore(std::filesystem::path path, SqliteDb writer, SqliteDb query,
               SqliteStoreOptions options);
   void runWriter(std::unique_ptr<WriterStatements> statements);
   Result<void> writeBatch(WriterStatements& s, std::vector<RequestRecord> const& batch);
@@ -94,8 +99,9 @@ class SqliteStore final : public RequestLogSink {
 
   SqliteDb writer_;  ///< used by the writer thread only
 
-  std::mutex reader_mutex_;
-  SqliteDb reader_;  ///< settings and queries
+  std::mutex query_mutex_;
+  SqliteDb
+      query_db_;  ///< settings and queries (a second connection: WAL lets it read during writes)
 
   RecordQueue queue_;
   std::atomic<std::uint64_t> written_{0};

@@ -8,30 +8,42 @@
 namespace llmux::store {
 namespace {
 
+using std::chrono::milliseconds;
+
+// A linger this long would make a test time out if anything relied on it running out.
+constexpr auto kForever = std::chrono::hours(1);
+
+RecordQueueOptions options(std::size_t capacity, std::size_t batch_size,
+                           std::chrono::milliseconds max_block = {},
+                           std::chrono::milliseconds linger = {}) {
+  return RecordQueueOptions{
+      .capacity = capacity, .batch_size = batch_size, .max_block = max_block, .linger = linger};
+}
+
 RequestRecord named(std::string id) {
   RequestRecord r;
   r.request_id = std::move(id);
   return r;
 }
 
-TEST(RecordQueue, BatchesInOrderUpToTheMaximum) {
-  RecordQueue queue(10, std::chrono::milliseconds(0));
+TEST(RecordQueue, BatchesInOrderUpToTheBatchSize) {
+  RecordQueue queue(options(10, 3));
   for (int i = 0; i < 5; ++i) EXPECT_TRUE(queue.push(named(std::to_string(i))));
   EXPECT_EQ(queue.pending(), 5u);
   std::vector<RequestRecord> batch;
-  ASSERT_TRUE(queue.popBatch(batch, 3));
+  ASSERT_TRUE(queue.popBatch(batch));
   ASSERT_EQ(batch.size(), 3u);
   EXPECT_EQ(batch[0].request_id, "0");
   EXPECT_EQ(batch[2].request_id, "2");
   batch.clear();
-  ASSERT_TRUE(queue.popBatch(batch, 3));
+  ASSERT_TRUE(queue.popBatch(batch));
   ASSERT_EQ(batch.size(), 2u);
   EXPECT_EQ(batch[1].request_id, "4");
   EXPECT_EQ(queue.pending(), 0u);
 }
 
 TEST(RecordQueue, FullQueueDropsAndCountsWhenNobodyMakesRoom) {
-  RecordQueue queue(2, std::chrono::milliseconds(0));
+  RecordQueue queue(options(2, 10));
   EXPECT_TRUE(queue.push(named("a")));
   EXPECT_TRUE(queue.push(named("b")));
   EXPECT_FALSE(queue.push(named("c")));
@@ -40,47 +52,60 @@ TEST(RecordQueue, FullQueueDropsAndCountsWhenNobodyMakesRoom) {
 }
 
 TEST(RecordQueue, FullQueueWaitsForTheWriterToMakeRoom) {
-  // A generous wait: the consumer below frees a slot long before it ends.
-  RecordQueue queue(1, std::chrono::seconds(30));
+  RecordQueue queue(options(1, 10, kForever));
   ASSERT_TRUE(queue.push(named("a")));
   std::atomic<bool> pushed{false};
   std::thread producer([&] { pushed = queue.push(named("b")); });
   std::vector<RequestRecord> batch;
-  ASSERT_TRUE(queue.popBatch(batch, 10));
+  ASSERT_TRUE(queue.popBatch(batch));
   producer.join();
   EXPECT_TRUE(pushed);
   EXPECT_EQ(queue.dropped(), 0u);
   EXPECT_EQ(queue.pending(), 1u);
 }
 
-TEST(RecordQueue, WaitDoneReturnsOnceEverythingEarlierIsMarkedDone) {
-  RecordQueue queue(100, std::chrono::milliseconds(0));
+TEST(RecordQueue, AFullBatchEndsTheLingerAtOnce) {
+  RecordQueue queue(options(100, 3, {}, kForever));
+  std::thread producer([&] {
+    for (int i = 0; i < 3; ++i) queue.push(named(std::to_string(i)));
+  });
+  std::vector<RequestRecord> batch;
+  ASSERT_TRUE(queue.popBatch(batch));
+  producer.join();
+  EXPECT_EQ(batch.size(), 3u);
+}
+
+TEST(RecordQueue, WaitDoneCutsTheLingerShortAndReturnsWhenAllIsDone) {
+  RecordQueue queue(options(100, 2, {}, kForever));
   for (int i = 0; i < 7; ++i) ASSERT_TRUE(queue.push(named(std::to_string(i))));
+  ASSERT_TRUE(queue.push(named("odd one out")));  // 8 records: the last batch is not full
+  ASSERT_TRUE(queue.push(named("another")));
   std::atomic<int> handled{0};
   std::thread writer([&] {
     std::vector<RequestRecord> batch;
-    while (queue.popBatch(batch, 2)) {
+    while (queue.popBatch(batch)) {
       handled += static_cast<int>(batch.size());
       queue.markDone(batch.size());
       batch.clear();
     }
   });
   queue.waitDone();
-  EXPECT_EQ(handled.load(), 7);
+  EXPECT_EQ(handled.load(), 9);
   queue.close();
   writer.join();
   EXPECT_FALSE(queue.push(named("late")));
   EXPECT_EQ(queue.dropped(), 1u);
 }
 
-TEST(RecordQueue, CloseStillDrainsWhatIsQueued) {
-  RecordQueue queue(100, std::chrono::milliseconds(0));
+TEST(RecordQueue, CloseEndsTheLingerAndStillDrains) {
+  RecordQueue queue(options(100, 10, {}, kForever));
   ASSERT_TRUE(queue.push(named("a")));
-  queue.close();
+  std::thread closer([&] { queue.close(); });
   std::vector<RequestRecord> batch;
-  EXPECT_TRUE(queue.popBatch(batch, 10));
+  EXPECT_TRUE(queue.popBatch(batch));
+  closer.join();
   EXPECT_EQ(batch.size(), 1u);
-  EXPECT_FALSE(queue.popBatch(batch, 10));
+  EXPECT_FALSE(queue.popBatch(batch));
 }
 
 }  // namespace
