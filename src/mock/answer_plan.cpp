@@ -95,19 +95,20 @@ AnswerPlan planAnswer(RequestFacts const& facts, bool preamble_before_calls) {
 
 std::vector<std::string_view> splitDeltas(std::string_view text, std::size_t target_bytes) {
   std::vector<std::string_view> pieces;
+  std::size_t min_piece = std::max<std::size_t>(target_bytes / 2, 1);
   std::size_t start = 0;
   while (start < text.size()) {
-    std::size_t end = start + target_bytes;
-    if (end >= text.size()) {
-      end = text.size();
-    } else {
-      std::size_t space = text.find(' ', end);
-      if (space == std::string_view::npos || space - start > target_bytes * 4) {
+    std::size_t end = text.size();
+    if (start + min_piece < text.size()) {
+      // A piece ends before the first space past half the target, so that even a short answer
+      // streams in several deltas, each next piece starting with its space as providers send it.
+      std::size_t space = text.find(' ', start + min_piece);
+      if (space != std::string_view::npos && space - start <= target_bytes * 2) {
+        end = space;
+      } else if (text.size() - start > target_bytes * 2) {
         // No word boundary nearby: cut at a UTF-8 boundary instead.
-        end = std::min(text.size(), start + target_bytes * 2);
+        end = start + target_bytes * 2;
         while (end < text.size() && isContinuationByte(text[end])) ++end;
-      } else {
-        end = space;  // the next piece starts with the space, as providers stream it
       }
     }
     pieces.push_back(text.substr(start, end - start));

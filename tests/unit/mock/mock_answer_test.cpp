@@ -236,6 +236,8 @@ TEST(SplitDeltas, PiecesStartAtWordsAndAddUp) {
     joined += pieces[i];
   }
   EXPECT_EQ(joined, text);
+  // Even a short answer streams in more than one delta.
+  EXPECT_EQ(splitDeltas("You said: \"Hi\"").size(), 2u);
   std::string unbroken(100, 'a');
   unbroken += "\xE2\x82\xAC";  // a 3-byte character right where a cut would fall
   std::string again;
