@@ -120,11 +120,6 @@ JsonWriter& JsonWriter::raw(std::string_view json_text) {
   return *this;
 }
 
-JsonWriter& JsonWriter::strOrNull(std::string_view name, std::string_view const* value) {
-  key(name);
-  return value ? str(*value) : null();
-}
-
 JsonWriter& JsonWriter::value(boost::json::value const& v) {
   switch (v.kind()) {
     case boost::json::kind::null:

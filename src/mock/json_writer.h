@@ -52,8 +52,6 @@ class JsonWriter {
   JsonWriter& value(std::string_view name, boost::json::value const& v) {
     return key(name).value(v);
   }
-  /// `value` when given, JSON null otherwise.
-  JsonWriter& strOrNull(std::string_view name, std::string_view const* value);
   JsonWriter& beginObject(std::string_view name) { return key(name).beginObject(); }
   JsonWriter& beginArray(std::string_view name) { return key(name).beginArray(); }
   /// An empty array / object as the value of `name`.

@@ -101,7 +101,7 @@ void writeAllItems(JsonWriter& w, Items const& items, AnswerPlan const& plan) {
   for (std::size_t i = 0; i < plan.calls.size(); ++i) writeCallItem(w, items, plan, i, true);
 }
 
-/// Echo of a request member, or `fallback_null` when absent.
+/// Echo of a request member, or null when absent.
 void echo(JsonWriter& w, json::object const& body, std::string_view key) {
   if (json::value const* v = field(&body, key))
     w.value(key, *v);
