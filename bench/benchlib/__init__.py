@@ -1,0 +1,1 @@
+"""Support code for bench/run, the llmux benchmark (see bench/README.md)."""

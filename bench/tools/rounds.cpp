@@ -1,0 +1,254 @@
+#include "rounds.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <numeric>
+#include <random>
+
+#include "http_wire.h"
+
+namespace llmux::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double microsSince(Clock::time_point start, Clock::time_point end) {
+  return std::chrono::duration<double, std::micro>(end - start).count();
+}
+
+/// One exchange's timings, from the first byte written.
+struct Sample {
+  double head_us = 0;
+  double first_body_us = 0;
+  double total_us = 0;
+};
+
+/// A target with its persistent connection and what was measured on it.
+struct TargetRun {
+  RoundTarget target;
+  int fd = -1;
+  int connects = 0;
+  int errors = 0;
+  std::map<int, int> statuses;
+  std::map<std::string, int> error_kinds;
+  std::vector<Sample> samples;
+};
+
+enum class Outcome { Ok, StaleConnection, Failed };
+
+void closeConnection(TargetRun& run) {
+  if (run.fd >= 0) ::close(run.fd);
+  run.fd = -1;
+}
+
+/// Sends the request and reads the response; `error` names what went wrong.
+Outcome exchange(TargetRun& run, std::string const& request, int timeout_ms, Sample& sample,
+                 int& status, std::string& error) {
+  bool reused = run.fd >= 0;
+  if (!reused) {
+    run.fd = connectBlocking(run.target.address);
+    if (run.fd < 0) {
+      error = std::string("connect: ") + std::strerror(errno);
+      return Outcome::Failed;
+    }
+    ++run.connects;
+  }
+  ResponseReader reader;
+  auto start = Clock::now();
+  auto deadline = start + std::chrono::milliseconds(timeout_ms);
+  if (!writeAll(run.fd, request)) {
+    error = std::string("write: ") + std::strerror(errno);
+    closeConnection(run);
+    return reused ? Outcome::StaleConnection : Outcome::Failed;
+  }
+  static thread_local std::vector<char> buffer(1 << 16);
+  bool got_any = false;
+  bool head_seen = false;
+  bool body_seen = false;
+  while (true) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) {
+      error = "timeout";
+      closeConnection(run);
+      return Outcome::Failed;
+    }
+    pollfd pfd{run.fd, POLLIN, 0};
+    int ready = ::poll(&pfd, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) continue;
+    ssize_t n = ::recv(run.fd, buffer.data(), buffer.size(), 0);
+    auto now = Clock::now();
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      error = std::string("read: ") + std::strerror(errno);
+      closeConnection(run);
+      return (reused && !got_any) ? Outcome::StaleConnection : Outcome::Failed;
+    }
+    if (n == 0) {
+      reader.onEof();
+      closeConnection(run);
+      if (reader.state() == ReadState::Done) break;
+      if (reused && !got_any) return Outcome::StaleConnection;
+      error = "connection closed mid-response";
+      return Outcome::Failed;
+    }
+    got_any = true;
+    std::size_t used = reader.feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+    if (reader.state() == ReadState::Malformed) {
+      error = "malformed response";
+      closeConnection(run);
+      return Outcome::Failed;
+    }
+    if (!head_seen && reader.state() != ReadState::Head) {
+      head_seen = true;
+      sample.head_us = microsSince(start, now);
+    }
+    if (!body_seen && reader.sawBodyByte()) {
+      body_seen = true;
+      sample.first_body_us = microsSince(start, now);
+    }
+    if (reader.state() == ReadState::Done) {
+      if (used != static_cast<std::size_t>(n)) {
+        error = "bytes after the response";
+        closeConnection(run);
+        return Outcome::Failed;
+      }
+      break;
+    }
+  }
+  sample.total_us = microsSince(start, Clock::now());
+  if (!body_seen) sample.first_body_us = sample.total_us;
+  status = reader.status();
+  if (reader.closeAfter()) closeConnection(run);
+  return Outcome::Ok;
+}
+
+void runOne(TargetRun& run, std::string const& request, int timeout_ms, bool record) {
+  Sample sample;
+  int status = 0;
+  std::string error;
+  Outcome outcome = exchange(run, request, timeout_ms, sample, status, error);
+  // A keep-alive connection the server closed while idle: retry once on a fresh one.
+  if (outcome == Outcome::StaleConnection) {
+    outcome = exchange(run, request, timeout_ms, sample, status, error);
+  }
+  if (!record) return;
+  if (outcome != Outcome::Ok) {
+    ++run.errors;
+    ++run.error_kinds[error];
+    return;
+  }
+  ++run.statuses[status];
+  if (status >= 200 && status < 300) {
+    run.samples.push_back(sample);
+  } else {
+    ++run.errors;
+    ++run.error_kinds["status " + std::to_string(status)];
+  }
+}
+
+void printJsonString(std::string const& s) {
+  std::putchar('"');
+  for (char c : s) {
+    if (c == '"' || c == '\\') std::putchar('\\');
+    if (static_cast<unsigned char>(c) < 0x20) {
+      std::printf("\\u%04x", c);
+    } else {
+      std::putchar(c);
+    }
+  }
+  std::putchar('"');
+}
+
+template <class Field>
+void printSeries(char const* name, std::vector<Sample> const& samples, Field field) {
+  std::printf("\"%s\":[", name);
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    std::printf(i == 0 ? "%.1f" : ",%.1f", field(samples[i]));
+  }
+  std::printf("]");
+}
+
+void printReport(std::vector<TargetRun> const& runs, double seconds) {
+  std::printf("{\"seconds\":%.3f,\"targets\":[", seconds);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    auto const& run = runs[i];
+    if (i != 0) std::printf(",");
+    std::printf("{\"name\":");
+    printJsonString(run.target.name);
+    std::printf(",\"ok\":%zu,\"errors\":%d,\"connects\":%d,\"statuses\":{", run.samples.size(),
+                run.errors, run.connects);
+    bool first = true;
+    for (auto const& [status, count] : run.statuses) {
+      std::printf("%s\"%d\":%d", first ? "" : ",", status, count);
+      first = false;
+    }
+    std::printf("},\"error_kinds\":{");
+    first = true;
+    for (auto const& [kind, count] : run.error_kinds) {
+      if (!first) std::printf(",");
+      printJsonString(kind);
+      std::printf(":%d", count);
+      first = false;
+    }
+    std::printf("},");
+    printSeries("head_us", run.samples, [](Sample const& s) { return s.head_us; });
+    std::printf(",");
+    printSeries("first_body_us", run.samples, [](Sample const& s) { return s.first_body_us; });
+    std::printf(",");
+    printSeries("total_us", run.samples, [](Sample const& s) { return s.total_us; });
+    std::printf("}");
+  }
+  std::printf("]}\n");
+}
+
+void sleepUntil(Clock::time_point when) {
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(when.time_since_epoch()).count();
+  timespec ts{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+  // steady_clock is CLOCK_MONOTONIC on Linux.
+  while (::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+  }
+}
+
+}  // namespace
+
+int runRounds(RoundsOptions const& options) {
+  std::vector<TargetRun> runs;
+  for (auto const& t : options.targets) runs.push_back(TargetRun{t});
+  for (auto& run : runs) run.samples.reserve(static_cast<std::size_t>(options.rounds));
+  std::vector<std::size_t> order(runs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937 rng(options.seed);
+  int total = options.warmup + options.rounds;
+  auto begin = Clock::now();
+  auto measured_from = begin;
+  for (int round = 0; round < total; ++round) {
+    bool record = round >= options.warmup;
+    if (round == options.warmup) measured_from = Clock::now();
+    if (options.rate > 0 && record) {
+      auto offset = std::chrono::duration<double>((round - options.warmup) / options.rate);
+      sleepUntil(measured_from + std::chrono::duration_cast<Clock::duration>(offset));
+    }
+    std::shuffle(order.begin(), order.end(), rng);
+    for (std::size_t index : order)
+      runOne(runs[index], options.request, options.timeout_ms, record);
+  }
+  double seconds = std::chrono::duration<double>(Clock::now() - measured_from).count();
+  for (auto& run : runs) closeConnection(run);
+  printReport(runs, seconds);
+  std::fflush(stdout);
+  for (auto const& run : runs) {
+    if (run.samples.empty()) return 1;
+  }
+  return 0;
+}
+
+}  // namespace llmux::bench

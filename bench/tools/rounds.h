@@ -1,0 +1,34 @@
+#pragma once
+// Timed request/response exchanges against several targets, interleaved: each round sends the
+// same request once to every target (in a shuffled order), one at a time, on persistent
+// connections. Interleaving spreads the noise of a shared machine evenly over the targets.
+
+#include <netinet/in.h>
+
+#include <string>
+#include <vector>
+
+namespace llmux::bench {
+
+/// One endpoint under test.
+struct RoundTarget {
+  std::string name;
+  sockaddr_in address{};
+};
+
+/// What `runRounds` does.
+struct RoundsOptions {
+  std::vector<RoundTarget> targets;
+  std::string request;  ///< the raw HTTP/1.1 request bytes, sent as they are
+  int rounds = 1000;
+  int warmup = 50;         ///< rounds run first and not recorded
+  double rate = 0;         ///< rounds per second; 0 = back to back
+  int timeout_ms = 10000;  ///< per exchange
+  unsigned seed = 12345;   ///< for the order of targets within a round
+};
+
+/// Runs the rounds and prints one JSON document to stdout with every sample in microseconds
+/// (head, first body byte, complete) per target. Returns the process exit code.
+int runRounds(RoundsOptions const& options);
+
+}  // namespace llmux::bench
