@@ -189,7 +189,8 @@ int runServe(std::string const& config_path) {
   if (demo_mock) servers.push_back(&demo_mock->server());
   serveUntilShutdown(servers, settings->server.drain_timeout, reload, draining);
 
-  workers.stop();
+  bool clean = workers.stop();
+  if (!clean) telemetry::logWarn("worker loops still had work after the drain; stopped them");
   (*access_log)->flush();
   (*store)->flush();
   telemetry::logInfo("llmux stopped");

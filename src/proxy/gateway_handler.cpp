@@ -115,10 +115,17 @@ Task<void> GatewayHandler::serveRoute(RequestContext& ctx) {
         co_await servePlain(ctx, 200, "application/json", "{\"status\":\"ready\"}");
       }
       co_return;
-    case RouteKind::Metrics:
+    case RouteKind::Metrics: {
+      // Sinks count their own drops; copy them into the registry at scrape time.
+      auto& dropped = services_.metrics_registry.counter(telemetry::MetricId::LogRecordsDroppedTotal);
+      dropped.labels({"access_log"}).advanceTo(services_.access_log.droppedLines());
+      if (services_.request_log) {
+        dropped.labels({"request_log"}).advanceTo(services_.request_log->droppedRecords());
+      }
       co_await servePlain(ctx, 200, "text/plain; version=0.0.4; charset=utf-8",
                           services_.metrics_registry.renderPrometheus());
       co_return;
+    }
     case RouteKind::ListModels:
     case RouteKind::GeminiListModels:
       if (admit(ctx)) {

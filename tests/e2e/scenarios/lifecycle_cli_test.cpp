@@ -1,0 +1,181 @@
+// The command line: check-config, version, --help, and `serve` without a configuration (the
+// embedded default with its demo channels on the built-in mock provider).
+#include <regex>
+
+#include "lifecycle_support.h"
+
+namespace llmux::e2e {
+namespace {
+
+using namespace lifecycle;
+
+class CliTest : public E2eTest {
+ protected:
+  /// Runs `llmux <args>` to completion; returns its exit status.
+  Result<ExitStatus> run(std::vector<std::string> args, ChildProcess** process_out = nullptr,
+                         std::vector<std::pair<std::string, std::string>> env = {}) {
+    ChildOptions options;
+    options.program = binary();
+    options.args = std::move(args);
+    options.env = std::move(env);
+    auto process = spawn(std::move(options));
+    if (!process) return process.error();
+    if (process_out) *process_out = *process;
+    return (*process)->waitExit(Millis(10'000));
+  }
+};
+
+TEST_F(CliTest, CheckConfigPrintsEveryErrorWithItsPathAndExits2) {
+  std::string bad = writeTempFile(R"(
+listen: 127.0.0.1:8080
+gateway_keys:
+  - name: dev
+    key: sk-dev-123
+channels:
+  - name: ok
+    protocol: anthropic
+    base_url: https://api.anthropic.com
+    keys: [k]
+    models: [m]
+  - name: second
+    protocol: gemini
+    base_url: https://generativelanguage.googleapis.com
+    keys: ["${LLMUX_TEST_UNSET_VARIABLE}"]
+    models: [g]
+  - name: third
+    protocol: openai-chat
+    base_url: not-a-url
+    keys: [k]
+    models: [m]
+    surprise: 1
+)");
+  ChildProcess* process = nullptr;
+  auto status = run({"check-config", bad}, &process);
+  ASSERT_TRUE(status.ok()) << status.error().message;
+  EXPECT_EQ(status->code, 2);
+  std::string err = process->output(Stream::Stderr);
+  EXPECT_NE(err.find("channels[2].base_url: not an http(s) URL"), std::string::npos) << err;
+  EXPECT_NE(err.find("channels[1].keys[0]: environment variable LLMUX_TEST_UNSET_VARIABLE is not set"),
+            std::string::npos) << err;
+  EXPECT_NE(err.find("channels[2].surprise"), std::string::npos) << err;
+}
+
+TEST_F(CliTest, CheckConfigAcceptsTheMinimalContract) {
+  std::string good = writeTempFile(R"(
+listen: 127.0.0.1:8080
+gateway_keys:
+  - name: dev
+    key: sk-dev-123
+channels:
+  - name: anthropic-main
+    protocol: anthropic
+    base_url: https://api.anthropic.com
+    keys: ["${LLMUX_TEST_KEY}", "sk-literal"]
+    models: [claude-sonnet-4-5, claude-haiku-4-5]
+    model_map: {sonnet: claude-sonnet-4-5}
+)");
+  ChildProcess* process = nullptr;
+  auto status = run({"check-config", good}, &process, {{"LLMUX_TEST_KEY", "sk-from-env"}});
+  ASSERT_TRUE(status.ok()) << status.error().message;
+  EXPECT_EQ(status->code, 0) << process->output(Stream::Stderr);
+  EXPECT_NE(process->output().find("OK"), std::string::npos);
+  EXPECT_EQ(process->output().find("sk-"), std::string::npos) << "no secret printed";
+}
+
+TEST_F(CliTest, VersionAndHelp) {
+  ChildProcess* process = nullptr;
+  auto status = run({"version"}, &process);
+  ASSERT_TRUE(status.ok());
+  EXPECT_EQ(status->code, 0);
+  EXPECT_TRUE(std::regex_search(process->output(), std::regex(R"(^llmux \d+\.\d+\.\d+)")))
+      << process->output();
+  for (std::string verb : {"serve", "check-config", "mock-provider", "version"}) {
+    status = run({verb, "--help"}, &process);
+    ASSERT_TRUE(status.ok());
+    EXPECT_EQ(status->code, 0) << verb;
+    EXPECT_NE(process->output().find("Usage"), std::string::npos) << verb << process->output();
+  }
+  status = run({"no-such-verb"}, &process);
+  ASSERT_TRUE(status.ok());
+  EXPECT_NE(status->code, 0);
+}
+
+/// `llmux serve` with no configuration, on a free port with its state in the test's folder.
+class EmbeddedDefaultTest : public E2eTest {
+ protected:
+  Result<Server> startDefault(std::vector<std::pair<std::string, std::string>> env = {}) {
+    ChildOptions options;
+    options.program = binary();
+    options.args = {"serve"};
+    options.env = std::move(env);
+    options.env.emplace_back("LLMUX_LISTEN", "127.0.0.1:0");
+    for (char const* name : {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "LLMUX_GATEWAY_KEY"}) {
+      bool set = false;
+      for (auto const& [k, v] : options.env) set = set || k == name;
+      if (!set) options.env.emplace_back(name, "");  // the test machine's keys must not leak in
+    }
+    return startServer(std::move(options));
+  }
+  static std::string printedKey(ChildProcess& process) {
+    auto line = process.waitForLineStartingWith("  gateway key: ", Millis(5'000));
+    if (!line) return "";
+    return line->text.substr(std::string("  gateway key: ").size());
+  }
+};
+
+TEST_F(EmbeddedDefaultTest, ServesTheDemoModelInEveryProtocolOffline) {
+  auto gateway = startDefault();
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  std::string key = printedKey(*gateway->process);
+  ASSERT_FALSE(key.empty()) << gateway->process->output();
+  EXPECT_NE(gateway->process->output().find("models: demo"), std::string::npos);
+
+  struct Call {
+    std::string path;
+    std::string auth_header;
+    std::string body;
+    std::string expect;
+  };
+  std::vector<Call> calls = {
+      {"/v1/chat/completions", "Authorization",
+       R"({"model":"demo","messages":[{"role":"user","content":"Hello"}]})", "You said"},
+      {"/v1/responses", "Authorization", R"({"model":"demo","input":"Hello"})", "You said"},
+      {"/v1/messages", "x-api-key",
+       R"({"model":"demo","max_tokens":64,"messages":[{"role":"user","content":"Hello"}]})", "You said"},
+      {"/v1beta/models/demo:generateContent", "x-goog-api-key",
+       R"({"contents":[{"role":"user","parts":[{"text":"Hello"}]}]})", "You said"},
+  };
+  for (auto const& call : calls) {
+    auto client = HttpClient::connect(gateway->port);
+    ASSERT_TRUE(client.ok());
+    HeaderList headers;
+    headers.add(call.auth_header, call.auth_header == "Authorization" ? "Bearer " + key : key);
+    headers.add("anthropic-version", "2023-06-01");
+    headers.add("content-type", "application/json");
+    auto response = client->request("POST", call.path, headers, call.body);
+    ASSERT_TRUE(response.ok()) << call.path << ": " << response.error().message;
+    EXPECT_EQ(response->status(), 200) << call.path << ": " << response->body;
+    EXPECT_NE(response->body.find(call.expect), std::string::npos) << call.path << ": " << response->body;
+  }
+}
+
+TEST_F(EmbeddedDefaultTest, KeepsItsGeneratedKeyAcrossRestartsAndAddsProviderChannels) {
+  auto first = startDefault();
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  std::string key = printedKey(*first->process);
+  ASSERT_FALSE(key.empty());
+  ASSERT_TRUE(first->process->signal(SIGTERM).ok());
+  ASSERT_TRUE(first->process->waitExit(Millis(5'000)).ok());
+
+  // Same state folder (the fixture's LLMUX_HOME), a provider key in the environment: the same
+  // gateway key, and a channel for the provider.
+  auto second = startDefault({{"ANTHROPIC_API_KEY", "sk-ant-not-real"}});
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  EXPECT_EQ(printedKey(*second->process), key);
+  std::string out = second->process->output();
+  EXPECT_NE(out.find("anthropic(anthropic)"), std::string::npos) << out;
+  EXPECT_EQ(out.find("sk-ant-not-real"), std::string::npos) << "provider keys are never printed";
+}
+
+}  // namespace
+}  // namespace llmux::e2e

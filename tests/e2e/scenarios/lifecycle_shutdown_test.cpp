@@ -1,0 +1,142 @@
+// SIGTERM/SIGINT drain: requests in flight finish within the drain timeout; past it they are
+// cancelled cleanly (the stream ends with its protocol's error event, the request is logged).
+#include <signal.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "e2e/support/sse_reader.h"
+#include "lifecycle_support.h"
+
+namespace llmux::e2e {
+namespace {
+
+using namespace lifecycle;
+
+std::string readFile(std::string const& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class ShutdownTest : public E2eTest {
+ protected:
+  Result<Server> startWithDrain(std::uint16_t mock_port, int drain_ms) {
+    access_log_ = temp().path() + "/access.log";
+    GatewayConfig config;
+    config.gateway_keys = {{"dev", kGatewayKey}};
+    ChannelSpec anthropic;
+    anthropic.name = "claude";
+    anthropic.protocol = Protocol::Anthropic;
+    anthropic.base_url = loopbackUrl(mock_port);
+    anthropic.keys = {"mock-key"};
+    anthropic.models = {"claude-x"};
+    config.channels = {anthropic};
+    config.extra_yaml = "server: {drain_timeout_ms: " + std::to_string(drain_ms) +
+                        "}\nlog: {access_log: " + yamlQuote(access_log_) + "}\n";
+    return startGateway(config);
+  }
+  /// Starts a paced Anthropic stream (one event every `delay_ms`) and reads its head.
+  Result<HttpClient> startStream(std::uint16_t port, int delay_ms, std::string fault = {}) {
+    auto client = HttpClient::connect(port);
+    if (!client) return client.error();
+    HeaderList headers;
+    headers.add("x-api-key", kGatewayKey);
+    headers.add("anthropic-version", "2023-06-01");
+    headers.add("content-type", "application/json");
+    headers.add("x-mock-chunk-delay", std::to_string(delay_ms));
+    if (!fault.empty()) headers.add("x-mock-fault", fault);
+    headers.add("x-request-id", "drain-request");
+    auto sent = client->sendRequest("POST", "/v1/messages", headers,
+                                    R"({"model":"claude-x","max_tokens":64,"stream":true,)"
+                                    R"("messages":[{"role":"user","content":"a long answer please"}]})");
+    if (!sent) return sent.error();
+    auto head = client->readHead();
+    if (!head) return head.error();
+    if (head->status != 200) return makeError(ErrorKind::Internal, "status " + std::to_string(head->status));
+    return std::move(*client);
+  }
+  std::string access_log_;
+};
+
+TEST_F(ShutdownTest, StreamInFlightFinishesThenTheProcessExits) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto gateway = startWithDrain(mock->port, 10'000);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  auto stream = startStream(gateway->port, 60);
+  ASSERT_TRUE(stream.ok()) << stream.error().message;
+
+  ASSERT_TRUE(gateway->process->signal(SIGTERM).ok());
+  // New connections are refused once draining began (the listener is closed).
+  ASSERT_TRUE(eventually([&] { return !HttpClient::connect(gateway->port, Millis(200)).ok(); }));
+
+  auto body = stream->readBody(Millis(10'000));
+  ASSERT_TRUE(body.ok()) << body.error().message;
+  EXPECT_NE(body->find("event: message_stop"), std::string::npos) << *body;
+  EXPECT_EQ(body->find("event: error"), std::string::npos) << *body;
+
+  auto exit = gateway->process->waitExit(Millis(10'000));
+  ASSERT_TRUE(exit.ok()) << exit.error().message;
+  EXPECT_EQ(exit->code, 0);
+  std::string log = readFile(access_log_);
+  EXPECT_NE(log.find("\"request_id\":\"drain-request\""), std::string::npos) << log;
+  EXPECT_NE(log.find("\"status\":200"), std::string::npos) << log;
+}
+
+TEST_F(ShutdownTest, StreamPastTheDrainTimeoutIsCancelledCleanly) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto gateway = startWithDrain(mock->port, 300);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  // The stream starts, then stalls far longer than the drain timeout.
+  auto stream = startStream(gateway->port, 0, "stall=10000");
+  ASSERT_TRUE(stream.ok()) << stream.error().message;
+
+  auto started = std::chrono::steady_clock::now();
+  ASSERT_TRUE(gateway->process->signal(SIGTERM).ok());
+  auto body = stream->readBody(Millis(10'000));
+  ASSERT_TRUE(body.ok()) << body.error().message;  // a clean end of the chunked body
+  EXPECT_NE(body->find("event: error"), std::string::npos) << *body;
+  EXPECT_NE(body->find("shutting down"), std::string::npos) << *body;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(3));
+
+  auto exit = gateway->process->waitExit(Millis(10'000));
+  ASSERT_TRUE(exit.ok()) << exit.error().message;
+  EXPECT_EQ(exit->code, 0);
+  // The upstream connection was closed, and the request was logged.
+  std::string journal;
+  EXPECT_TRUE(eventually([&] {
+    auto client = HttpClient::connect(mock->port);
+    if (!client) return false;
+    auto answer = client->request("GET", "/_mock/journal");
+    if (!answer) return false;
+    journal = answer->body;
+    auto entries = boost::json::parse(journal).at("entries").as_array();
+    return entries.size() == 1 && entries[0].at("outcome").as_string() == "client_gone";
+  })) << journal;
+  std::string log = readFile(access_log_);
+  EXPECT_NE(log.find("\"request_id\":\"drain-request\""), std::string::npos) << log;
+  EXPECT_NE(log.find("shutdown"), std::string::npos) << log;
+}
+
+TEST_F(ShutdownTest, IdleGatewayExitsAtOnceOnSigint) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto gateway = startWithDrain(mock->port, 30'000);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  auto keep_alive = HttpClient::connect(gateway->port);  // an idle keep-alive connection
+  ASSERT_TRUE(keep_alive.ok());
+  ASSERT_TRUE(keep_alive->request("GET", "/healthz").ok());
+  auto started = std::chrono::steady_clock::now();
+  ASSERT_TRUE(gateway->process->signal(SIGINT).ok());
+  auto exit = gateway->process->waitExit(Millis(5'000));
+  ASSERT_TRUE(exit.ok()) << exit.error().message;
+  EXPECT_EQ(exit->code, 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(2));
+  EXPECT_TRUE(keep_alive->waitForClose(Millis(1000)).ok());
+}
+
+}  // namespace
+}  // namespace llmux::e2e
