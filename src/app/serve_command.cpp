@@ -132,8 +132,9 @@ int runServe(std::string const& config_path) {
   routing::Rotation rotation;
   proxy::ConfigHolder config_holder(std::make_shared<const routing::Catalog>(settings));
   std::atomic<bool> draining{false};
-  proxy::GatewayServices services{config_holder, key_health,  rotation, metrics_registry,
-                                  request_metrics, **access_log, store->get(), clock, draining};
+  store::RequestLogSink* request_log = settings->log.request_log ? store->get() : nullptr;
+  proxy::GatewayServices services{config_holder,   key_health,   rotation,    metrics_registry,
+                                  request_metrics, **access_log, request_log, clock, draining};
 
   auto tls = net::makeClientTlsContext();
   std::vector<std::unique_ptr<GatewayWorker>> gateway_workers;

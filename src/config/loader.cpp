@@ -72,7 +72,7 @@ void readServer(YamlReader& reader, Fields const& root, Settings& settings) {
 void readLog(YamlReader& reader, Fields const& root, EnvLookup const& env, Settings& settings) {
   YAML::Node const* node = root.find("log");
   if (node == nullptr) return;
-  auto fields = reader.strictMap(*node, root.path("log"), {"access_log", "level"});
+  auto fields = reader.strictMap(*node, root.path("log"), {"access_log", "request_log", "level"});
   if (!fields) return;
   if (YAML::Node const* value = fields->find("access_log")) {
     std::string const path = fields->path("access_log");
@@ -83,6 +83,9 @@ void readLog(YamlReader& reader, Fields const& root, EnvLookup const& env, Setti
         settings.log.access_log = std::move(*text);
       }
     }
+  }
+  if (YAML::Node const* value = fields->find("request_log")) {
+    if (auto on = reader.boolean(*value, fields->path("request_log"))) settings.log.request_log = *on;
   }
   if (YAML::Node const* value = fields->find("level")) {
     if (auto level = reader.string(*value, fields->path("level"))) {

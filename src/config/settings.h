@@ -106,6 +106,7 @@ struct ServerSettings {
 /// Where the access log and the request log go.
 struct LogSettings {
   std::string access_log = "stdout";  ///< "stdout", "stderr", "off" or a file path
+  bool request_log = true;             ///< one row per request (and attempt) in the SQLite state
   std::string level = "info";         ///< application log level: debug | info | warn | error
 };
 

@@ -68,6 +68,7 @@ TEST(Loader, MinimalContractParsesIntoSettings) {
   EXPECT_EQ(s.server.threads, 0u);
   EXPECT_EQ(s.server.max_body_bytes, 32u << 20);
   EXPECT_EQ(s.log.access_log, "stdout");
+  EXPECT_TRUE(s.log.request_log);
   EXPECT_EQ(s.log.level, "info");
   EXPECT_EQ(s.state_dir, "");
 }
@@ -85,6 +86,7 @@ server:
   drain_timeout_ms: 4000
 log:
   access_log: /var/log/llmux/access.log
+  request_log: false
   level: debug
 state_dir: ${HOME_DIR}/state
 gateway_keys:
@@ -119,6 +121,7 @@ channels:
   EXPECT_EQ(s.server.drain_timeout, Millis(4000));
   EXPECT_EQ(s.log.access_log, "/var/log/llmux/access.log");
   EXPECT_EQ(s.log.level, "debug");
+  EXPECT_FALSE(s.log.request_log);
   EXPECT_EQ(s.state_dir, "/srv/state");
   ASSERT_EQ(s.gateway_keys.size(), 1u);
   EXPECT_EQ(s.gateway_keys[0].secret, "gw-s3cret");

@@ -58,7 +58,7 @@ channels:
              "server.threds: unknown key (expected one of threads, max_body_bytes, "
              "max_header_bytes, header_timeout_ms, body_timeout_ms, keepalive_timeout_ms, "
              "drain_timeout_ms)",
-             "log.levle: unknown key (expected one of access_log, level)",
+             "log.levle: unknown key (expected one of access_log, request_log, level)",
              "gateway_keys[0].secret: unknown key (expected one of name, key, key_env)",
              "channels[0].modles: unknown key (expected one of name, protocol, base_url, keys, "
              "models, model_map, auth, headers, timeouts, priority, weight, enabled)",
