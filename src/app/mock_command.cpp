@@ -3,13 +3,14 @@
 #include "app/commands.h"
 #include "app/mock_instance.h"
 #include "app/shutdown.h"
-#include "app/signals.h"
+#include "app/process_setup.h"
 #include "telemetry/log.h"
 
 namespace llmux::app {
 
 int runMockProvider(MockProviderOptions const& options) {
   blockShutdownSignals();
+  raiseOpenFileLimit();
   auto address = net::parseHostPort(options.listen);
   if (!address) {
     std::fprintf(stderr, "--listen: expected host:port, got '%s'\n", options.listen.c_str());

@@ -4,7 +4,7 @@
 #include "app/commands.h"
 #include "app/mock_instance.h"
 #include "app/shutdown.h"
-#include "app/signals.h"
+#include "app/process_setup.h"
 #include "app/version.h"
 #include "config/embedded_default.h"
 #include "config/loader.h"
@@ -78,6 +78,7 @@ void printEmbeddedWelcome(config::Settings const& settings, std::string const& a
 
 int runServe(std::string const& config_path) {
   blockShutdownSignals();
+  raiseOpenFileLimit();
   auto env = config::processEnvironment();
   bool embedded = config_path.empty();
 

@@ -1,6 +1,7 @@
-#include "app/signals.h"
+#include "app/process_setup.h"
 
 #include <pthread.h>
+#include <sys/resource.h>
 #include <signal.h>
 
 namespace llmux::app {
@@ -14,6 +15,13 @@ void blockShutdownSignals() {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   // A client that disappears mid-write must not kill the process.
   signal(SIGPIPE, SIG_IGN);
+}
+
+void raiseOpenFileLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  limit.rlim_cur = limit.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &limit);
 }
 
 }  // namespace llmux::app
