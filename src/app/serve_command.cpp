@@ -138,10 +138,14 @@ int runServe(std::string const& config_path) {
                                   request_metrics, **access_log, request_log, clock, draining};
 
   auto tls = net::makeClientTlsContext();
+  if (!tls) {
+    std::fprintf(stderr, "%s\n", tls.error().message.c_str());
+    return 1;
+  }
   std::vector<std::unique_ptr<GatewayWorker>> gateway_workers;
   std::vector<http::RequestHandler*> handlers;
   for (unsigned i = 0; i < threads; ++i) {
-    gateway_workers.push_back(std::make_unique<GatewayWorker>(workers.context(i), *tls, services));
+    gateway_workers.push_back(std::make_unique<GatewayWorker>(workers.context(i), **tls, services));
     handlers.push_back(&gateway_workers.back()->handler);
   }
   http::HttpServer server(workers, handlers, serverLimits(settings->server));

@@ -1,6 +1,7 @@
 #include "config/channel_parser.h"
 
 #include <algorithm>
+#include <fstream>
 #include <array>
 
 #include "config/address.h"
@@ -236,6 +237,18 @@ Channel parseChannel(YamlReader& reader, Fields const& fields, EnvLookup const& 
   if (YAML::Node const* node = fields.find("enabled")) {
     if (auto value = reader.boolean(*node, fields.path("enabled"))) channel.enabled = *value;
   }
+  if (YAML::Node const* node = fields.find("tls_ca_file")) {
+    std::string const path = fields.path("tls_ca_file");
+    if (auto file = expandedString(reader, *node, path, env)) {
+      if (!channel.base_url.empty() && !channel.url.tls) {
+        reader.fail(path, "only applies to an https base_url");
+      } else if (!std::ifstream(*file).good()) {
+        reader.fail(path, "cannot read the CA file");
+      } else {
+        channel.tls_ca_file = std::move(*file);
+      }
+    }
+  }
   return channel;
 }
 
@@ -290,7 +303,7 @@ std::vector<Channel> parseChannels(YAML::Node const& node, std::string const& pa
     auto fields = reader.strictMap((*items)[i], item_path,
                                    {"name", "protocol", "base_url", "keys", "models", "model_map",
                                     "auth", "headers", "timeouts", "priority", "weight",
-                                    "enabled"});
+                                    "enabled", "tls_ca_file"});
     if (!fields) continue;
     Channel channel = parseChannel(reader, *fields, env);
     if (!channel.name.empty()) {

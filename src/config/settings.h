@@ -80,6 +80,7 @@ struct Channel {
   std::map<std::string, std::string> model_map;   ///< client name -> upstream name
   AuthSpec auth;
   HeaderList headers;  ///< extra headers sent upstream
+  std::string tls_ca_file;  ///< PEM CA bundle that verifies this https upstream ("" = system store)
   Timeouts timeouts;
   int priority = 0;  ///< higher is tried first
   int weight = 1;    ///< share among channels of equal priority

@@ -11,9 +11,12 @@ struct PeerAddress {
   bool tls = false;
   std::string host;
   std::uint16_t port = 0;
+  std::string ca_file;  ///< TLS: the CA bundle that verifies the peer ("" = the system store)
 
   std::string poolKey() const {
-    return (tls ? "https://" : "http://") + host + ":" + std::to_string(port);
+    std::string key = (tls ? "https://" : "http://") + host + ":" + std::to_string(port);
+    if (!ca_file.empty()) key += "|ca=" + ca_file;
+    return key;
   }
 };
 

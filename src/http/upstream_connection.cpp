@@ -6,6 +6,7 @@
 #include <boost/asio/ssl/host_name_verification.hpp>
 
 #include "net/resolver.h"
+#include "net/tls.h"
 
 namespace llmux::http {
 
@@ -102,7 +103,9 @@ Task<Result<std::unique_ptr<UpstreamConnection>>> UpstreamPool::connectNew(PeerA
   if (!peer.tls) {
     co_return std::make_unique<UpstreamConnection>(std::move(stream), peer.poolKey());
   }
-  auto secure = std::make_unique<UpstreamConnection::TlsStream>(std::move(stream), tls_);
+  auto tls = tlsContextFor(peer);
+  if (!tls) co_return tls.error();
+  auto secure = std::make_unique<UpstreamConnection::TlsStream>(std::move(stream), **tls);
   if (!SSL_set_tlsext_host_name(secure->native_handle(), peer.host.c_str())) {
     co_return makeError(ErrorKind::Connect, "cannot set TLS server name for " + peer.host);
   }
@@ -111,6 +114,17 @@ Task<Result<std::unique_ptr<UpstreamConnection>>> UpstreamPool::connectNew(PeerA
   auto [hs_ec] = co_await secure->async_handshake(asio::ssl::stream_base::client, kUseTuple);
   if (hs_ec) co_return connectError(peer, "TLS handshake failed", hs_ec);
   co_return std::make_unique<UpstreamConnection>(std::move(secure), peer.poolKey());
+}
+
+Result<asio::ssl::context*> UpstreamPool::tlsContextFor(PeerAddress const& peer) {
+  if (peer.ca_file.empty()) return &tls_;
+  auto& slot = tls_by_ca_file_[peer.ca_file];
+  if (!slot) {
+    auto made = net::makeClientTlsContext(peer.ca_file);
+    if (!made) return made.error();
+    slot = std::move(*made);
+  }
+  return slot.get();
 }
 
 void UpstreamPool::release(std::unique_ptr<UpstreamConnection> connection) {

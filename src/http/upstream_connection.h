@@ -59,6 +59,8 @@ class UpstreamConnection {
 /// returns to the pool only after a complete, clean response.
 class UpstreamPool {
  public:
+  /// `tls` verifies peers against the system store; peers with their own CA bundle get a
+  /// context of their own, made on first use.
   UpstreamPool(net::asio::io_context& io, boost::asio::ssl::context& tls,
                net::CachingResolver& resolver);
   ~UpstreamPool();
@@ -75,8 +77,11 @@ class UpstreamPool {
   std::size_t idleCount() const;
 
  private:
+  Result<boost::asio::ssl::context*> tlsContextFor(PeerAddress const& peer);
+
   net::asio::io_context& io_;
   boost::asio::ssl::context& tls_;
+  std::unordered_map<std::string, std::unique_ptr<boost::asio::ssl::context>> tls_by_ca_file_;
   net::CachingResolver& resolver_;
   std::unordered_map<std::string, std::vector<std::unique_ptr<UpstreamConnection>>> idle_;
   static constexpr std::size_t kMaxIdlePerPeer = 512;

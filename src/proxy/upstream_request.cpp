@@ -59,7 +59,8 @@ UpstreamTarget upstreamTarget(config::Channel const& channel, config::ChannelKey
                               protocol::Route const& route, std::string_view upstream_model,
                               std::string_view client_query) {
   UpstreamTarget target;
-  target.peer = http::PeerAddress{channel.url.tls, channel.url.host, channel.url.port};
+  target.peer = http::PeerAddress{channel.url.tls, channel.url.host, channel.url.port,
+                                  channel.tls_ca_file};
   target.host_header = config::hostHeaderValue(channel.url);
 
   target.path_and_query = protocol::upstreamPath(channel.url.path_prefix, route, upstream_model);

@@ -145,6 +145,21 @@ channels:
   EXPECT_FALSE(c.enabled);
 }
 
+TEST(Loader, TlsCaFileMustBeReadableAndOnlyForHttps) {
+  std::string ca = std::string(LLMUX_TEST_DATA_DIR) + "/protocol/README.md";  // any readable file
+  auto yaml = [&](std::string const& url, std::string const& file) {
+    return "gateway_keys: [{name: a, key: b}]\nchannels:\n  - {name: c, protocol: anthropic, "
+           "base_url: \"" + url + "\", keys: [k], models: [m], tls_ca_file: \"" + file + "\"}\n";
+  };
+  auto good = parseSettings(yaml("https://relay.example", ca), fakeEnv());
+  ASSERT_TRUE(good.ok()) << formatIssues(good.issues);
+  EXPECT_EQ(good.settings->channels[0].tls_ca_file, ca);
+  EXPECT_EQ(formatIssues(parseSettings(yaml("https://relay.example", "/no/such/ca.pem"), fakeEnv()).issues),
+            "channels[0].tls_ca_file: cannot read the CA file\n");
+  EXPECT_EQ(formatIssues(parseSettings(yaml("http://relay.example", ca), fakeEnv()).issues),
+            "channels[0].tls_ca_file: only applies to an https base_url\n");
+}
+
 TEST(Loader, AuthVariants) {
   struct Case {
     std::string text;
