@@ -31,14 +31,16 @@ bool equalsIgnoreCase(std::string_view a, std::string_view b) {
   return true;
 }
 
-Result<std::string> simpleGet(std::uint16_t port, std::string_view method, std::string_view target) {
+Result<std::string> simpleGet(std::uint16_t port, std::string_view method,
+                              std::string_view target) {
   auto client = HttpClient::connect(port, Millis(2000));
   if (!client) return client.takeError();
   auto response = client->request(method, target, {}, {}, Millis(3000));
   if (!response) return response.takeError();
   if (response->status() != 200) {
     return makeError(ErrorKind::UpstreamStatus, std::string(method) + " " + std::string(target) +
-                                                    " answered " + std::to_string(response->status()));
+                                                    " answered " +
+                                                    std::to_string(response->status()));
   }
   return std::move(response->body);
 }
@@ -47,10 +49,14 @@ Result<std::string> simpleGet(std::uint16_t port, std::string_view method, std::
 
 std::string shortName(Protocol protocol) {
   switch (protocol) {
-    case Protocol::OpenAiChat: return "chat";
-    case Protocol::OpenAiResponses: return "responses";
-    case Protocol::Anthropic: return "anthropic";
-    case Protocol::Gemini: return "gemini";
+    case Protocol::OpenAiChat:
+      return "chat";
+    case Protocol::OpenAiResponses:
+      return "responses";
+    case Protocol::Anthropic:
+      return "anthropic";
+    case Protocol::Gemini:
+      return "gemini";
   }
   return "unknown";
 }
@@ -65,8 +71,9 @@ ClientCall clientCall(Protocol protocol, bool stream, std::string_view model) {
     case Protocol::OpenAiChat:
       call.target = "/v1/chat/completions";
       call.headers.add("Authorization", std::string("Bearer ") + kGatewayKey);
-      call.body = "{ \"model\" : \"" + m + "\",\n  \"messages\":[{\"role\":\"user\",\"content\":\"" +
-                  text + "\"}]" + stream_field + " }";
+      call.body = "{ \"model\" : \"" + m +
+                  "\",\n  \"messages\":[{\"role\":\"user\",\"content\":\"" + text + "\"}]" +
+                  stream_field + " }";
       break;
     case Protocol::OpenAiResponses:
       call.target = "/v1/responses";
@@ -81,11 +88,11 @@ ClientCall clientCall(Protocol protocol, bool stream, std::string_view model) {
                   "\"user\", \"content\": \"" + text + "\"} ]" + stream_field + "}";
       break;
     case Protocol::Gemini:
-      call.target = "/v1beta/models/" + m +
-                    (stream ? ":streamGenerateContent?alt=sse" : ":generateContent");
+      call.target =
+          "/v1beta/models/" + m + (stream ? ":streamGenerateContent?alt=sse" : ":generateContent");
       call.headers.add("x-goog-api-key", kGatewayKey);
-      call.body = "{ \"contents\": [{\"role\":\"user\",\"parts\":[{\"text\": \"" + text +
-                  "\"}]}] }";
+      call.body =
+          "{ \"contents\": [{\"role\":\"user\",\"parts\":[{\"text\": \"" + text + "\"}]}] }";
       break;
   }
   return call;
@@ -149,7 +156,8 @@ Result<std::vector<JournalEntry>> fetchJournal(std::uint16_t mock_port) {
     e.query = stringAt(o, "query");
     for (auto const& h : o.at("headers").as_array()) {
       auto const& pair = h.as_array();
-      e.headers.emplace_back(std::string(pair.at(0).as_string()), std::string(pair.at(1).as_string()));
+      e.headers.emplace_back(std::string(pair.at(0).as_string()),
+                             std::string(pair.at(1).as_string()));
     }
     e.body = stringAt(o, "body");
     e.status = o.at("status").to_number<int>();
@@ -250,7 +258,8 @@ Result<json::object> waitForAccessLine(std::string const& path, std::string_view
       if (parsed && stringAt(*parsed, "request_id") == request_id) return parsed;
     }
     if (MonoClock::now() >= deadline) {
-      return makeError(ErrorKind::Timeout, "no access-log line for request " + std::string(request_id));
+      return makeError(ErrorKind::Timeout,
+                       "no access-log line for request " + std::string(request_id));
     }
     std::this_thread::sleep_for(Millis(20));
   }
@@ -259,8 +268,10 @@ Result<json::object> waitForAccessLine(std::string const& path, std::string_view
 Result<json::object> parseObject(std::string_view text) {
   boost::system::error_code ec;
   json::value v = json::parse(text, ec);
-  if (ec) return makeError(ErrorKind::InvalidRequest, "not JSON: " + std::string(text.substr(0, 300)));
-  if (!v.is_object()) return makeError(ErrorKind::InvalidRequest, "not a JSON object: " + std::string(text));
+  if (ec)
+    return makeError(ErrorKind::InvalidRequest, "not JSON: " + std::string(text.substr(0, 300)));
+  if (!v.is_object())
+    return makeError(ErrorKind::InvalidRequest, "not a JSON object: " + std::string(text));
   return std::move(v.as_object());
 }
 

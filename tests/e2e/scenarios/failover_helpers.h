@@ -1,7 +1,6 @@
 #pragma once
 
 #include <boost/json.hpp>
-
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -91,8 +90,7 @@ std::optional<double> waitForMetric(std::uint16_t gateway_port, std::string_view
                                     double expected, Millis timeout = Millis(3000));
 
 /// Polls the access log file until a line with this request id appears; the parsed line.
-Result<boost::json::object> waitForAccessLine(std::string const& path,
-                                              std::string_view request_id,
+Result<boost::json::object> waitForAccessLine(std::string const& path, std::string_view request_id,
                                               Millis timeout = Millis(3000));
 
 /// Parses a JSON object; an error when the text is not one.

@@ -85,11 +85,14 @@ TEST_F(FailoverKeys, RateLimitWithoutRetryAfterPausesTheKeyForThirtySeconds) {
       R"({"error":{"message":"Rate limit reached","type":"requests","param":null,"code":"rate_limit_exceeded"}})";
   ScriptedServer upstream;
   upstream.accept().expect("\r\n\r\n");
-  upstream.send("HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\n"
-                "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+  upstream.send(
+      "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\n"
+      "Content-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body);
   upstream.close().start();
 
-  auto limited = channel("limited", Protocol::OpenAiChat, loopbackUrl(upstream.port()), {"k-limited"}, 10);
+  auto limited =
+      channel("limited", Protocol::OpenAiChat, loopbackUrl(upstream.port()), {"k-limited"}, 10);
   limited.timeouts = TimeoutsSpec{.first_byte_ms = 500};
   auto live = channel("live", Protocol::OpenAiChat, mock->baseUrl(), {"k-live"}, 0);
   auto gateway = startGateway(gatewayConfig({limited, live}, accessLog()));
@@ -171,10 +174,38 @@ INSTANTIATE_TEST_SUITE_P(
                       RejectedCase{Protocol::Gemini, "forbidden", 403}),
     [](auto const& info) { return shortName(info.param.protocol) + "_" + info.param.fault; });
 
+// Google answers a wrong API key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID, not 401
+// (protocol reference §6.2, "auth" row): it is the channel key's fault, not the client's request,
+// so it must be handled like a 401: the next candidate, the key benched, nothing relayed.
+TEST_F(FailoverKeys, GeminiApiKeyInvalidIsARejectedKey) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto pool = channel("pool", Protocol::Gemini, mock->baseUrl(),
+                      {"sk-upstream-invalid-SECRET", "k-good"}, 0);
+  auto gateway = startGateway(gatewayConfig({pool}, accessLog()));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  auto call = clientCall(Protocol::Gemini, false);
+
+  for (int i = 1; i <= 3; ++i) {
+    auto client = HttpClient::connect(gateway->port);
+    ASSERT_TRUE(client.ok()) << client.error().message;
+    auto response = client->request("POST", call.target, call.headers, call.body);
+    ASSERT_TRUE(response.ok()) << response.error().message;
+    EXPECT_EQ(response->status(), 200) << "request " << i << ": " << response->body;
+    EXPECT_EQ(client->received().find("API_KEY_INVALID"), std::string::npos)
+        << "request " << i << ": the channel key's rejection reached the client";
+  }
+  auto journal = waitForJournal(mock->port, 4);
+  ASSERT_TRUE(journal.ok()) << journal.error().message;
+  EXPECT_EQ(keysOf(*journal),
+            (std::vector<std::string>{"sk-upstream-invalid-SECRET", "k-good", "k-good", "k-good"}));
+}
+
 // ---------------------------------------------------------------------------------------------
 // A rejected channel key never reaches the client: neither its secret nor the upstream's answer.
 
-class RejectedLastCandidate : public FailoverKeys, public ::testing::WithParamInterface<Protocol> {};
+class RejectedLastCandidate : public FailoverKeys,
+                              public ::testing::WithParamInterface<Protocol> {};
 
 TEST_P(RejectedLastCandidate, BecomesA502WithoutTheUpstreamBody) {
   Protocol protocol = GetParam();

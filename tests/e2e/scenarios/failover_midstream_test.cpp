@@ -60,7 +60,8 @@ void expectStreamErrorEvents(Protocol protocol, std::vector<protocol::SseEvent> 
       EXPECT_EQ(response.at("status").as_string(), "failed");
       EXPECT_TRUE(response.at("error").at("message").is_string());
       EXPECT_FALSE(response_id.empty());
-      EXPECT_EQ(response.at("id").as_string(), response_id) << "the failed response is the one created";
+      EXPECT_EQ(response.at("id").as_string(), response_id)
+          << "the failed response is the one created";
       break;
     }
     case Protocol::Anthropic: {
@@ -121,7 +122,8 @@ TEST_P(MidStream, EndsWithAnErrorEventAndNoRetry) {
   for (;;) {
     auto piece = client->readBodyPiece(Millis(3000));
     ASSERT_TRUE(piece.ok()) << "the stream did not end cleanly: " << piece.error().message
-                            << "\nreceived so far:\n" << client->received();
+                            << "\nreceived so far:\n"
+                            << client->received();
     if (!*piece) break;
     body += (*piece)->data;
     pieces.push_back(std::move(**piece));
@@ -213,6 +215,7 @@ TEST_P(ClientLeaves, CancelsTheUpstreamAtOnceWithoutCountingAFailure) {
   EXPECT_EQ(entry.outcome, "client_gone");
   ASSERT_TRUE(entry.client_gone_at_ms.has_value());
   double delay = *entry.client_gone_at_ms - closed_at;
+  RecordProperty("upstream_closed_after_ms", std::to_string(delay));
   EXPECT_GE(delay, 0);
   EXPECT_LE(delay, 100) << "the upstream connection was closed " << delay
                         << " ms after the client left";
@@ -232,7 +235,8 @@ TEST_P(ClientLeaves, CancelsTheUpstreamAtOnceWithoutCountingAFailure) {
   auto text = fetchMetrics(gateway->port);
   ASSERT_TRUE(text.ok());
   EXPECT_EQ(metricValue(*text, "llmux_failovers_total", {}), std::nullopt) << *text;
-  EXPECT_EQ(metricValue(*text, "llmux_upstream_attempts_total", {{"channel", "spare"}}), std::nullopt);
+  EXPECT_EQ(metricValue(*text, "llmux_upstream_attempts_total", {{"channel", "spare"}}),
+            std::nullopt);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -123,7 +123,8 @@ TEST_F(FailoverOrder, WeightedRotationSpreadsFailoverToo) {
   for (auto const& e : *journal) ++tries[e.upstreamKey()];
   // 8 requests, weight 1:3 → "sick" leads 2 of them (and fails over to "fine").
   EXPECT_EQ(tries, (std::map<std::string, int>{{"k-fine", 8}, {"k-sick", 2}}));
-  EXPECT_EQ(waitForMetric(gateway->port, "llmux_failovers_total", {{"reason", "status_503"}}, 2), 2);
+  EXPECT_EQ(waitForMetric(gateway->port, "llmux_failovers_total", {{"reason", "status_503"}}, 2),
+            2);
 }
 
 TEST_F(FailoverOrder, AChannelsKeysRotate) {
@@ -163,7 +164,8 @@ TEST_F(FailoverOrder, ChannelKeysAreTriedInTurnOnFailure) {
   EXPECT_EQ(keysOf(*journal),
             (std::vector<std::string>{"k-ratelimited-1", "k-ratelimited-2", "k-ok-3"}));
   for (auto const& e : *journal) EXPECT_EQ(e.body, call.body);
-  EXPECT_EQ(waitForMetric(gateway->port, "llmux_failovers_total", {{"reason", "status_429"}}, 2), 2);
+  EXPECT_EQ(waitForMetric(gateway->port, "llmux_failovers_total", {{"reason", "status_429"}}, 2),
+            2);
 }
 
 }  // namespace

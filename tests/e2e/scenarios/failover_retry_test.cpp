@@ -2,6 +2,7 @@
 // request body replayed byte for byte) and which are relayed to the client unchanged.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <thread>
 
 #include "e2e/scenarios/failover_helpers.h"
@@ -88,9 +89,9 @@ TEST_F(FailoverRetry, TimeoutBeforeTheFirstByteMovesToTheNextChannel) {
   EXPECT_EQ(line->at("attempts").as_int64(), 2);
   EXPECT_EQ(line->at("attempt_list").as_array()[0].at("outcome").as_string(),
             "failover:timeout_first_byte");
-  EXPECT_EQ(waitForMetric(gateway->port, "llmux_failovers_total",
-                          {{"reason", "timeout_first_byte"}}, 1),
-            1);
+  EXPECT_EQ(
+      waitForMetric(gateway->port, "llmux_failovers_total", {{"reason", "timeout_first_byte"}}, 1),
+      1);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -139,13 +140,99 @@ TEST_P(RetryableStatus, MovesToTheNextCandidateReplayingTheBody) {
   EXPECT_EQ(waitForMetric(gateway->port, "llmux_failovers_total", {{"reason", reason}}, 1), 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllProtocols, RetryableStatus,
-    ::testing::Combine(::testing::Values(408, 429, 500, 502, 503, 504, 529),
-                       ::testing::ValuesIn(kAllProtocols)),
-    [](auto const& info) {
-      return std::to_string(std::get<0>(info.param)) + "_" + shortName(std::get<1>(info.param));
-    });
+INSTANTIATE_TEST_SUITE_P(AllProtocols, RetryableStatus,
+                         ::testing::Combine(::testing::Values(408, 429, 500, 502, 503, 504, 529),
+                                            ::testing::ValuesIn(kAllProtocols)),
+                         [](auto const& info) {
+                           return std::to_string(std::get<0>(info.param)) + "_" +
+                                  shortName(std::get<1>(info.param));
+                         });
+
+// ---------------------------------------------------------------------------------------------
+// The replayed body: each candidate gets the client's bytes with only its own model name spliced
+// in, and a chunked client body is replayed whole.
+
+class ReplayPerCandidate : public FailoverRetry, public ::testing::WithParamInterface<Protocol> {};
+
+TEST_P(ReplayPerCandidate, EachCandidateGetsItsOwnModelNameInTheSameBytes) {
+  Protocol protocol = GetParam();
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto a = channel("a", protocol, mock->baseUrl(), {"k-a"}, 10);
+  a.models = {};
+  a.model_map = {{kModel, "upstream-model-a"}};
+  a.headers = {{"x-mock-fault", "503"}};
+  auto b = channel("b", protocol, mock->baseUrl(), {"k-b"}, 0);
+  b.models = {};
+  b.model_map = {{kModel, "up-b"}};
+  auto gateway = startGateway(gatewayConfig({a, b}, accessLog()));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  auto call = clientCall(protocol, true);
+  auto response = callGateway(gateway->port, call);
+  ASSERT_TRUE(response.ok()) << response.error().message;
+  EXPECT_EQ(response->status(), 200) << response->body;
+  auto journal = waitForJournal(mock->port, 2);
+  ASSERT_TRUE(journal.ok()) << journal.error().message;
+  ASSERT_EQ(journal->size(), 2u);
+  EXPECT_EQ(keysOf(*journal), (std::vector<std::string>{"k-a", "k-b"}));
+  auto spliced = [&](std::string const& model) {
+    if (protocol == Protocol::Gemini) return call.body;  // the model is in the path
+    std::string body = call.body;
+    std::string quoted = std::string("\"") + kModel + "\"";
+    auto pos = body.find(quoted);
+    return body.replace(pos, quoted.size(), "\"" + model + "\"");
+  };
+  EXPECT_EQ((*journal)[0].body, spliced("upstream-model-a"));
+  EXPECT_EQ((*journal)[1].body, spliced("up-b"));
+  if (protocol == Protocol::Gemini) {
+    EXPECT_EQ((*journal)[0].path, "/v1beta/models/upstream-model-a:streamGenerateContent");
+    EXPECT_EQ((*journal)[1].path, "/v1beta/models/up-b:streamGenerateContent");
+  }
+  EXPECT_EQ(response->body, (*journal)[1].response_body);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllProtocols, ReplayPerCandidate, ::testing::ValuesIn(kAllProtocols),
+                         [](auto const& info) { return shortName(info.param); });
+
+TEST_F(FailoverRetry, ChunkedClientBodyIsReplayedWhole) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto a = channel("a", Protocol::OpenAiChat, mock->baseUrl(), {"k-a"}, 10);
+  a.headers = {{"x-mock-fault", "502"}};
+  auto b = channel("b", Protocol::OpenAiChat, mock->baseUrl(), {"k-b"}, 0);
+  auto gateway = startGateway(gatewayConfig({a, b}, accessLog()));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  auto call = clientCall(Protocol::OpenAiChat, false);
+  auto client = HttpClient::connect(gateway->port);
+  ASSERT_TRUE(client.ok()) << client.error().message;
+  HeaderList headers = call.headers;
+  headers.add("Transfer-Encoding", "chunked");
+  ASSERT_TRUE(client->sendRequest("POST", call.target, headers, {}).ok());
+  // Three chunks with pauses, so the gateway reads the body in several pieces.
+  std::size_t third = call.body.size() / 3;
+  std::vector<std::string> parts = {call.body.substr(0, third), call.body.substr(third, third),
+                                    call.body.substr(2 * third)};
+  for (auto const& part : parts) {
+    char size[16];
+    std::snprintf(size, sizeof size, "%zx\r\n", part.size());
+    ASSERT_TRUE(client->sendRaw(std::string(size) + part + "\r\n").ok());
+    std::this_thread::sleep_for(Millis(20));
+  }
+  ASSERT_TRUE(client->sendRaw("0\r\n\r\n").ok());
+  auto response = client->readResponse();
+  ASSERT_TRUE(response.ok()) << response.error().message;
+  EXPECT_EQ(response->status(), 200) << response->body;
+
+  auto journal = waitForJournal(mock->port, 2);
+  ASSERT_TRUE(journal.ok()) << journal.error().message;
+  ASSERT_EQ(journal->size(), 2u);
+  EXPECT_EQ((*journal)[0].status, 502);
+  EXPECT_EQ((*journal)[0].body, call.body);
+  EXPECT_EQ((*journal)[1].body, call.body);
+  EXPECT_EQ(response->body, (*journal)[1].response_body);
+}
 
 // ---------------------------------------------------------------------------------------------
 // 400, 404, 413, 422: the client's own problem; relayed unchanged, never retried.
@@ -192,12 +279,13 @@ TEST_P(NonRetryableStatus, IsRelayedUnchangedWithoutRetry) {
   EXPECT_EQ(keysOf(*after), std::vector<std::string>{"k-picky"});
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllProtocols, NonRetryableStatus,
-    ::testing::Combine(::testing::Values(400, 404, 413, 422), ::testing::ValuesIn(kAllProtocols)),
-    [](auto const& info) {
-      return std::to_string(std::get<0>(info.param)) + "_" + shortName(std::get<1>(info.param));
-    });
+INSTANTIATE_TEST_SUITE_P(AllProtocols, NonRetryableStatus,
+                         ::testing::Combine(::testing::Values(400, 404, 413, 422),
+                                            ::testing::ValuesIn(kAllProtocols)),
+                         [](auto const& info) {
+                           return std::to_string(std::get<0>(info.param)) + "_" +
+                                  shortName(std::get<1>(info.param));
+                         });
 
 // ---------------------------------------------------------------------------------------------
 // The commit point is the first body byte: a 200 head alone can still be failed over.
@@ -219,7 +307,8 @@ TEST_P(HeadWithoutBody, IsStillFailedOver) {
   upstream.close();
   upstream.start();
 
-  auto broken = channel("broken", Protocol::OpenAiChat, loopbackUrl(upstream.port()), {"k-broken"}, 10);
+  auto broken =
+      channel("broken", Protocol::OpenAiChat, loopbackUrl(upstream.port()), {"k-broken"}, 10);
   broken.timeouts = TimeoutsSpec{.idle_ms = 300};
   auto live = channel("live", Protocol::OpenAiChat, mock->baseUrl(), {"k-live"}, 0);
   auto gateway = startGateway(gatewayConfig({broken, live}, accessLog()));
