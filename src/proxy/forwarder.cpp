@@ -77,6 +77,22 @@ void noteResponseId(std::string_view piece, std::string& response_id) {
 
 MonoTime earlier(MonoTime a, MonoTime b) { return std::min(a, b); }
 
+/// Reads a whole (error) body that is expected to be small; fails past 1 MiB.
+Task<Result<std::string>> readSmallBody(http::UpstreamExchange& exchange, MonoTime attempt_deadline,
+                                        Millis idle) {
+  constexpr std::size_t kLimit = 1u << 20;
+  std::string body;
+  while (!exchange.done()) {
+    auto piece = co_await exchange.readBody(earlier(MonoClock::now() + idle, attempt_deadline));
+    if (!piece) co_return piece.error();
+    body.append(*piece);
+    if (body.size() > kLimit) {
+      co_return makeError(ErrorKind::UpstreamProtocol, "upstream error body larger than 1 MiB");
+    }
+  }
+  co_return body;
+}
+
 }  // namespace
 
 Forwarder::Forwarder(GatewayServices& services, http::UpstreamPool& pool)
@@ -176,30 +192,69 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::
   record.status = result.status;
   record.first_byte_ms = millisBetween(started, exchange->headReceivedAt());
   result.policy = routing::policyForStatus(result.status);
+
+  // Some answers are only understood with their body (Gemini's 400 for a wrong key); such bodies
+  // are small error documents, read whole before deciding.
+  std::optional<std::string> read_body;
+  if (routing::needsBodyToDecide(channel.protocol, result.status)) {
+    WaitClock wait(ctx.upstream_wait);
+    auto body = co_await readSmallBody(*exchange, attempt_deadline, channel.timeouts.idle);
+    if (!body) {
+      exchange->abort();
+      result.error = body.error();
+      result.status = 0;
+      result.policy = routing::policyForTransportError(body.error().kind);
+      record.outcome = std::string(last ? "failed:" : "failover:") + std::string(result.policy.reason);
+      record.duration_ms = msSince(started);
+      co_return result;
+    }
+    if (routing::isRejectedKeyAnswer(channel.protocol, result.status, *body)) {
+      result.policy = {routing::Verdict::NextKey, "key_rejected"};
+    }
+    read_body = std::move(*body);
+  }
   pauseKeyAfter(result.policy, result.status, exchange->headers(), key.id, result.retry_after);
 
   bool retryable = result.policy.verdict != routing::Verdict::Relay;
   // A rejected channel key is never shown to the client (its body may even quote the key).
-  bool hide_answer = result.status == 401 || result.status == 403;
+  bool hide_answer = result.status == 401 || result.status == 403 ||
+                     result.policy.reason == "key_rejected";
   if (retryable && (!last || hide_answer)) {
     exchange->abort();  // decided on the head: the body is not read
     record.outcome = std::string(last ? "failed:" : "failover:") + std::string(result.policy.reason);
     record.duration_ms = msSince(started);
+    if (hide_answer) result.status = 401;  // reported to the client as a gateway-side failure
     co_return result;
   }
-  AttemptResult relayed = co_await relay(ctx, *exchange, record, attempt_deadline, channel.timeouts.idle);
+  // The last candidate's own error goes to the client, with how many attempts were made.
+  HeaderList extra;
+  if (retryable) extra.add("x-llmux-attempts", std::to_string(ctx.record.attempts.size()));
+  AttemptResult relayed;
+  if (read_body) {
+    ctx.record.status = result.status;
+    HeaderList headers = clientResponseHeaders(exchange->headers(), ctx.request_id);
+    for (auto const& field : extra) headers.add(field.name, field.value);
+    co_await ctx.response.send(result.status, headers, *read_body);
+    exchange->finish();
+    relayed.kind = AttemptResult::Kind::Answered;
+    record.outcome = "ok";
+  } else {
+    relayed = co_await relay(ctx, *exchange, record, attempt_deadline, channel.timeouts.idle,
+                             std::move(extra));
+  }
   if (relayed.kind == AttemptResult::Kind::Answered && retryable) {
     record.outcome = "failed:" + std::string(result.policy.reason);
   }
   record.duration_ms = msSince(started);
-  relayed.status = result.status;
+  // A relay that failed before its first body byte reports its transport error, not the status.
+  if (relayed.kind != AttemptResult::Kind::Failed) relayed.status = result.status;
   if (relayed.kind == AttemptResult::Kind::Failed) relayed.retry_after = result.retry_after;
   co_return relayed;
 }
 
 Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::UpstreamExchange& exchange,
                                                 AttemptRecord& record, MonoTime attempt_deadline,
-                                                Millis idle) {
+                                                Millis idle, HeaderList extra_headers) {
   AttemptResult result;
   auto& out = ctx.response;
   auto read_next = [&]() { return earlier(MonoClock::now() + idle, attempt_deadline); };
@@ -230,9 +285,9 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
   stream_context.model = ctx.profile.model;
   if (ctx.protocol == Protocol::OpenAiResponses) noteResponseId(*first, stream_context.response_id);
   ctx.record.status = exchange.status();
-  bool client_ok = co_await out.beginBody(exchange.status(),
-                                          clientResponseHeaders(exchange.headers(), ctx.request_id),
-                                          exchange.contentLength(), *first);
+  HeaderList headers = clientResponseHeaders(exchange.headers(), ctx.request_id);
+  for (auto const& field : extra_headers) headers.add(field.name, field.value);
+  bool client_ok = co_await out.beginBody(exchange.status(), headers, exchange.contentLength(), *first);
   record.outcome = "ok";
   while (client_ok && !exchange.done()) {
     Result<std::string_view> piece = Error{};

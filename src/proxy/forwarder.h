@@ -36,7 +36,8 @@ class Forwarder {
   net::Task<AttemptResult> attempt(RequestContext& ctx, routing::Candidate candidate, bool last,
                                    AttemptRecord& record);
   net::Task<AttemptResult> relay(RequestContext& ctx, http::UpstreamExchange& exchange,
-                                 AttemptRecord& record, MonoTime attempt_deadline, Millis idle);
+                                 AttemptRecord& record, MonoTime attempt_deadline, Millis idle,
+                                 HeaderList extra_headers);
   void pauseKeyAfter(routing::FailurePolicy const& policy, int status, HeaderList const& headers,
                      std::string const& key_id, std::optional<Millis>& retry_after);
   net::Task<void> answerExhausted(RequestContext& ctx, AttemptResult const& last, std::size_t attempts);

@@ -4,6 +4,7 @@
 
 #include "core/clock.h"
 #include "core/error.h"
+#include "core/wire_protocol.h"
 
 namespace llmux::routing {
 
@@ -27,6 +28,16 @@ FailurePolicy policyForStatus(int status);
 /// The rule for an attempt that got no response head (connect failure, timeout, broken
 /// connection before the first byte).
 FailurePolicy policyForTransportError(ErrorKind kind);
+
+/// Whether an error answer says the upstream rejected the channel's key although its status is not
+/// 401/403: Gemini answers a wrong key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID. Such an
+/// answer is the gateway's problem, not the client's: the key is paused and the next one tried.
+bool isRejectedKeyAnswer(Protocol protocol, int status, std::string_view body);
+
+/// Statuses whose body must be read before deciding (see isRejectedKeyAnswer).
+inline bool needsBodyToDecide(Protocol protocol, int status) {
+  return protocol == Protocol::Gemini && status == 400;
+}
 
 /// How long a key sits out after an answer: 429 → the upstream's retry-after or 30 s; 401/403 →
 /// 10 minutes (a wrong or revoked key does not heal by itself, but an operator may fix it).

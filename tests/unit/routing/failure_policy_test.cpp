@@ -31,3 +31,22 @@ TEST(FailurePolicy, TransportFailuresSkipTheChannel) {
 
 }  // namespace
 }  // namespace llmux::routing
+
+namespace llmux::routing {
+namespace {
+
+TEST(FailurePolicy, GeminiWrongKeyIsAKeyProblemDespiteItsStatus400) {
+  constexpr char kGoogle[] =
+      R"({"error":{"code":400,"message":"API key not valid. Please pass a valid API key.",)"
+      R"("status":"INVALID_ARGUMENT","details":[{"reason":"API_KEY_INVALID"}]}})";
+  EXPECT_TRUE(needsBodyToDecide(Protocol::Gemini, 400));
+  EXPECT_FALSE(needsBodyToDecide(Protocol::OpenAiChat, 400));
+  EXPECT_FALSE(needsBodyToDecide(Protocol::Gemini, 404));
+  EXPECT_TRUE(isRejectedKeyAnswer(Protocol::Gemini, 400, kGoogle));
+  EXPECT_FALSE(isRejectedKeyAnswer(Protocol::Gemini, 400,
+                                   R"({"error":{"code":400,"message":"Invalid JSON payload"}})"));
+  EXPECT_FALSE(isRejectedKeyAnswer(Protocol::Anthropic, 400, kGoogle));
+}
+
+}  // namespace
+}  // namespace llmux::routing
