@@ -21,7 +21,8 @@ constexpr std::string_view kStreamSlot = "@STREAM@";
 std::string oddBody(Protocol protocol) {
   switch (protocol) {
     case Protocol::OpenAiChat:
-      return "{\r\n  \"messages\" : [ {\"role\": \"user\", \"content\": \"caf\\u00e9 \\ud83d\\ude00 "
+      return "{\r\n  \"messages\" : [ {\"role\": \"user\", \"content\": \"caf\\u00e9 "
+             "\\ud83d\\ude00 "
              "d\xc3\xa9j\xc3\xa0 vu \xe2\x9c\x93 say \\\"model\\\":\\\"fast\\\" \\\\ done\"} ],\n"
              "  \"x_unknown\": {\"nested\": [1, 2.50, -0.0e+3, true, null, {}], \"model\": "
              "\"fast\"},\n\t\"model\"  :   \"@MODEL@\" ,\n  \"stream\":@STREAM@,"

@@ -17,8 +17,8 @@ namespace {
 using namespace passthrough;
 
 std::string clientFixture(std::string_view name) {
-  auto dir = std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "data" / "fixtures" /
-             "clients";
+  auto dir =
+      std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "data" / "fixtures" / "clients";
   return readFileBytes((dir / std::string(name)).string());
 }
 
@@ -26,9 +26,9 @@ std::string clientFixture(std::string_view name) {
 struct Capture {
   std::string method;
   std::string path;
-  std::string query;  ///< "beta=true", "alt=sse" or ""
-  HeaderList headers; ///< as captured, minus host and content-length
-  std::string body;   ///< the captured JSON body, serialized
+  std::string query;   ///< "beta=true", "alt=sse" or ""
+  HeaderList headers;  ///< as captured, minus host and content-length
+  std::string body;    ///< the captured JSON body, serialized
 };
 
 Capture loadCapture(std::string_view name) {
@@ -62,13 +62,6 @@ HeaderList hopByHopHeaders() {
   h.add("Proxy-Authorization", "Basic cHJveHk6c2VjcmV0");
   h.add("Proxy-Connection", "keep-alive");
   return h;
-}
-
-bool isHopByHop(std::string_view name) {
-  for (auto const& f : hopByHopHeaders()) {
-    if (equalsIgnoreCase(f.name, name)) return true;
-  }
-  return false;
 }
 
 /// Replays `capture` through the gateway with the gateway key in `credential_header` and checks
@@ -258,9 +251,10 @@ TEST_F(E2eTest, UpstreamRequestIdComesBackAsXUpstreamRequestId) {
   ScriptedServer upstream;
   upstream.accept().expect("\r\n\r\n").expectBytes(body.size());
   upstream
-      .send("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nx-request-id: "
-            "req_upstream_7a1\r\nopenai-processing-ms: 12\r\nContent-Length: " +
-            std::to_string(answer.size()) + "\r\n\r\n" + answer)
+      .send(
+          "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nx-request-id: "
+          "req_upstream_7a1\r\nopenai-processing-ms: 12\r\nContent-Length: " +
+          std::to_string(answer.size()) + "\r\n\r\n" + answer)
       .start();
   GatewayConfig config;
   config.gateway_keys = {{std::string(kGatewayKeyName), std::string(kGatewayKey)}};
@@ -287,9 +281,9 @@ TEST_F(E2eTest, UpstreamRequestIdComesBackAsXUpstreamRequestId) {
   std::string head = received.substr(0, head_end + 2);
   EXPECT_TRUE(head.starts_with("POST /v1/chat/completions HTTP/1.1\r\n")) << head;
   EXPECT_NE(head.find("\r\nX-Request-Id: trace-abc-123\r\n"), std::string::npos) << head;
-  EXPECT_NE(head.find("\r\nAuthorization: Bearer " + lane(Protocol::OpenAiChat).channel_key +
-                      "\r\n"),
-            std::string::npos)
+  EXPECT_NE(
+      head.find("\r\nAuthorization: Bearer " + lane(Protocol::OpenAiChat).channel_key + "\r\n"),
+      std::string::npos)
       << head;
   EXPECT_NE(head.find("\r\nContent-Length: " + std::to_string(body.size()) + "\r\n"),
             std::string::npos)

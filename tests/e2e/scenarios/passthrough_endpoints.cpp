@@ -29,8 +29,8 @@ GatewayConfig configWithBackup(std::uint16_t mock_port) {
 }
 
 std::multiset<std::string> expectedModelIds() {
-  return {"gpt-4o-mini", "fast",  "gpt-5",           "smart", "claude-sonnet-4-5",
-          "sonnet",      "gemini-2.5-flash", "flash", "gpt-4.1", "quick"};
+  return {"gpt-4o-mini",      "fast",  "gpt-5",   "smart", "claude-sonnet-4-5", "sonnet",
+          "gemini-2.5-flash", "flash", "gpt-4.1", "quick"};
 }
 
 std::string idsText(std::multiset<std::string> const& ids) {
@@ -169,7 +169,8 @@ TEST_F(E2eTest, GeminiCountTokensIsForwarded) {
   auto gateway = startGateway(laneConfig(mock->port));
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
   Lane const& l = lane(Protocol::Gemini);
-  std::string body = "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"Count me \\u00fc\"}]}]}";
+  std::string body =
+      "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"Count me \\u00fc\"}]}]}";
   for (auto const& [model, upstream] :
        {std::pair{l.model, l.model}, std::pair{l.alias, l.alias_target}}) {
     SCOPED_TRACE(model);
@@ -230,8 +231,9 @@ TEST_F(E2eTest, MetricsCountRequestsByRouteProtocolStatusAndChannel) {
   Lane const& chat = lane(Protocol::OpenAiChat);
   Lane const& anthropic = lane(Protocol::Anthropic);
   for (int i = 0; i < 2; ++i) {
-    auto r = call(gateway->port, "POST", "/v1/chat/completions", clientHeaders(Protocol::OpenAiChat),
-                  minimalBody(Protocol::OpenAiChat, chat.alias, false));
+    auto r =
+        call(gateway->port, "POST", "/v1/chat/completions", clientHeaders(Protocol::OpenAiChat),
+             minimalBody(Protocol::OpenAiChat, chat.alias, false));
     ASSERT_TRUE(r.ok() && r->status() == 200);
   }
   auto streamed = call(gateway->port, "POST", "/v1/messages", clientHeaders(Protocol::Anthropic),

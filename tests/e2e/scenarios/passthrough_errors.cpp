@@ -30,7 +30,8 @@ std::string expectedType(Protocol protocol, int status) {
 /// Sends a generation request for `model` with `body` and checks the refusal.
 ErrorBody expectRefusal(std::uint16_t gateway_port, Protocol protocol, HeaderList const& headers,
                         std::string_view model, std::string_view body, int status) {
-  auto response = call(gateway_port, "POST", generationTarget(protocol, model, false), headers, body);
+  auto response =
+      call(gateway_port, "POST", generationTarget(protocol, model, false), headers, body);
   ErrorBody error;
   EXPECT_TRUE(response.ok()) << response.error().message;
   if (!response.ok()) return error;
@@ -128,7 +129,7 @@ TEST_F(E2eTest, MalformedJsonIs400InEachProtocolShape) {
     SCOPED_TRACE(std::string(protocolName(protocol)));
     Lane const& l = lane(protocol);
     std::string good = minimalBody(protocol, l.model, false);
-    for (std::string bad : {good.substr(0, good.size() - 3),   // cut short
+    for (std::string bad : {good.substr(0, good.size() - 3),     // cut short
                             good + "}",                          // trailing garbage
                             "{\"model\":\"" + l.model + "\",}",  // trailing comma
                             std::string("not json at all"), std::string()}) {
@@ -162,8 +163,8 @@ TEST_F(E2eTest, MissingModelOrBadStreamFlagIs400) {
   };
   for (auto const& c : cases) {
     SCOPED_TRACE(c.body);
-    ErrorBody error = expectRefusal(gateway->port, c.protocol, clientHeaders(c.protocol), "",
-                                    c.body, 400);
+    ErrorBody error =
+        expectRefusal(gateway->port, c.protocol, clientHeaders(c.protocol), "", c.body, 400);
     EXPECT_NE(error.message.find(c.says), std::string::npos) << error.message;
   }
   expectNothingForwarded(mock->port);
@@ -198,11 +199,11 @@ TEST_F(E2eTest, ModelOfAnotherProtocolIs400NamingThatProtocol) {
     Protocol client;
     Protocol serving;
   };
-  for (Case c : {Case{Protocol::OpenAiChat, Protocol::Anthropic},
-                 Case{Protocol::Anthropic, Protocol::Gemini},
-                 Case{Protocol::Gemini, Protocol::OpenAiChat},
-                 Case{Protocol::OpenAiResponses, Protocol::OpenAiChat},
-                 Case{Protocol::OpenAiChat, Protocol::OpenAiResponses}}) {
+  for (Case c :
+       {Case{Protocol::OpenAiChat, Protocol::Anthropic},
+        Case{Protocol::Anthropic, Protocol::Gemini}, Case{Protocol::Gemini, Protocol::OpenAiChat},
+        Case{Protocol::OpenAiResponses, Protocol::OpenAiChat},
+        Case{Protocol::OpenAiChat, Protocol::OpenAiResponses}}) {
     SCOPED_TRACE(std::string(protocolName(c.client)) + " asking for a model of " +
                  std::string(protocolName(c.serving)));
     for (std::string const& model : {lane(c.serving).model, lane(c.serving).alias}) {

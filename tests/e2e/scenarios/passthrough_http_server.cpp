@@ -49,10 +49,9 @@ TEST_F(E2eTest, KeepAliveServesSeveralRequestsOnOneConnection) {
   std::vector<std::string> bodies;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     Lane const& l = lane(steps[i].protocol);
-    auto response = client->request("POST", generationTarget(l.protocol, l.model, steps[i].stream),
-                                     clientHeaders(l.protocol),
-                                     minimalBody(l.protocol, l.model, steps[i].stream,
-                                                 "request " + std::to_string(i)));
+    auto response = client->request(
+        "POST", generationTarget(l.protocol, l.model, steps[i].stream), clientHeaders(l.protocol),
+        minimalBody(l.protocol, l.model, steps[i].stream, "request " + std::to_string(i)));
     ASSERT_TRUE(response.ok()) << "request " << i << ": " << response.error().message;
     ASSERT_EQ(response->status(), 200) << response->body;
     EXPECT_NE(response->header("connection"), "close");
@@ -193,8 +192,8 @@ TEST_F(E2eTest, ConfiguredBodyLimitIsExactAndAppliesToChunkedBodies) {
   std::string at_limit =
       minimalBody(Protocol::OpenAiChat, l.model, false, std::string(4096 - base, 'x'));
   ASSERT_EQ(at_limit.size(), 4096u);
-  auto ok = call(gateway->port, "POST", "/v1/chat/completions",
-                 clientHeaders(Protocol::OpenAiChat), at_limit);
+  auto ok = call(gateway->port, "POST", "/v1/chat/completions", clientHeaders(Protocol::OpenAiChat),
+                 at_limit);
   ASSERT_TRUE(ok.ok()) << ok.error().message;
   EXPECT_EQ(ok->status(), 200) << ok->body;
   auto journal = waitForJournal(mock->port, 1);
@@ -242,8 +241,9 @@ TEST_F(E2eTest, HugeHeaderGets431) {
     auto client = HttpClient::connect(gateway->port);
     ASSERT_TRUE(client.ok()) << client.error().message;
     ASSERT_TRUE(
-        client->sendRaw(formatRequest("POST", generationTarget(protocol, lane(protocol).model, false),
-                                      headers, body, gateway->port))
+        client
+            ->sendRaw(formatRequest("POST", generationTarget(protocol, lane(protocol).model, false),
+                                    headers, body, gateway->port))
             .ok());
     auto response = client->readResponse(Millis(3'000));
     ASSERT_TRUE(response.ok()) << response.error().message;
@@ -297,8 +297,8 @@ TEST_F(E2eTest, TwentyMiBBodyPassesThroughIntact) {
     text.push_back(kAlphabet[(state >> 24) % (sizeof kAlphabet - 1)]);
     if (text.size() % 4096 == 0) text += "\\u00e9\\n\\\"";
   }
-  std::string body = "{\"model\":\"" + l.alias + "\",\"messages\":[{\"role\":\"user\",\"content\":\"" +
-                     text + "\"}]}";
+  std::string body = "{\"model\":\"" + l.alias +
+                     "\",\"messages\":[{\"role\":\"user\",\"content\":\"" + text + "\"}]}";
   std::string expected = "{\"model\":\"" + l.alias_target + "\"" + body.substr(l.alias.size() + 11);
 
   auto response = call(gateway->port, "POST", "/v1/chat/completions",
@@ -367,9 +367,10 @@ TEST_F(E2eTest, ReadTimeoutsCloseStalledConnections) {
     ASSERT_TRUE(client.ok()) << client.error().message;
     HeaderList headers = clientHeaders(Protocol::OpenAiChat);
     headers.add("Content-Length", std::to_string(body.size()));
-    ASSERT_TRUE(client->sendRaw(headOnly("/v1/chat/completions", headers, gateway->port) +
-                                body.substr(0, 10))
-                    .ok());
+    ASSERT_TRUE(
+        client
+            ->sendRaw(headOnly("/v1/chat/completions", headers, gateway->port) + body.substr(0, 10))
+            .ok());
     MonoTime start = MonoClock::now();
     auto ending = waitForServerToEnd(*client, start);
     ASSERT_TRUE(ending.ok()) << ending.error().message;
@@ -380,8 +381,8 @@ TEST_F(E2eTest, ReadTimeoutsCloseStalledConnections) {
   {  // an idle kept-alive connection after a complete exchange
     auto client = HttpClient::connect(gateway->port);
     ASSERT_TRUE(client.ok()) << client.error().message;
-    auto response = client->request("POST", "/v1/chat/completions",
-                                     clientHeaders(Protocol::OpenAiChat), body);
+    auto response =
+        client->request("POST", "/v1/chat/completions", clientHeaders(Protocol::OpenAiChat), body);
     ASSERT_TRUE(response.ok()) << response.error().message;
     ASSERT_EQ(response->status(), 200);
     MonoTime start = MonoClock::now();

@@ -128,8 +128,8 @@ GatewayConfig scriptedChatConfig(std::uint16_t upstream_port) {
 // The upstream splits an event across two writes 300 ms apart: the first half reaches the
 // client without waiting for the second (no buffering up to event boundaries).
 TEST_F(E2eTest, PartialEventsAreRelayedWithoutWaitingForTheRest) {
-  std::vector<std::string> segments = {"data: {\"n\":1}\n\n", "data: {\"n\":2,\"part\":",
-                                       "\"b\"}\n\n", "data: [DONE]\n\n"};
+  std::vector<std::string> segments = {
+      "data: {\"n\":1}\n\n", "data: {\"n\":2,\"part\":", "\"b\"}\n\n", "data: [DONE]\n\n"};
   std::string body = minimalBody(Protocol::OpenAiChat, "gpt-4o-mini", true);
   ScriptedServer upstream;
   upstream.accept().expect("\r\n\r\n").expectBytes(body.size());

@@ -101,9 +101,12 @@ HeaderList clientHeaders(Protocol protocol, std::string_view key) {
 
 std::string generationTarget(Protocol protocol, std::string_view model, bool stream) {
   switch (protocol) {
-    case Protocol::OpenAiChat: return "/v1/chat/completions";
-    case Protocol::OpenAiResponses: return "/v1/responses";
-    case Protocol::Anthropic: return "/v1/messages";
+    case Protocol::OpenAiChat:
+      return "/v1/chat/completions";
+    case Protocol::OpenAiResponses:
+      return "/v1/responses";
+    case Protocol::Anthropic:
+      return "/v1/messages";
     case Protocol::Gemini:
       return "/v1beta/models/" + std::string(model) +
              (stream ? ":streamGenerateContent?alt=sse" : ":generateContent");
@@ -147,8 +150,7 @@ Result<std::vector<JournalEntry>> readJournal(std::uint16_t mock_port) {
   auto response = call(mock_port, "GET", "/_mock/journal", {}, {}, Millis(20'000));
   if (!response) return response.takeError();
   if (response->status() != 200) {
-    return makeError(ErrorKind::Internal,
-                     "journal answered " + std::to_string(response->status()));
+    return makeError(ErrorKind::Internal, "journal answered " + std::to_string(response->status()));
   }
   auto doc = parseJson(response->body);
   if (!doc || !doc->is_object() || !doc->as_object().contains("entries")) {
@@ -300,9 +302,8 @@ std::vector<protocol::SseEvent> sseEvents(std::string_view body) {
     auto pos = text.find(secret);
     if (pos != std::string_view::npos) {
       std::size_t from = pos > 80 ? pos - 80 : 0;
-      return ::testing::AssertionFailure()
-             << what << " contains the secret '" << secret << "' near: "
-             << text.substr(from, secret.size() + 160);
+      return ::testing::AssertionFailure() << what << " contains the secret '" << secret
+                                           << "' near: " << text.substr(from, secret.size() + 160);
     }
   }
   return ::testing::AssertionSuccess();
