@@ -129,14 +129,14 @@ def start_mock(llmux, workdir):
     return Service("mock", popen, port, workdir)
 
 
-def start_llmux(llmux, workdir, name, mock_port, threads, access_log):
+def start_llmux(llmux, workdir, name, mock_port, threads, access_log, request_log=True):
     """llmux serve with one openai-chat channel on the mock; access_log: "off" or a file path."""
     os.makedirs(workdir, exist_ok=True)
     config = os.path.join(workdir, "llmux.yaml")
     with open(config, "w") as f:
         f.write(f"""listen: 127.0.0.1:0
 gateway_keys: [{{name: bench, key: sk-bench}}]
-log: {{access_log: "{access_log}", level: warn}}
+log: {{access_log: "{access_log}", level: warn{"" if request_log else ", request_log: false"}}}
 state_dir: "{os.path.join(workdir, 'state')}"
 server: {{threads: {threads}}}
 channels:
