@@ -149,13 +149,17 @@ Task<bool> serveOneRequest(beast::tcp_stream& stream, beast::flat_buffer& buffer
   ServerLimits const& limits = worker.limits;
   bhttp::request_parser<bhttp::string_body> parser;
   parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
-  parser.body_limit(limits.max_body_bytes);
+  // The body limit is applied once the head is in: a declared size over it gets a 413 in the
+  // shape of the route's protocol (Beast would otherwise fail the head read itself).
+  parser.body_limit(boost::none);
 
   stream.expires_after(limits.header_timeout);
   auto [head_ec, head_n] = co_await bhttp::async_read_header(stream, buffer, parser, kUseTuple);
   if (head_ec) {
     if (head_ec == bhttp::error::header_limit) {
-      co_await reject(stream, worker, 431, "", "request header fields too large");
+      // The request line is usually complete by then: its path picks the error shape.
+      std::string partial_path(parser.get().target().substr(0, parser.get().target().find('?')));
+      co_await reject(stream, worker, 431, partial_path, "request header fields too large");
     } else if (isParseError(head_ec)) {
       co_await reject(stream, worker, 400, "", "malformed HTTP request: " + head_ec.message());
     }
@@ -171,6 +175,7 @@ Task<bool> serveOneRequest(beast::tcp_stream& stream, beast::flat_buffer& buffer
                         std::to_string(limits.max_body_bytes) + " bytes");
     co_return false;
   }
+  parser.body_limit(limits.max_body_bytes);
   if (equalsIgnoreCase(head[bhttp::field::expect], "100-continue") && head.version() >= 11) {
     if (!co_await writeRaw(stream, "HTTP/1.1 100 Continue\r\n\r\n", limits.write_timeout)) {
       co_return false;

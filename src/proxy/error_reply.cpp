@@ -5,14 +5,14 @@
 
 namespace llmux::proxy {
 
-net::Task<void> replyError(RequestContext& ctx, int status, std::string_view message,
+net::Task<void> replyError(RequestContext& ctx, int status, std::string message,
                            HeaderList extra) {
+  std::string body = protocol::renderErrorBody(ctx.protocol, status, message, ctx.request_id);
   ctx.record.status = status;
-  ctx.record.error = std::string(message);
+  ctx.record.error = std::move(message);
   HeaderList headers = std::move(extra);
   headers.add("Content-Type", protocol::errorContentType());
   headers.add("X-Request-Id", ctx.request_id);
-  std::string body = protocol::renderErrorBody(ctx.protocol, status, message, ctx.request_id);
   co_await ctx.response.send(status, headers, body);
 }
 

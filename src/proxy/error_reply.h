@@ -11,7 +11,8 @@ namespace llmux::proxy {
 
 /// Answers the client with an error in its protocol's shape (status, JSON body, X-Request-Id,
 /// plus `extra` headers such as retry-after) and notes it in the request record.
-net::Task<void> replyError(RequestContext& ctx, int status, std::string_view message,
+/// `message` is taken by value: callers may pass a view of the record's own fields.
+net::Task<void> replyError(RequestContext& ctx, int status, std::string message,
                            HeaderList extra = {});
 
 }  // namespace llmux::proxy

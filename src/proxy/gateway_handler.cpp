@@ -77,6 +77,7 @@ Task<void> GatewayHandler::handle(http::ServerRequest& request, http::ResponseWr
   auto lookup = protocol::matchRoute(request.method, request.path());
   ctx.route = lookup.route;
   ctx.protocol = errorProtocolFor(lookup.route, request.headers);
+  if (lookup.route.protocol) ctx.record.client_protocol = std::string(protocolName(*lookup.route.protocol));
   bool log_it = lookup.match != protocol::RouteMatch::Found || !isProbe(lookup.route.kind);
   if (log_it) services_.metrics.inFlight().inc();
 
@@ -161,7 +162,6 @@ bool GatewayHandler::admit(RequestContext& ctx) {
 }
 
 Task<void> GatewayHandler::serveModelRequest(RequestContext& ctx) {
-  ctx.record.client_protocol = std::string(protocolName(ctx.protocol));
   auto profile = protocol::inspectRequest(ctx.route, ctx.request.body);
   if (!profile) {
     co_await replyError(ctx, 400, profile.error().message);

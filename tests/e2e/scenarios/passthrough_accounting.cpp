@@ -223,7 +223,7 @@ TEST_F(E2eTest, RequestLogHoldsARowPerRequestAndPerAttempt) {
   auto requests = rows(
       "SELECT id, route, client_protocol, gateway_key, model, stream, channel, key_label, status, "
       "bytes_in, bytes_out FROM requests ORDER BY seq");
-  if (!requests) GTEST_SKIP() << "the sqlite3 command-line shell is not available";
+  ASSERT_TRUE(requests) << "reading llmux.db needs the sqlite3 shell (scripts/bootstrap installs it)";
   ASSERT_EQ(requests->size(), sent.size());
   auto attempts = rows(
       "SELECT request_id, attempt, channel, key_label, upstream_model, status, outcome "
