@@ -44,9 +44,11 @@ std::string_view reasonPhrase(int status) {
   }
 }
 
-ClientWriter::ClientWriter(boost::beast::tcp_stream& stream, bool keep_alive, bool chunked_ok,
-                           Millis write_timeout, bool const& draining)
-    : stream_(stream),
+ClientWriter::ClientWriter(boost::asio::ip::tcp::socket& socket, net::Deadline& deadline,
+                           bool keep_alive, bool chunked_ok, Millis write_timeout,
+                           bool const& draining)
+    : socket_(socket),
+      deadline_(deadline),
       keep_alive_(keep_alive),
       chunked_ok_(chunked_ok),
       write_timeout_(write_timeout),
@@ -89,8 +91,9 @@ asio::awaitable<bool> ClientWriter::writeBuffers(std::string_view a, std::string
   if (!ok_) co_return false;
   std::array<asio::const_buffer, 4> buffers{asio::buffer(a), asio::buffer(b), asio::buffer(c),
                                             asio::buffer(d)};
-  stream_.expires_after(write_timeout_);
-  auto [ec, n] = co_await asio::async_write(stream_, buffers, kUseTuple);
+  deadline_.expireAfter(write_timeout_);
+  auto [ec, n] = co_await asio::async_write(socket_, buffers, kUseTuple);
+  deadline_.clear();
   if (ec) {
     ok_ = false;
     co_return false;
@@ -139,12 +142,19 @@ asio::awaitable<bool> ClientWriter::writeBody(std::string_view piece) {
   co_return co_await writeBuffers(chunkSizeLine(piece.size(), size_line), piece, "\r\n", {});
 }
 
-asio::awaitable<bool> ClientWriter::endBody() {
+asio::awaitable<bool> ClientWriter::endBody(std::string_view last_piece) {
   finished_ = true;
-  if (chunked_) co_return co_await writeBuffers("0\r\n\r\n", {}, {}, {});
+  body_bytes_ += last_piece.size();
+  if (chunked_) {
+    if (last_piece.empty()) co_return co_await writeBuffers("0\r\n\r\n", {}, {}, {});
+    std::array<char, 24> size_line;
+    co_return co_await writeBuffers(chunkSizeLine(last_piece.size(), size_line), last_piece,
+                                    "\r\n0\r\n\r\n", {});
+  }
+  if (!last_piece.empty() && !co_await writeBuffers(last_piece, {}, {}, {})) co_return false;
   if (close_delimited_) {
     ErrorCode ignored;
-    stream_.socket().shutdown(net::tcp::socket::shutdown_send, ignored);
+    socket_.shutdown(net::tcp::socket::shutdown_send, ignored);
   }
   co_return ok_;
 }
@@ -153,8 +163,8 @@ void ClientWriter::breakConnection() {
   ok_ = false;
   keep_alive_ = false;
   ErrorCode ignored;
-  stream_.socket().shutdown(net::tcp::socket::shutdown_both, ignored);
-  stream_.socket().close(ignored);
+  socket_.shutdown(net::tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
 }
 
 }  // namespace llmux::http

@@ -1,9 +1,10 @@
 #pragma once
 
-#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/asio/ip/tcp.hpp>
 
 #include "http/response_writer.h"
 #include "http/server.h"
+#include "net/deadline.h"
 
 namespace llmux::http {
 
@@ -12,8 +13,8 @@ namespace llmux::http {
 class ClientWriter final : public ResponseWriter {
  public:
   /// `keep_alive`: whether the client allows reusing the connection; `chunked_ok`: HTTP/1.1.
-  ClientWriter(boost::beast::tcp_stream& stream, bool keep_alive, bool chunked_ok,
-               Millis write_timeout, bool const& draining);
+  ClientWriter(boost::asio::ip::tcp::socket& socket, net::Deadline& deadline, bool keep_alive,
+               bool chunked_ok, Millis write_timeout, bool const& draining);
 
   boost::asio::awaitable<bool> send(int status, HeaderList const& headers,
                                     std::string_view body) override;
@@ -21,7 +22,7 @@ class ClientWriter final : public ResponseWriter {
                                          std::optional<std::uint64_t> content_length,
                                          std::string_view first_piece) override;
   boost::asio::awaitable<bool> writeBody(std::string_view piece) override;
-  boost::asio::awaitable<bool> endBody() override;
+  boost::asio::awaitable<bool> endBody(std::string_view last_piece) override;
   void breakConnection() override;
 
   bool headSent() const override { return head_sent_; }
@@ -40,7 +41,8 @@ class ClientWriter final : public ResponseWriter {
   boost::asio::awaitable<bool> writeBuffers(std::string_view a, std::string_view b,
                                             std::string_view c, std::string_view d);
 
-  boost::beast::tcp_stream& stream_;
+  boost::asio::ip::tcp::socket& socket_;
+  net::Deadline& deadline_;
   bool keep_alive_;
   bool chunked_ok_;
   Millis write_timeout_;

@@ -35,8 +35,9 @@ class ResponseWriter {
                                                  std::optional<std::uint64_t> content_length,
                                                  std::string_view first_piece) = 0;
   virtual boost::asio::awaitable<bool> writeBody(std::string_view piece) = 0;
-  /// Ends a started body (the last chunk for chunked bodies).
-  virtual boost::asio::awaitable<bool> endBody() = 0;
+  /// Ends a started body, with `last_piece` (possibly empty) written in the same system call as
+  /// the end of a chunked body.
+  virtual boost::asio::awaitable<bool> endBody(std::string_view last_piece) = 0;
 
   /// Gives up on a started body whose framing cannot be completed (a Content-Length body cut
   /// short): the connection is closed so the client sees the truncation.

@@ -9,7 +9,6 @@
 #include <boost/asio/socket_base.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
@@ -18,6 +17,7 @@
 #include "core/strings.h"
 #include "http/client_writer.h"
 #include "net/asio_types.h"
+#include "net/deadline.h"
 #include "net/worker_pool.h"
 #include "telemetry/log.h"
 
@@ -35,7 +35,7 @@ namespace {
 
 /// What the worker knows about one open client connection (for drain and cancellation).
 struct SessionSlot {
-  beast::tcp_stream* stream = nullptr;
+  tcp::socket* socket = nullptr;
   Cancellation* cancellation = nullptr;  ///< set while a request is being handled
   bool busy = false;                     ///< a request is being read or handled
 };
@@ -101,14 +101,28 @@ struct ClientWatch : std::enable_shared_from_this<ClientWatch> {
   }
 };
 
-Task<bool> writeRaw(beast::tcp_stream& stream, std::string_view bytes, Millis timeout) {
-  stream.expires_after(timeout);
-  auto [ec, n] = co_await asio::async_write(stream, asio::buffer(bytes), kUseTuple);
+/// One client connection: its socket, its read buffer and its watchdog.
+struct ClientConnection {
+  ClientConnection(asio::io_context& io, tcp::socket s)
+      : socket(std::move(s)), deadline(io, [this] { closeSocket(); }) {}
+  void closeSocket() {
+    ErrorCode ignored;
+    socket.close(ignored);
+  }
+  tcp::socket socket;
+  beast::flat_buffer buffer;
+  net::Deadline deadline;
+};
+
+Task<bool> writeRaw(ClientConnection& conn, std::string_view bytes, Millis timeout) {
+  conn.deadline.expireAfter(timeout);
+  auto [ec, n] = co_await asio::async_write(conn.socket, asio::buffer(bytes), kUseTuple);
+  conn.deadline.clear();
   co_return !ec;
 }
 
 /// Answers a request the server could not read completely, then the connection closes.
-Task<void> reject(beast::tcp_stream& stream, Worker& worker, int status, std::string_view path,
+Task<void> reject(ClientConnection& conn, Worker& worker, int status, std::string_view path,
                   std::string_view message) {
   PlainAnswer answer = worker.handler.rejection(status, path, message);
   std::string response = "HTTP/1.1 " + std::to_string(status) + " " +
@@ -116,7 +130,7 @@ Task<void> reject(beast::tcp_stream& stream, Worker& worker, int status, std::st
                          answer.content_type + "\r\nContent-Length: " +
                          std::to_string(answer.body.size()) + "\r\nConnection: close\r\n\r\n" +
                          answer.body;
-  co_await writeRaw(stream, response, worker.limits.write_timeout);
+  co_await writeRaw(conn, response, worker.limits.write_timeout);
 }
 
 /// A malformed request (worth a 400), as opposed to a connection that closed or timed out.
@@ -132,20 +146,27 @@ HeaderList copyHeaders(bhttp::fields const& fields) {
   return headers;
 }
 
-/// Waits for the first byte of the next request on a kept-alive connection (keep-alive timeout),
-/// so that the head itself can then be held to the shorter header timeout.
-Task<bool> awaitNextRequest(beast::tcp_stream& stream, beast::flat_buffer& buffer, Millis idle) {
-  if (buffer.size() > 0) co_return true;
-  stream.expires_after(idle);
-  auto [ec, n] = co_await stream.async_read_some(buffer.prepare(4096), kUseTuple);
+/// Whether the buffer already holds a complete request head (no read, no deadline needed).
+bool holdsCompleteHead(beast::flat_buffer const& buffer) {
+  auto data = buffer.data();
+  std::string_view bytes(static_cast<char const*>(data.data()), data.size());
+  return bytes.find("\r\n\r\n") != std::string_view::npos;
+}
+
+/// Waits for the first bytes of the next request (keep-alive timeout), so that the head itself
+/// can then be held to the header timeout.
+Task<bool> awaitNextRequest(ClientConnection& conn, Millis idle) {
+  if (conn.buffer.size() > 0) co_return true;
+  conn.deadline.expireAfter(idle);
+  auto [ec, n] = co_await conn.socket.async_read_some(conn.buffer.prepare(4096), kUseTuple);
+  conn.deadline.clear();
   if (ec) co_return false;
-  buffer.commit(n);
+  conn.buffer.commit(n);
   co_return true;
 }
 
 /// Reads one request and answers it. Returns false when the connection must close.
-Task<bool> serveOneRequest(beast::tcp_stream& stream, beast::flat_buffer& buffer, Worker& worker,
-                           SessionSlot& slot) {
+Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& slot) {
   ServerLimits const& limits = worker.limits;
   bhttp::request_parser<bhttp::string_body> parser;
   parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
@@ -153,15 +174,16 @@ Task<bool> serveOneRequest(beast::tcp_stream& stream, beast::flat_buffer& buffer
   // shape of the route's protocol (Beast would otherwise fail the head read itself).
   parser.body_limit(boost::none);
 
-  stream.expires_after(limits.header_timeout);
-  auto [head_ec, head_n] = co_await bhttp::async_read_header(stream, buffer, parser, kUseTuple);
+  if (!holdsCompleteHead(conn.buffer)) conn.deadline.expireAfter(limits.header_timeout);
+  auto [head_ec, head_n] = co_await bhttp::async_read_header(conn.socket, conn.buffer, parser, kUseTuple);
   if (head_ec) {
+    conn.deadline.clear();
     if (head_ec == bhttp::error::header_limit) {
       // The request line is usually complete by then: its path picks the error shape.
       std::string partial_path(parser.get().target().substr(0, parser.get().target().find('?')));
-      co_await reject(stream, worker, 431, partial_path, "request header fields too large");
+      co_await reject(conn, worker, 431, partial_path, "request header fields too large");
     } else if (isParseError(head_ec)) {
-      co_await reject(stream, worker, 400, "", "malformed HTTP request: " + head_ec.message());
+      co_await reject(conn, worker, 400, "", "malformed HTTP request: " + head_ec.message());
     }
     co_return false;
   }
@@ -170,33 +192,41 @@ Task<bool> serveOneRequest(beast::tcp_stream& stream, beast::flat_buffer& buffer
   std::string path(head.target().substr(0, head.target().find('?')));
 
   if (auto length = parser.content_length(); length && *length > limits.max_body_bytes) {
-    co_await reject(stream, worker, 413, path,
+    conn.deadline.clear();
+    co_await reject(conn, worker, 413, path,
                     "request body of " + std::to_string(*length) + " bytes exceeds the limit of " +
                         std::to_string(limits.max_body_bytes) + " bytes");
     co_return false;
   }
   parser.body_limit(limits.max_body_bytes);
   if (equalsIgnoreCase(head[bhttp::field::expect], "100-continue") && head.version() >= 11) {
-    if (!co_await writeRaw(stream, "HTTP/1.1 100 Continue\r\n\r\n", limits.write_timeout)) {
+    if (!co_await writeRaw(conn, "HTTP/1.1 100 Continue\r\n\r\n", limits.write_timeout)) {
       co_return false;
     }
   }
+  // Large bodies: read in big pieces rather than the buffer's current capacity.
+  if (auto length = parser.content_length(); length && *length > conn.buffer.capacity()) {
+    conn.buffer.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(*length, 256 * 1024)));
+  }
   while (!parser.is_done()) {
-    stream.expires_after(limits.body_timeout);
-    auto [ec, n] = co_await bhttp::async_read_some(stream, buffer, parser, kUseTuple);
+    conn.deadline.expireAfter(limits.body_timeout);
+    auto [ec, n] = co_await bhttp::async_read_some(conn.socket, conn.buffer, parser, kUseTuple);
     if (ec == bhttp::error::body_limit) {
-      co_await reject(stream, worker, 413, path,
+      conn.deadline.clear();
+      co_await reject(conn, worker, 413, path,
                       "request body exceeds the limit of " + std::to_string(limits.max_body_bytes) +
                           " bytes");
       co_return false;
     }
     if (ec) {
+      conn.deadline.clear();
       if (isParseError(ec)) {
-        co_await reject(stream, worker, 400, path, "malformed HTTP request body: " + ec.message());
+        co_await reject(conn, worker, 400, path, "malformed HTTP request body: " + ec.message());
       }
       co_return false;
     }
   }
+  conn.deadline.clear();
 
   auto message = parser.release();
   ServerRequest request;
@@ -208,12 +238,15 @@ Task<bool> serveOneRequest(beast::tcp_stream& stream, beast::flat_buffer& buffer
   request.head_received = head_received;
   request.body_received = MonoClock::now();
   bool keep_alive = message.keep_alive();
+  // A big request left a big buffer behind: give the memory back rather than keep it per
+  // idle connection.
+  if (conn.buffer.capacity() > 64 * 1024 && conn.buffer.size() == 0) conn.buffer.shrink_to_fit();
 
-  ClientWriter writer(stream, keep_alive, request.version >= 11, limits.write_timeout,
-                      worker.draining);
+  ClientWriter writer(conn.socket, conn.deadline, keep_alive, request.version >= 11,
+                      limits.write_timeout, worker.draining);
   slot.cancellation = &writer.cancellation();
   auto watch = std::make_shared<ClientWatch>();
-  watch->socket = &stream.socket();
+  watch->socket = &conn.socket;
   watch->cancellation = &writer.cancellation();
   watch->arm();
 
@@ -233,26 +266,26 @@ Task<bool> serveOneRequest(beast::tcp_stream& stream, beast::flat_buffer& buffer
 Task<void> runSession(Worker& worker, tcp::socket socket) {
   ErrorCode ignored;
   socket.set_option(tcp::no_delay(true), ignored);
-  beast::tcp_stream stream(std::move(socket));
-  beast::flat_buffer buffer;
-  worker.sessions.push_back(SessionSlot{&stream, nullptr, false});
+  ClientConnection conn(worker.io, std::move(socket));
+  worker.sessions.push_back(SessionSlot{&conn.socket, nullptr, false});
   auto slot = std::prev(worker.sessions.end());
   worker.connections->fetch_add(1, std::memory_order_relaxed);
 
   bool first = true;
   while (!worker.draining) {
     slot->busy = false;
-    if (!co_await awaitNextRequest(stream, buffer, first ? worker.limits.header_timeout
-                                                        : worker.limits.keepalive_timeout)) {
+    if (!co_await awaitNextRequest(conn, first ? worker.limits.header_timeout
+                                               : worker.limits.keepalive_timeout)) {
       break;
     }
     first = false;
     slot->busy = true;
-    if (!co_await serveOneRequest(stream, buffer, worker, *slot)) break;
+    if (!co_await serveOneRequest(conn, worker, *slot)) break;
   }
 
-  stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-  stream.close();
+  conn.deadline.stop();
+  conn.socket.shutdown(tcp::socket::shutdown_send, ignored);
+  conn.socket.close(ignored);
   worker.sessions.erase(slot);
   worker.connections->fetch_sub(1, std::memory_order_relaxed);
 }
@@ -341,7 +374,7 @@ void drainWorker(Worker& worker) {
   // Connections with no request being handled (idle keep-alive, or a request still arriving)
   // close now; the others close after their response.
   for (auto& slot : worker.sessions) {
-    if (!slot.cancellation) slot.stream->socket().close(ignored);
+    if (!slot.cancellation) slot.socket->close(ignored);
   }
 }
 void cancelWorker(Worker& worker) {

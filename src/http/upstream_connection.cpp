@@ -3,6 +3,7 @@
 #include <sys/socket.h>
 
 #include <boost/asio/connect.hpp>
+#include <boost/beast/core/error.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
 
 #include "net/resolver.h"
@@ -18,33 +19,40 @@ using net::Task;
 using net::tcp;
 
 // Upstream response heads are small; capping the read buffer keeps memory per open stream low.
+// It starts at the size of a typical head plus a small body, so the first read takes it whole.
 constexpr std::size_t kReadBufferLimit = 16 * 1024;
+constexpr std::size_t kReadBufferInitial = 2 * 1024;
 
-UpstreamConnection::UpstreamConnection(PlainStream stream, std::string pool_key)
-    : plain_(std::move(stream)), buffer_(kReadBufferLimit), pool_key_(std::move(pool_key)) {}
-
-UpstreamConnection::UpstreamConnection(std::unique_ptr<TlsStream> stream, std::string pool_key)
-    : secure_(std::move(stream)), buffer_(kReadBufferLimit), pool_key_(std::move(pool_key)) {}
-
-UpstreamConnection::PlainStream& UpstreamConnection::lowest() {
-  return secure_ ? beast::get_lowest_layer(*secure_) : *plain_;
+UpstreamConnection::UpstreamConnection(asio::io_context& io, tcp::socket socket,
+                                       std::string pool_key)
+    : plain_(std::move(socket)),
+      buffer_(kReadBufferLimit),
+      deadline_(io, [this] { close(); }),
+      pool_key_(std::move(pool_key)) {
+  buffer_.reserve(kReadBufferInitial);
 }
+
+UpstreamConnection::UpstreamConnection(asio::io_context& io, std::unique_ptr<TlsStream> stream,
+                                       std::string pool_key)
+    : plain_(io),
+      secure_(std::move(stream)),
+      buffer_(kReadBufferLimit),
+      deadline_(io, [this] { close(); }),
+      pool_key_(std::move(pool_key)) {
+  buffer_.reserve(kReadBufferInitial);
+}
+
+UpstreamConnection::~UpstreamConnection() { deadline_.stop(); }
+
+tcp::socket& UpstreamConnection::socket() { return secure_ ? secure_->next_layer() : plain_; }
 
 void UpstreamConnection::close() {
   ErrorCode ignored;
-  lowest().socket().shutdown(tcp::socket::shutdown_both, ignored);
-  lowest().close();
+  socket().shutdown(tcp::socket::shutdown_both, ignored);
+  socket().close(ignored);
 }
 
-bool UpstreamConnection::isOpen() { return lowest().socket().is_open(); }
-
-bool UpstreamConnection::idleAndHealthy() {
-  if (!isOpen() || buffer_.size() != 0) return false;
-  char byte;
-  ssize_t n = ::recv(lowest().socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-  // Nothing to read is the healthy state; 0 is a close, > 0 unsolicited bytes, < 0 an error.
-  return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
-}
+bool UpstreamConnection::isOpen() { return socket().is_open(); }
 
 UpstreamPool::UpstreamPool(asio::io_context& io, asio::ssl::context& tls,
                            net::CachingResolver& resolver)
@@ -67,7 +75,10 @@ Task<Result<std::unique_ptr<UpstreamConnection>>> UpstreamPool::acquire(PeerAddr
     while (!list.empty()) {
       auto connection = std::move(list.back());
       list.pop_back();
-      if (now - connection->idle_since < kMaxIdleAge && connection->idleAndHealthy()) {
+      // No liveness probe (a syscall per request): a connection the peer closed while idle
+      // fails before any answer byte and the request is resent on a fresh one.
+      if (now - connection->idle_since < kMaxIdleAge && connection->isOpen() &&
+          connection->buffer().size() == 0) {
         connection->reused = true;
         co_return std::move(connection);
       }
@@ -93,27 +104,44 @@ Task<Result<std::unique_ptr<UpstreamConnection>>> UpstreamPool::connectNew(PeerA
   auto endpoints = co_await resolver_.resolve(peer.host, peer.port);
   if (!endpoints) co_return endpoints.error();
 
-  beast::tcp_stream stream(io_);
-  stream.expires_at(deadline);
-  auto [ec, endpoint] = co_await stream.async_connect(*endpoints, kUseTuple);
-  if (ec) co_return connectError(peer, "cannot connect", ec);
+  tcp::socket socket(io_);
+  bool timed_out = false;
+  net::Deadline watchdog(io_, [&socket, &timed_out] {
+    timed_out = true;
+    ErrorCode ignored;
+    socket.close(ignored);
+  });
+  watchdog.expireAt(deadline);
+  auto [ec, endpoint] = co_await asio::async_connect(socket, *endpoints, kUseTuple);
+  if (ec) co_return connectError(peer, "cannot connect", timed_out ? beast::error::timeout : ec);
   ErrorCode ignored;
-  stream.socket().set_option(tcp::no_delay(true), ignored);
+  socket.set_option(tcp::no_delay(true), ignored);
 
   if (!peer.tls) {
-    co_return std::make_unique<UpstreamConnection>(std::move(stream), peer.poolKey());
+    watchdog.stop();
+    co_return std::make_unique<UpstreamConnection>(io_, std::move(socket), peer.poolKey());
   }
   auto tls = tlsContextFor(peer);
   if (!tls) co_return tls.error();
-  auto secure = std::make_unique<UpstreamConnection::TlsStream>(std::move(stream), **tls);
+  auto secure = std::make_unique<UpstreamConnection::TlsStream>(std::move(socket), **tls);
   if (!SSL_set_tlsext_host_name(secure->native_handle(), peer.host.c_str())) {
     co_return makeError(ErrorKind::Connect, "cannot set TLS server name for " + peer.host);
   }
   secure->set_verify_callback(asio::ssl::host_name_verification(peer.host));
-  beast::get_lowest_layer(*secure).expires_at(deadline);
+  // The watchdog now guards the handshake: it closes the TLS stream's own socket.
+  watchdog.stop();
+  net::Deadline handshake_watchdog(io_, [&secure, &timed_out] {
+    timed_out = true;
+    ErrorCode ignored;
+    secure->next_layer().close(ignored);
+  });
+  handshake_watchdog.expireAt(deadline);
   auto [hs_ec] = co_await secure->async_handshake(asio::ssl::stream_base::client, kUseTuple);
-  if (hs_ec) co_return connectError(peer, "TLS handshake failed", hs_ec);
-  co_return std::make_unique<UpstreamConnection>(std::move(secure), peer.poolKey());
+  handshake_watchdog.stop();
+  if (hs_ec) {
+    co_return connectError(peer, "TLS handshake failed", timed_out ? beast::error::timeout : hs_ec);
+  }
+  co_return std::make_unique<UpstreamConnection>(io_, std::move(secure), peer.poolKey());
 }
 
 Result<asio::ssl::context*> UpstreamPool::tlsContextFor(PeerAddress const& peer) {

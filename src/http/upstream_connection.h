@@ -7,15 +7,16 @@
 #include <unordered_map>
 #include <vector>
 
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/ssl/ssl_stream.hpp>
 
 #include "core/clock.h"
 #include "core/result.h"
 #include "http/peer_address.h"
 #include "net/asio_types.h"
+#include "net/deadline.h"
 
 namespace llmux::net {
 class CachingResolver;
@@ -23,35 +24,36 @@ class CachingResolver;
 
 namespace llmux::http {
 
-/// One connection to an upstream, plain or TLS, with its read buffer.
+/// One connection to an upstream, plain or TLS, with its read buffer and its watchdog (which
+/// closes the socket when the deadline of the current phase passes).
 class UpstreamConnection {
  public:
-  using PlainStream = boost::beast::tcp_stream;
-  using TlsStream = boost::beast::ssl_stream<boost::beast::tcp_stream>;
+  using TlsStream = boost::asio::ssl::stream<net::tcp::socket>;
 
-  UpstreamConnection(PlainStream stream, std::string pool_key);
-  UpstreamConnection(std::unique_ptr<TlsStream> stream, std::string pool_key);
+  UpstreamConnection(net::asio::io_context& io, net::tcp::socket socket, std::string pool_key);
+  UpstreamConnection(net::asio::io_context& io, std::unique_ptr<TlsStream> stream,
+                     std::string pool_key);
+  ~UpstreamConnection();
 
-  PlainStream& lowest();
-  PlainStream* plain() { return plain_ ? &*plain_ : nullptr; }
+  net::tcp::socket& socket();
+  net::tcp::socket* plain() { return secure_ ? nullptr : &plain_; }
   TlsStream* secure() { return secure_.get(); }
   boost::beast::flat_buffer& buffer() { return buffer_; }
+  net::Deadline& deadline() { return deadline_; }
   std::string const& poolKey() const { return pool_key_; }
 
   /// Closes the socket: every pending operation completes with operation_aborted.
   void close();
   bool isOpen();
-  /// For a pooled connection: still open, and the peer has neither closed it nor sent anything
-  /// unexpected while it was idle.
-  bool idleAndHealthy();
 
   bool reused = false;  ///< served an earlier request
   MonoTime idle_since{};
 
  private:
-  std::optional<PlainStream> plain_;
+  net::tcp::socket plain_;  ///< the socket of a plain connection; unused (closed) under TLS
   std::unique_ptr<TlsStream> secure_;
   boost::beast::flat_buffer buffer_;
+  net::Deadline deadline_;
   std::string pool_key_;
 };
 

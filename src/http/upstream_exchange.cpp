@@ -1,5 +1,7 @@
 #include "http/upstream_exchange.h"
 
+#include <algorithm>
+
 #include <boost/asio/write.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/read.hpp>
@@ -15,7 +17,10 @@ using net::Task;
 
 namespace {
 
-constexpr std::size_t kBodyPieceSize = 16 * 1024;
+// Stream events are small: a 4 KiB piece buffer keeps memory per open stream low; a body of known
+// size gets up to 16 KiB so a large answer takes few reads.
+constexpr std::size_t kStreamPieceSize = 4 * 1024;
+constexpr std::size_t kMaxPieceSize = 16 * 1024;
 
 template <class Stream>
 Task<ErrorCode> writeAll(Stream& stream, std::array<asio::const_buffer, UpstreamExchange::kMaxPieces> const& buffers) {
@@ -60,7 +65,7 @@ Task<Result<void>> UpstreamExchange::start(std::array<std::string_view, kMaxPiec
   for (std::size_t i = 0; i < kMaxPieces; ++i) buffers[i] = asio::buffer(pieces[i]);
 
   auto& conn = *connection_;
-  conn.lowest().expires_at(head_deadline);
+  conn.deadline().expireAt(head_deadline);
   // (No co_await inside conditional expressions: GCC 12 miscompiles some of them.)
   ErrorCode ec;
   if (conn.secure()) {
@@ -70,9 +75,10 @@ Task<Result<void>> UpstreamExchange::start(std::array<std::string_view, kMaxPiec
     ec = co_await writeAll(*conn.plain(), buffers);
     if (!ec) ec = co_await readHead(*conn.plain(), conn.buffer(), parser_);
   }
+  conn.deadline().clear();
   if (ec) {
     if (aborted_) co_return makeError(ErrorKind::Cancelled, "upstream request cancelled");
-    if (ec == beast::error::timeout) {
+    if (conn.deadline().expired()) {
       co_return makeError(ErrorKind::Timeout, "no response head from the upstream in time");
     }
     stale_ = conn.reused && isPeerClose(ec) && parser_.got_some() == false;
@@ -96,29 +102,35 @@ bool UpstreamExchange::done() const { return parser_.is_done(); }
 
 Task<Result<std::string_view>> UpstreamExchange::readBody(MonoTime piece_deadline) {
   if (parser_.is_done()) co_return std::string_view();
-  if (!body_buffer_) body_buffer_ = std::make_unique<char[]>(kBodyPieceSize);
   auto& conn = *connection_;
+  if (!body_buffer_) {
+    auto length = contentLength();
+    piece_size_ = length ? std::clamp<std::size_t>(*length, 1, kMaxPieceSize) : kStreamPieceSize;
+    body_buffer_ = std::make_unique<char[]>(piece_size_);
+    if (length && *length > conn.buffer().capacity()) conn.buffer().reserve(piece_size_);
+  }
   for (;;) {
     auto& body = parser_.get().body();
     body.data = body_buffer_.get();
-    body.size = kBodyPieceSize;
-    conn.lowest().expires_at(piece_deadline);
+    body.size = piece_size_;
+    conn.deadline().expireAt(piece_deadline);
     ErrorCode ec;
     if (conn.secure()) {
       ec = co_await readSome(*conn.secure(), conn.buffer(), parser_);
     } else {
       ec = co_await readSome(*conn.plain(), conn.buffer(), parser_);
     }
+    conn.deadline().clear();
     if (ec == bhttp::error::need_buffer) ec = {};
     if (ec) {
       if (aborted_) co_return makeError(ErrorKind::Cancelled, "upstream request cancelled");
-      if (ec == beast::error::timeout) {
+      if (conn.deadline().expired()) {
         co_return makeError(ErrorKind::Timeout, "the upstream stopped sending (idle timeout)");
       }
       co_return makeError(ErrorKind::UpstreamProtocol,
                           "upstream connection broke mid-response: " + ec.message());
     }
-    std::size_t got = kBodyPieceSize - parser_.get().body().size;
+    std::size_t got = piece_size_ - parser_.get().body().size;
     if (got > 0 || parser_.is_done()) co_return std::string_view(body_buffer_.get(), got);
   }
 }

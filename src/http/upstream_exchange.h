@@ -55,6 +55,7 @@ class UpstreamExchange {
   std::unique_ptr<UpstreamConnection> connection_;
   boost::beast::http::response_parser<boost::beast::http::buffer_body> parser_;
   std::unique_ptr<char[]> body_buffer_;
+  std::size_t piece_size_ = 0;
   HeaderList headers_;
   int status_ = 0;
   bool aborted_ = false;

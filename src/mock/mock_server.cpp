@@ -77,7 +77,7 @@ Task<void> play(asio::io_context& io, MockReply const& reply, http::ResponseWrit
   }
   switch (reply.ending) {
     case MockEnding::Complete:
-      co_await out.endBody();
+      co_await out.endBody({});
       entry.outcome = "complete";
       break;
     case MockEnding::Cut:

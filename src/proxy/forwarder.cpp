@@ -77,6 +77,13 @@ void noteResponseId(std::string_view piece, std::string& response_id) {
 
 MonoTime earlier(MonoTime a, MonoTime b) { return std::min(a, b); }
 
+/// The client went away while its answer was being written: not an upstream failure.
+void markClientGone(RequestContext& ctx, AttemptRecord& record) {
+  ctx.record.status = 499;
+  ctx.record.error = "client_gone";
+  record.outcome = "cancelled";
+}
+
 /// Reads a whole (error) body that is expected to be small; fails past 1 MiB.
 Task<Result<std::string>> readSmallBody(http::UpstreamExchange& exchange, MonoTime attempt_deadline,
                                         Millis idle) {
@@ -287,9 +294,17 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
   ctx.record.status = exchange.status();
   HeaderList headers = clientResponseHeaders(exchange.headers(), ctx.request_id);
   for (auto const& field : extra_headers) headers.add(field.name, field.value);
-  bool client_ok = co_await out.beginBody(exchange.status(), headers, exchange.contentLength(), *first);
   record.outcome = "ok";
-  while (client_ok && !exchange.done()) {
+  if (exchange.done()) {
+    // The whole answer came in one read: one write with a Content-Length, whatever the upstream's
+    // framing (framing is per hop).
+    bool sent = co_await out.send(exchange.status(), headers, *first);
+    exchange.finish();
+    if (!sent) markClientGone(ctx, record);
+    co_return result;
+  }
+  bool client_ok = co_await out.beginBody(exchange.status(), headers, exchange.contentLength(), *first);
+  while (client_ok) {
     Result<std::string_view> piece = Error{};
     {
       WaitClock wait(ctx.upstream_wait);
@@ -310,25 +325,26 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
       ctx.record.error = reason == http::CancelReason::Shutdown ? "shutdown" : "upstream_broke_mid_stream";
       record.outcome = "failed:mid_stream";
       if (ctx.profile.stream && !exchange.contentLength()) {
-        co_await out.writeBody(protocol::renderStreamError(ctx.protocol, 502, why, stream_context));
-        co_await out.endBody();
+        co_await out.endBody(protocol::renderStreamError(ctx.protocol, 502, why, stream_context));
       } else {
         out.breakConnection();
       }
       co_return result;
     }
     if (ctx.protocol == Protocol::OpenAiResponses) noteResponseId(*piece, stream_context.response_id);
+    if (exchange.done()) {
+      // The last piece and the end of the body in one write.
+      client_ok = co_await out.endBody(*piece);
+      if (client_ok) {
+        exchange.finish();
+        co_return result;
+      }
+      break;
+    }
     client_ok = co_await out.writeBody(*piece);
   }
-  if (!client_ok) {
-    exchange.abort();
-    ctx.record.status = 499;
-    ctx.record.error = "client_gone";
-    record.outcome = "cancelled";
-    co_return result;
-  }
-  co_await out.endBody();
-  exchange.finish();
+  exchange.abort();
+  markClientGone(ctx, record);
   co_return result;
 }
 
