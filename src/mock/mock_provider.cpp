@@ -214,12 +214,12 @@ MockReply MockProvider::handle(MockRequest const& request) {
   if (auto error = checkAuth(request, vendor, options_, ids)) return std::move(*error);
 
   FaultPlan faults;
-  if (std::string const* header = request.headers.find(kFaultHeader)) {
+  if (auto header = request.headers.find(kFaultHeader)) {
     if (auto ok = addHeaderFaults(*header, faults); !ok) {
       return invalidRequestError(vendor, ids, ok.error().message);
     }
   }
-  if (std::string const* header = request.headers.find(kChunkDelayHeader)) {
+  if (auto header = request.headers.find(kChunkDelayHeader)) {
     if (auto ok = setChunkDelay(*header, faults); !ok) {
       return invalidRequestError(vendor, ids, ok.error().message);
     }

@@ -142,10 +142,10 @@ std::optional<WallTime> parseHttpDate(std::string_view text) {
 }
 
 std::optional<milliseconds> parseRetryAfter(HeaderList const& headers, WallTime now) {
-  if (auto const* ms = headers.find("retry-after-ms")) {
+  if (auto ms = headers.find("retry-after-ms")) {
     if (auto v = parseDecimal(trimSpaces(*ms), 1.0)) return v;
   }
-  auto const* value = headers.find("retry-after");
+  auto value = headers.find("retry-after");
   if (!value) return std::nullopt;
   std::string_view text = trimSpaces(*value);
   if (auto v = parseDecimal(text, 1000.0)) return v;

@@ -133,7 +133,7 @@ void replayThroughGateway(std::uint16_t gateway_port, std::uint16_t mock_port,
   }
   std::vector<std::string> gateway_secret{std::string(kGatewayKey)};
   for (auto const& f : entry.headers) {
-    EXPECT_TRUE(holdsNoSecret("upstream header " + f.name, f.value, gateway_secret));
+    EXPECT_TRUE(holdsNoSecret("upstream header " + std::string(f.name), f.value, gateway_secret));
   }
   EXPECT_TRUE(holdsNoSecret("upstream path", entry.path + "?" + entry.query, gateway_secret));
   EXPECT_TRUE(holdsNoSecret("upstream body", entry.body, gateway_secret));

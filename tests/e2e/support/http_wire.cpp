@@ -74,7 +74,7 @@ Result<ResponseHead> parseResponseHead(std::string_view raw) {
   }
   for (auto const& f : head.headers) {
     if (f.value.find_first_of("\r\n") != std::string::npos) {
-      return protocolError("bare CR or LF inside header " + f.name);
+      return protocolError("bare CR or LF inside header " + std::string(f.name));
     }
   }
   return head;
@@ -84,13 +84,13 @@ Result<Framing> framingOf(ResponseHead const& head, bool answers_head_request) {
   if (answers_head_request || head.isInterim() || head.status == 204 || head.status == 304) {
     return Framing{BodyFraming::None, 0};
   }
-  if (auto const* te = head.headers.find("transfer-encoding")) {
+  if (auto te = head.headers.find("transfer-encoding")) {
     if (hasChunkedLast(*te)) return Framing{BodyFraming::Chunked, 0};
     return Framing{BodyFraming::UntilClose, 0};
   }
-  if (auto const* cl = head.headers.find("content-length")) {
+  if (auto cl = head.headers.find("content-length")) {
     auto n = parseNonNegative(*cl);
-    if (!n) return protocolError("invalid Content-Length: " + *cl);
+    if (!n) return protocolError("invalid Content-Length: " + std::string(*cl));
     for (auto const& f : head.headers) {
       if (equalsIgnoreCase(f.name, "content-length") && f.value != *cl) {
         return protocolError("conflicting Content-Length headers");

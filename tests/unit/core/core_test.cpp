@@ -82,6 +82,27 @@ TEST(HeaderList, CaseInsensitiveLookupAndSet) {
   EXPECT_FALSE(h.has("content-type"));
 }
 
+TEST(HeaderList, CopiesWithinTheListSurviveGrowthAndKeepOrder) {
+  HeaderList h;
+  h.add("A", std::string(40, 'a'));
+  for (int i = 0; i < 50; ++i) h.add(h[0].name, h[0].value);  // views into its own buffer
+  ASSERT_EQ(h.size(), 51u);
+  EXPECT_EQ(h[50].value, std::string(40, 'a'));
+  h.set("a", h.get("A"));  // set from its own value
+  EXPECT_EQ(h.size(), 1u);
+  EXPECT_EQ(h.get("a"), std::string(40, 'a'));
+  std::vector<std::string> names;
+  HeaderList g;
+  g.add("x", "1");
+  g.add("y", "2");
+  for (HeaderField f : g) names.emplace_back(f.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"x", "y"}));
+  HeaderList copy = g;
+  g.add("z", "3");
+  EXPECT_EQ(copy.size(), 2u);
+  EXPECT_EQ(copy.get("y"), "2");
+}
+
 TEST(ManualTimeSource, MovesOnlyWhenAdvanced) {
   ManualTimeSource clock;
   auto t0 = clock.now();

@@ -264,7 +264,7 @@ TEST(MockDeterminism, SameRequestSameBytes) {
     EXPECT_EQ(first.body(), second.body());
     ASSERT_EQ(first.headers.size(), second.headers.size());
     for (std::size_t i = 0; i < first.headers.size(); ++i) {
-      EXPECT_EQ(first.headers.fields()[i].value, second.headers.fields()[i].value);
+      EXPECT_EQ(first.headers[i].value, second.headers[i].value);
     }
   }
   MockReply other =
