@@ -10,12 +10,11 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/error.hpp>
-#include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
-#include <boost/beast/http/string_body.hpp>
 
 #include "core/strings.h"
 #include "http/client_writer.h"
+#include "http/message_parsers.h"
 #include "net/asio_types.h"
 #include "net/deadline.h"
 #include "net/worker_pool.h"
@@ -140,12 +139,6 @@ bool isParseError(ErrorCode ec) {
          ec != bhttp::error::partial_message && ec != bhttp::error::need_more;
 }
 
-HeaderList copyHeaders(bhttp::fields const& fields) {
-  HeaderList headers;
-  for (auto const& f : fields) headers.add(f.name_string(), f.value());
-  return headers;
-}
-
 /// Whether the buffer already holds a complete request head (no read, no deadline needed).
 bool holdsCompleteHead(beast::flat_buffer const& buffer) {
   auto data = buffer.data();
@@ -168,7 +161,8 @@ Task<bool> awaitNextRequest(ClientConnection& conn, Millis idle) {
 /// Reads one request and answers it. Returns false when the connection must close.
 Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& slot) {
   ServerLimits const& limits = worker.limits;
-  bhttp::request_parser<bhttp::string_body> parser;
+  ServerRequest request;
+  RequestParser parser(request);
   parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
   // The body limit is applied once the head is in: a declared size over it gets a 413 in the
   // shape of the route's protocol (Beast would otherwise fail the head read itself).
@@ -180,16 +174,14 @@ Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& 
     conn.deadline.clear();
     if (head_ec == bhttp::error::header_limit) {
       // The request line is usually complete by then: its path picks the error shape.
-      std::string partial_path(parser.get().target().substr(0, parser.get().target().find('?')));
-      co_await reject(conn, worker, 431, partial_path, "request header fields too large");
+      co_await reject(conn, worker, 431, request.path(), "request header fields too large");
     } else if (isParseError(head_ec)) {
       co_await reject(conn, worker, 400, "", "malformed HTTP request: " + head_ec.message());
     }
     co_return false;
   }
-  MonoTime head_received = MonoClock::now();
-  auto const& head = parser.get();
-  std::string path(head.target().substr(0, head.target().find('?')));
+  request.head_received = MonoClock::now();
+  std::string path(request.path());
 
   if (auto length = parser.content_length(); length && *length > limits.max_body_bytes) {
     conn.deadline.clear();
@@ -199,7 +191,7 @@ Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& 
     co_return false;
   }
   parser.body_limit(limits.max_body_bytes);
-  if (equalsIgnoreCase(head[bhttp::field::expect], "100-continue") && head.version() >= 11) {
+  if (equalsIgnoreCase(request.headers.get("expect"), "100-continue") && request.version >= 11) {
     if (!co_await writeRaw(conn, "HTTP/1.1 100 Continue\r\n\r\n", limits.write_timeout)) {
       co_return false;
     }
@@ -228,16 +220,8 @@ Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& 
   }
   conn.deadline.clear();
 
-  auto message = parser.release();
-  ServerRequest request;
-  request.method = std::string(message.method_string());
-  request.target = std::string(message.target());
-  request.version = message.version();
-  request.headers = copyHeaders(message.base());
-  request.body = std::move(message.body());
-  request.head_received = head_received;
   request.body_received = MonoClock::now();
-  bool keep_alive = message.keep_alive();
+  bool keep_alive = parser.keep_alive();
   // A big request left a big buffer behind: give the memory back rather than keep it per
   // idle connection.
   if (conn.buffer.capacity() > 64 * 1024 && conn.buffer.size() == 0) conn.buffer.shrink_to_fit();

@@ -17,10 +17,9 @@ using net::Task;
 
 namespace {
 
-// Stream events are small: a 4 KiB piece buffer keeps memory per open stream low; a body of known
-// size gets up to 16 KiB so a large answer takes few reads.
-constexpr std::size_t kStreamPieceSize = 4 * 1024;
-constexpr std::size_t kMaxPieceSize = 16 * 1024;
+// A body of known size gets a read buffer of up to 16 KiB so a large answer takes few reads;
+// streams keep the small initial one (their events are small).
+constexpr std::size_t kMaxReadBuffer = 16 * 1024;
 
 template <class Stream>
 Task<ErrorCode> writeAll(Stream& stream, std::array<asio::const_buffer, UpstreamExchange::kMaxPieces> const& buffers) {
@@ -29,15 +28,13 @@ Task<ErrorCode> writeAll(Stream& stream, std::array<asio::const_buffer, Upstream
 }
 
 template <class Stream>
-Task<ErrorCode> readHead(Stream& stream, beast::flat_buffer& buffer,
-                         bhttp::response_parser<bhttp::buffer_body>& parser) {
+Task<ErrorCode> readHead(Stream& stream, beast::flat_buffer& buffer, ResponseParser& parser) {
   auto [ec, n] = co_await bhttp::async_read_header(stream, buffer, parser, kUseTuple);
   co_return ec;
 }
 
 template <class Stream>
-Task<ErrorCode> readSome(Stream& stream, beast::flat_buffer& buffer,
-                         bhttp::response_parser<bhttp::buffer_body>& parser) {
+Task<ErrorCode> readSome(Stream& stream, beast::flat_buffer& buffer, ResponseParser& parser) {
   auto [ec, n] = co_await bhttp::async_read_some(stream, buffer, parser, kUseTuple);
   co_return ec;
 }
@@ -85,9 +82,6 @@ Task<Result<void>> UpstreamExchange::start(std::array<std::string_view, kMaxPiec
     co_return makeError(ErrorKind::Connect, "upstream connection failed: " + ec.message());
   }
   head_at_ = MonoClock::now();
-  auto const& head = parser_.get();
-  status_ = static_cast<int>(head.result_int());
-  for (auto const& f : head.base()) headers_.add(f.name_string(), f.value());
   co_return Result<void>{};
 }
 
@@ -101,18 +95,14 @@ std::optional<std::uint64_t> UpstreamExchange::contentLength() const {
 bool UpstreamExchange::done() const { return parser_.is_done(); }
 
 Task<Result<std::string_view>> UpstreamExchange::readBody(MonoTime piece_deadline) {
+  auto& body = parser_.body();
+  body.clear();  // the previous piece was handed out already
   if (parser_.is_done()) co_return std::string_view();
   auto& conn = *connection_;
-  if (!body_buffer_) {
-    auto length = contentLength();
-    piece_size_ = length ? std::clamp<std::size_t>(*length, 1, kMaxPieceSize) : kStreamPieceSize;
-    body_buffer_ = std::make_unique<char[]>(piece_size_);
-    if (length && *length > conn.buffer().capacity()) conn.buffer().reserve(piece_size_);
+  if (auto length = contentLength(); length && *length > conn.buffer().capacity()) {
+    conn.buffer().reserve(static_cast<std::size_t>(std::min<std::uint64_t>(*length, kMaxReadBuffer)));
   }
-  for (;;) {
-    auto& body = parser_.get().body();
-    body.data = body_buffer_.get();
-    body.size = piece_size_;
+  while (body.empty() && !parser_.is_done()) {
     conn.deadline().expireAt(piece_deadline);
     ErrorCode ec;
     if (conn.secure()) {
@@ -121,7 +111,6 @@ Task<Result<std::string_view>> UpstreamExchange::readBody(MonoTime piece_deadlin
       ec = co_await readSome(*conn.plain(), conn.buffer(), parser_);
     }
     conn.deadline().clear();
-    if (ec == bhttp::error::need_buffer) ec = {};
     if (ec) {
       if (aborted_) co_return makeError(ErrorKind::Cancelled, "upstream request cancelled");
       if (conn.deadline().expired()) {
@@ -130,9 +119,8 @@ Task<Result<std::string_view>> UpstreamExchange::readBody(MonoTime piece_deadlin
       co_return makeError(ErrorKind::UpstreamProtocol,
                           "upstream connection broke mid-response: " + ec.message());
     }
-    std::size_t got = piece_size_ - parser_.get().body().size;
-    if (got > 0 || parser_.is_done()) co_return std::string_view(body_buffer_.get(), got);
   }
+  co_return std::string_view(body);
 }
 
 void UpstreamExchange::abort() {

@@ -5,10 +5,9 @@
 #include <optional>
 #include <string_view>
 
-#include <boost/beast/http/buffer_body.hpp>
-#include <boost/beast/http/parser.hpp>
 
 #include "core/http_headers.h"
+#include "http/message_parsers.h"
 #include "http/upstream_connection.h"
 
 namespace llmux::http {
@@ -30,8 +29,8 @@ class UpstreamExchange {
   net::Task<Result<void>> start(std::array<std::string_view, kMaxPieces> const& pieces,
                                 MonoTime head_deadline);
 
-  int status() const { return status_; }
-  HeaderList const& headers() const { return headers_; }
+  int status() const { return parser_.status(); }
+  HeaderList const& headers() const { return parser_.headers(); }
   std::optional<std::uint64_t> contentLength() const;
 
   /// The next piece of the body, valid until the next call; an empty piece once `done()`.
@@ -53,11 +52,7 @@ class UpstreamExchange {
  private:
   UpstreamPool& pool_;
   std::unique_ptr<UpstreamConnection> connection_;
-  boost::beast::http::response_parser<boost::beast::http::buffer_body> parser_;
-  std::unique_ptr<char[]> body_buffer_;
-  std::size_t piece_size_ = 0;
-  HeaderList headers_;
-  int status_ = 0;
+  ResponseParser parser_;
   bool aborted_ = false;
   bool stale_ = false;
   MonoTime head_at_{};

@@ -1,0 +1,34 @@
+#include "http/message_parsers.h"
+
+#include <algorithm>
+
+namespace llmux::http {
+
+void RequestParser::on_request_impl(boost::beast::http::verb, View method, View target, int version,
+                                    ErrorCode&) {
+  out_.method.assign(method.data(), method.size());
+  out_.target.assign(target.data(), target.size());
+  out_.version = static_cast<unsigned>(version);
+  out_.headers.reserve(24, 1024);
+}
+
+void RequestParser::on_field_impl(boost::beast::http::field, View name, View value, ErrorCode&) {
+  out_.headers.add(name, value);
+}
+
+void RequestParser::on_body_init_impl(boost::optional<std::uint64_t> const& length, ErrorCode&) {
+  // The limit was checked against the declared length before the body is read.
+  if (length) out_.body.reserve(static_cast<std::size_t>(*length));
+}
+
+std::size_t RequestParser::on_body_impl(View body, ErrorCode&) {
+  out_.body.append(body.data(), body.size());
+  return body.size();
+}
+
+std::size_t RequestParser::on_chunk_body_impl(std::uint64_t, View body, ErrorCode&) {
+  out_.body.append(body.data(), body.size());
+  return body.size();
+}
+
+}  // namespace llmux::http
