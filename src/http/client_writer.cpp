@@ -86,7 +86,7 @@ std::string ClientWriter::buildHead(int status, HeaderList const& headers,
   return head;
 }
 
-asio::awaitable<bool> ClientWriter::writeBuffers(std::string_view a, std::string_view b,
+net::Task<bool> ClientWriter::writeBuffers(std::string_view a, std::string_view b,
                                                  std::string_view c, std::string_view d) {
   if (!ok_) co_return false;
   std::array<asio::const_buffer, 4> buffers{asio::buffer(a), asio::buffer(b), asio::buffer(c),
@@ -102,7 +102,7 @@ asio::awaitable<bool> ClientWriter::writeBuffers(std::string_view a, std::string
   co_return true;
 }
 
-asio::awaitable<bool> ClientWriter::send(int status, HeaderList const& headers,
+net::Task<bool> ClientWriter::send(int status, HeaderList const& headers,
                                          std::string_view body) {
   std::string head = buildHead(status, headers, body.size());
   head_sent_ = true;
@@ -122,7 +122,7 @@ std::string_view chunkSizeLine(std::size_t size, std::array<char, 24>& storage) 
 }
 }  // namespace
 
-asio::awaitable<bool> ClientWriter::beginBody(int status, HeaderList const& headers,
+net::Task<bool> ClientWriter::beginBody(int status, HeaderList const& headers,
                                               std::optional<std::uint64_t> content_length,
                                               std::string_view first_piece) {
   std::string head = buildHead(status, headers, content_length);
@@ -134,7 +134,7 @@ asio::awaitable<bool> ClientWriter::beginBody(int status, HeaderList const& head
                                   "\r\n");
 }
 
-asio::awaitable<bool> ClientWriter::writeBody(std::string_view piece) {
+net::Task<bool> ClientWriter::writeBody(std::string_view piece) {
   if (piece.empty()) co_return ok_;
   body_bytes_ += piece.size();
   if (!chunked_) co_return co_await writeBuffers(piece, {}, {}, {});
@@ -142,7 +142,7 @@ asio::awaitable<bool> ClientWriter::writeBody(std::string_view piece) {
   co_return co_await writeBuffers(chunkSizeLine(piece.size(), size_line), piece, "\r\n", {});
 }
 
-asio::awaitable<bool> ClientWriter::endBody(std::string_view last_piece) {
+net::Task<bool> ClientWriter::endBody(std::string_view last_piece) {
   finished_ = true;
   body_bytes_ += last_piece.size();
   if (chunked_) {

@@ -16,13 +16,13 @@ class ClientWriter final : public ResponseWriter {
   ClientWriter(boost::asio::ip::tcp::socket& socket, net::Deadline& deadline, bool keep_alive,
                bool chunked_ok, Millis write_timeout, bool const& draining);
 
-  boost::asio::awaitable<bool> send(int status, HeaderList const& headers,
+  net::Task<bool> send(int status, HeaderList const& headers,
                                     std::string_view body) override;
-  boost::asio::awaitable<bool> beginBody(int status, HeaderList const& headers,
+  net::Task<bool> beginBody(int status, HeaderList const& headers,
                                          std::optional<std::uint64_t> content_length,
                                          std::string_view first_piece) override;
-  boost::asio::awaitable<bool> writeBody(std::string_view piece) override;
-  boost::asio::awaitable<bool> endBody(std::string_view last_piece) override;
+  net::Task<bool> writeBody(std::string_view piece) override;
+  net::Task<bool> endBody(std::string_view last_piece) override;
   void breakConnection() override;
 
   bool headSent() const override { return head_sent_; }
@@ -38,7 +38,7 @@ class ClientWriter final : public ResponseWriter {
  private:
   std::string buildHead(int status, HeaderList const& headers,
                         std::optional<std::uint64_t> content_length);
-  boost::asio::awaitable<bool> writeBuffers(std::string_view a, std::string_view b,
+  net::Task<bool> writeBuffers(std::string_view a, std::string_view b,
                                             std::string_view c, std::string_view d);
 
   boost::asio::ip::tcp::socket& socket_;

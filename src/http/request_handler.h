@@ -3,8 +3,8 @@
 #include <string>
 #include <string_view>
 
-#include <boost/asio/awaitable.hpp>
 
+#include "net/task.h"
 #include "http/response_writer.h"
 #include "http/server_request.h"
 
@@ -22,7 +22,7 @@ class RequestHandler {
   virtual ~RequestHandler() = default;
 
   /// Answers `request` through `response`. Must answer (or break the connection) before returning.
-  virtual boost::asio::awaitable<void> handle(ServerRequest& request, ResponseWriter& response) = 0;
+  virtual net::Task<void> handle(ServerRequest& request, ResponseWriter& response) = 0;
 
   /// The body of an answer the server sends before a request is complete: 400 (unparseable head),
   /// 413 (body too large), 431 (head too large). `path` is the request path when known, so the

@@ -4,10 +4,10 @@
 #include <optional>
 #include <string_view>
 
-#include <boost/asio/awaitable.hpp>
 
 #include "core/clock.h"
 #include "core/http_headers.h"
+#include "net/task.h"
 #include "http/cancellation.h"
 
 namespace llmux::http {
@@ -25,19 +25,19 @@ class ResponseWriter {
   virtual ~ResponseWriter() = default;
 
   /// A complete response with a Content-Length.
-  virtual boost::asio::awaitable<bool> send(int status, HeaderList const& headers,
+  virtual net::Task<bool> send(int status, HeaderList const& headers,
                                             std::string_view body) = 0;
 
   /// Starts a body: with `content_length` the body is sent as is, without it chunked (or, for an
   /// HTTP/1.0 client, delimited by closing the connection). `first_piece` goes out in the same
   /// write as the head.
-  virtual boost::asio::awaitable<bool> beginBody(int status, HeaderList const& headers,
+  virtual net::Task<bool> beginBody(int status, HeaderList const& headers,
                                                  std::optional<std::uint64_t> content_length,
                                                  std::string_view first_piece) = 0;
-  virtual boost::asio::awaitable<bool> writeBody(std::string_view piece) = 0;
+  virtual net::Task<bool> writeBody(std::string_view piece) = 0;
   /// Ends a started body, with `last_piece` (possibly empty) written in the same system call as
   /// the end of a chunked body.
-  virtual boost::asio::awaitable<bool> endBody(std::string_view last_piece) = 0;
+  virtual net::Task<bool> endBody(std::string_view last_piece) = 0;
 
   /// Gives up on a started body whose framing cannot be completed (a Content-Length body cut
   /// short): the connection is closed so the client sees the truncation.

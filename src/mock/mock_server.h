@@ -2,6 +2,7 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include "net/task.h"
 #include "http/request_handler.h"
 #include "mock/mock_journal.h"
 #include "mock/mock_provider.h"
@@ -16,7 +17,7 @@ class MockServerHandler final : public http::RequestHandler {
   /// `journal` may be null (benchmarks: nothing is recorded).
   MockServerHandler(MockProvider& provider, MockJournal* journal, boost::asio::io_context& io);
 
-  boost::asio::awaitable<void> handle(http::ServerRequest& request,
+  net::Task<void> handle(http::ServerRequest& request,
                                       http::ResponseWriter& response) override;
   http::PlainAnswer rejection(int status, std::string_view path, std::string_view message) override;
 

@@ -8,17 +8,15 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "net/task.h"
+
 namespace llmux::net {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 using ErrorCode = boost::system::error_code;
 
-/// A coroutine running on an io_context.
-template <class T = void>
-using Task = asio::awaitable<T>;
-
 /// Completion token for expected-failure I/O: `auto [ec, n] = co_await op(..., kUseTuple);`
-inline constexpr auto kUseTuple = asio::as_tuple(asio::use_awaitable);
+inline constexpr auto kUseTuple = asio::as_tuple(asio::use_awaitable_t<Executor>{});
 
 }  // namespace llmux::net

@@ -9,8 +9,10 @@ using Guard = asio::executor_work_guard<asio::io_context::executor_type>;
 
 WorkerPool::WorkerPool(unsigned threads) {
   for (unsigned i = 0; i < threads; ++i) {
-    // Concurrency hint 1: each context is run by exactly one thread, so Asio can skip locking.
-    contexts_.push_back(std::make_unique<asio::io_context>(1));
+    // Each context is run by exactly one thread, and its sockets and timers are only touched
+    // from that thread: the reactor's per-descriptor locking is not needed. (The scheduler keeps
+    // its lock: other threads post to it, e.g. drain requests and resolver completions.)
+    contexts_.push_back(std::make_unique<asio::io_context>(BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO));
   }
 }
 
