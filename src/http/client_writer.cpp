@@ -44,7 +44,7 @@ std::string_view reasonPhrase(int status) {
   }
 }
 
-ClientWriter::ClientWriter(boost::asio::ip::tcp::socket& socket, net::Deadline& deadline,
+ClientWriter::ClientWriter(net::Socket& socket, net::Deadline& deadline,
                            bool keep_alive, bool chunked_ok, Millis write_timeout,
                            bool const& draining)
     : socket_(socket),
@@ -154,7 +154,7 @@ net::Task<bool> ClientWriter::endBody(std::string_view last_piece) {
   if (!last_piece.empty() && !co_await writeBuffers(last_piece, {}, {}, {})) co_return false;
   if (close_delimited_) {
     ErrorCode ignored;
-    socket_.shutdown(net::tcp::socket::shutdown_send, ignored);
+    socket_.shutdown(net::Socket::shutdown_send, ignored);
   }
   co_return ok_;
 }
@@ -163,7 +163,7 @@ void ClientWriter::breakConnection() {
   ok_ = false;
   keep_alive_ = false;
   ErrorCode ignored;
-  socket_.shutdown(net::tcp::socket::shutdown_both, ignored);
+  socket_.shutdown(net::Socket::shutdown_both, ignored);
   socket_.close(ignored);
 }
 

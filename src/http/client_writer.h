@@ -1,6 +1,6 @@
 #pragma once
 
-#include <boost/asio/ip/tcp.hpp>
+#include "net/asio_types.h"
 
 #include "http/response_writer.h"
 #include "http/server.h"
@@ -13,7 +13,7 @@ namespace llmux::http {
 class ClientWriter final : public ResponseWriter {
  public:
   /// `keep_alive`: whether the client allows reusing the connection; `chunked_ok`: HTTP/1.1.
-  ClientWriter(boost::asio::ip::tcp::socket& socket, net::Deadline& deadline, bool keep_alive,
+  ClientWriter(net::Socket& socket, net::Deadline& deadline, bool keep_alive,
                bool chunked_ok, Millis write_timeout, bool const& draining);
 
   net::Task<bool> send(int status, HeaderList const& headers,
@@ -41,7 +41,7 @@ class ClientWriter final : public ResponseWriter {
   net::Task<bool> writeBuffers(std::string_view a, std::string_view b,
                                             std::string_view c, std::string_view d);
 
-  boost::asio::ip::tcp::socket& socket_;
+  net::Socket& socket_;
   net::Deadline& deadline_;
   bool keep_alive_;
   bool chunked_ok_;

@@ -34,7 +34,7 @@ namespace {
 
 /// What the worker knows about one open client connection (for drain and cancellation).
 struct SessionSlot {
-  tcp::socket* socket = nullptr;
+  net::Socket* socket = nullptr;
   Cancellation* cancellation = nullptr;  ///< set while a request is being handled
   bool busy = false;                     ///< a request is being read or handled
 };
@@ -53,7 +53,7 @@ struct HttpServer::Worker {
         connections(std::move(connections)) {}
 
   asio::io_context& io;
-  tcp::acceptor acceptor;
+  net::Acceptor acceptor;
   RequestHandler& handler;
   ServerLimits const& limits;
   std::shared_ptr<std::atomic<std::size_t>> in_flight;
@@ -70,12 +70,12 @@ using Worker = HttpServer::Worker;
 /// whose peek returns 0 bytes means the client closed, which cancels the request at once.
 /// The state is shared with the pending wait so a late completion never touches a dead session.
 struct ClientWatch : std::enable_shared_from_this<ClientWatch> {
-  tcp::socket* socket = nullptr;
+  net::Socket* socket = nullptr;
   Cancellation* cancellation = nullptr;
   bool active = true;
 
   void arm() {
-    socket->async_wait(tcp::socket::wait_read,
+    socket->async_wait(net::Socket::wait_read,
                        [self = shared_from_this()](ErrorCode ec) { self->onReadable(ec); });
   }
   void onReadable(ErrorCode ec) {
@@ -102,13 +102,13 @@ struct ClientWatch : std::enable_shared_from_this<ClientWatch> {
 
 /// One client connection: its socket, its read buffer and its watchdog.
 struct ClientConnection {
-  ClientConnection(asio::io_context& io, tcp::socket s)
+  ClientConnection(asio::io_context& io, net::Socket s)
       : socket(std::move(s)), deadline(io, [this] { closeSocket(); }) {}
   void closeSocket() {
     ErrorCode ignored;
     socket.close(ignored);
   }
-  tcp::socket socket;
+  net::Socket socket;
   beast::flat_buffer buffer;
   net::Deadline deadline;
 };
@@ -247,7 +247,7 @@ Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& 
   co_return writer.reusable() && !writer.cancellation().cancelled();
 }
 
-Task<void> runSession(Worker& worker, tcp::socket socket) {
+Task<void> runSession(Worker& worker, net::Socket socket) {
   ErrorCode ignored;
   socket.set_option(tcp::no_delay(true), ignored);
   ClientConnection conn(worker.io, std::move(socket));
@@ -268,7 +268,7 @@ Task<void> runSession(Worker& worker, tcp::socket socket) {
   }
 
   conn.deadline.stop();
-  conn.socket.shutdown(tcp::socket::shutdown_send, ignored);
+  conn.socket.shutdown(net::Socket::shutdown_send, ignored);
   conn.socket.close(ignored);
   worker.sessions.erase(slot);
   worker.connections->fetch_sub(1, std::memory_order_relaxed);
@@ -299,7 +299,7 @@ Task<void> acceptLoop(Worker& worker) {
   }
 }
 
-Result<void> openAcceptor(tcp::acceptor& acceptor, tcp::endpoint const& endpoint) {
+Result<void> openAcceptor(net::Acceptor& acceptor, tcp::endpoint const& endpoint) {
   ErrorCode ec;
   acceptor.open(endpoint.protocol(), ec);
   if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);

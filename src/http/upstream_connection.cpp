@@ -23,7 +23,7 @@ using net::tcp;
 constexpr std::size_t kReadBufferLimit = 16 * 1024;
 constexpr std::size_t kReadBufferInitial = 2 * 1024;
 
-UpstreamConnection::UpstreamConnection(asio::io_context& io, tcp::socket socket,
+UpstreamConnection::UpstreamConnection(asio::io_context& io, net::Socket socket,
                                        std::string pool_key)
     : plain_(std::move(socket)),
       buffer_(kReadBufferLimit),
@@ -44,11 +44,11 @@ UpstreamConnection::UpstreamConnection(asio::io_context& io, std::unique_ptr<Tls
 
 UpstreamConnection::~UpstreamConnection() { deadline_.stop(); }
 
-tcp::socket& UpstreamConnection::socket() { return secure_ ? secure_->next_layer() : plain_; }
+net::Socket& UpstreamConnection::socket() { return secure_ ? secure_->next_layer() : plain_; }
 
 void UpstreamConnection::close() {
   ErrorCode ignored;
-  socket().shutdown(tcp::socket::shutdown_both, ignored);
+  socket().shutdown(net::Socket::shutdown_both, ignored);
   socket().close(ignored);
 }
 
@@ -104,7 +104,7 @@ Task<Result<std::unique_ptr<UpstreamConnection>>> UpstreamPool::connectNew(PeerA
   auto endpoints = co_await resolver_.resolve(peer.host, peer.port);
   if (!endpoints) co_return endpoints.error();
 
-  tcp::socket socket(io_);
+  net::Socket socket(io_);
   bool timed_out = false;
   net::Deadline watchdog(io_, [&socket, &timed_out] {
     timed_out = true;

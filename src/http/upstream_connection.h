@@ -28,15 +28,15 @@ namespace llmux::http {
 /// closes the socket when the deadline of the current phase passes).
 class UpstreamConnection {
  public:
-  using TlsStream = boost::asio::ssl::stream<net::tcp::socket>;
+  using TlsStream = boost::asio::ssl::stream<net::Socket>;
 
-  UpstreamConnection(net::asio::io_context& io, net::tcp::socket socket, std::string pool_key);
+  UpstreamConnection(net::asio::io_context& io, net::Socket socket, std::string pool_key);
   UpstreamConnection(net::asio::io_context& io, std::unique_ptr<TlsStream> stream,
                      std::string pool_key);
   ~UpstreamConnection();
 
-  net::tcp::socket& socket();
-  net::tcp::socket* plain() { return secure_ ? nullptr : &plain_; }
+  net::Socket& socket();
+  net::Socket* plain() { return secure_ ? nullptr : &plain_; }
   TlsStream* secure() { return secure_.get(); }
   boost::beast::flat_buffer& buffer() { return buffer_; }
   net::Deadline& deadline() { return deadline_; }
@@ -50,7 +50,7 @@ class UpstreamConnection {
   MonoTime idle_since{};
 
  private:
-  net::tcp::socket plain_;  ///< the socket of a plain connection; unused (closed) under TLS
+  net::Socket plain_;  ///< the socket of a plain connection; unused (closed) under TLS
   std::unique_ptr<TlsStream> secure_;
   boost::beast::flat_buffer buffer_;
   net::Deadline deadline_;

@@ -1,6 +1,5 @@
 #include "mock/mock_server.h"
 
-#include <boost/asio/steady_timer.hpp>
 
 #include "http/response_writer.h"
 #include "http/server_request.h"
@@ -22,7 +21,7 @@ double wallMs() {
 Task<bool> pause(asio::io_context& io, http::Cancellation& cancellation, std::chrono::milliseconds delay) {
   if (cancellation.cancelled()) co_return false;
   if (delay.count() <= 0) co_return true;
-  asio::steady_timer timer(io, delay);
+  net::Timer timer(io, delay);
   auto id = cancellation.add([&timer](http::CancelReason) { timer.cancel(); });
   co_await timer.async_wait(kUseTuple);
   cancellation.remove(id);

@@ -1,6 +1,5 @@
 #include "net/deadline.h"
 
-#include <boost/asio/steady_timer.hpp>
 
 namespace llmux::net {
 
@@ -8,7 +7,7 @@ struct Deadline::State : std::enable_shared_from_this<State> {
   State(asio::io_context& io, std::function<void()> on_expire)
       : timer(io), on_expire(std::move(on_expire)) {}
 
-  asio::steady_timer timer;
+  Timer timer;
   std::function<void()> on_expire;
   MonoTime deadline = MonoTime::max();
   MonoTime armed_for = MonoTime::max();  ///< when the pending wait completes; max when none

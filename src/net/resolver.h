@@ -25,7 +25,7 @@ class CachingResolver {
     std::vector<tcp::endpoint> endpoints;
     std::chrono::steady_clock::time_point expires;
   };
-  tcp::resolver resolver_;
+  Resolver resolver_;
   std::chrono::seconds ttl_;
   std::unordered_map<std::string, Entry> cache_;
 };
