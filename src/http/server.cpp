@@ -13,6 +13,7 @@
 #include <boost/beast/http/read.hpp>
 
 #include "core/strings.h"
+#include "http/client_watch.h"
 #include "http/client_writer.h"
 #include "http/message_parsers.h"
 #include "net/asio_types.h"
@@ -41,6 +42,10 @@ struct SessionSlot {
 
 }  // namespace
 
+// Requests shorter than this never arm a client watch (see ClientWatchSweeper); a client that
+// leaves a longer one is noticed within about twice this.
+constexpr Millis kClientWatchDelay{20};
+
 struct HttpServer::Worker {
   Worker(asio::io_context& io, RequestHandler& handler, ServerLimits const& limits,
          std::shared_ptr<std::atomic<std::size_t>> in_flight,
@@ -59,46 +64,13 @@ struct HttpServer::Worker {
   std::shared_ptr<std::atomic<std::size_t>> in_flight;
   std::shared_ptr<std::atomic<std::size_t>> connections;
   std::list<SessionSlot> sessions;  // touched only on this worker's thread
+  ClientWatchSweeper watches{io, kClientWatchDelay};
   bool draining = false;
 };
 
 namespace {
 
 using Worker = HttpServer::Worker;
-
-/// Watches an idle-for-reading client socket while its request is handled: a readable socket
-/// whose peek returns 0 bytes means the client closed, which cancels the request at once.
-/// The state is shared with the pending wait so a late completion never touches a dead session.
-struct ClientWatch : std::enable_shared_from_this<ClientWatch> {
-  net::Socket* socket = nullptr;
-  Cancellation* cancellation = nullptr;
-  bool active = true;
-
-  void arm() {
-    socket->async_wait(net::Socket::wait_read,
-                       [self = shared_from_this()](ErrorCode ec) { self->onReadable(ec); });
-  }
-  void onReadable(ErrorCode ec) {
-    if (!active || ec == asio::error::operation_aborted) return;
-    if (!ec) {
-      char byte;
-      ssize_t n = ::recv(socket->native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-      if (n > 0) return;  // a pipelined request: the next read will take it
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-        arm();
-        return;
-      }
-    }
-    active = false;
-    cancellation->cancel(CancelReason::ClientGone);
-  }
-  void stop() {
-    if (!active) return;
-    active = false;
-    ErrorCode ignored;
-    socket->cancel(ignored);
-  }
-};
 
 /// One client connection: its socket, its read buffer and its watchdog.
 struct ClientConnection {
@@ -229,10 +201,8 @@ Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& 
   ClientWriter writer(conn.socket, conn.deadline, keep_alive, request.version >= 11,
                       limits.write_timeout, worker.draining);
   slot.cancellation = &writer.cancellation();
-  auto watch = std::make_shared<ClientWatch>();
-  watch->socket = &conn.socket;
-  watch->cancellation = &writer.cancellation();
-  watch->arm();
+  auto watch = std::make_shared<ClientWatch>(conn.socket, writer.cancellation(), request.body_received);
+  worker.watches.add(watch);
 
   worker.in_flight->fetch_add(1, std::memory_order_relaxed);
   co_await worker.handler.handle(request, writer);
