@@ -4,6 +4,7 @@
 
 #include <list>
 
+#include <boost/asio/buffer.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/socket_base.hpp>
@@ -130,6 +131,28 @@ Task<bool> awaitNextRequest(ClientConnection& conn, Millis idle) {
   co_return true;
 }
 
+// Bodies larger than this, with a Content-Length, are read without the HTTP parser.
+constexpr std::uint64_t kDirectBodyThreshold = 64 * 1024;
+
+/// Reads a body of `length` bytes into `body`: first what is already buffered, then straight from
+/// the socket. False when the client stalls past `timeout` between reads or disconnects.
+Task<bool> readBodyDirect(ClientConnection& conn, std::string& body, std::size_t length,
+                          Millis timeout) {
+  body.resize(length);
+  std::size_t have = std::min(length, conn.buffer.size());
+  asio::buffer_copy(asio::buffer(body.data(), have), conn.buffer.data());
+  conn.buffer.consume(have);
+  while (have < length) {
+    conn.deadline.expireAfter(timeout);
+    auto [ec, n] = co_await conn.socket.async_read_some(
+        asio::buffer(body.data() + have, length - have), kUseTuple);
+    conn.deadline.clear();
+    if (ec) co_return false;
+    have += n;
+  }
+  co_return true;
+}
+
 /// Reads one request and answers it. Returns false when the connection must close.
 Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& slot) {
   ServerLimits const& limits = worker.limits;
@@ -168,11 +191,16 @@ Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& 
       co_return false;
     }
   }
-  // Large bodies: read in big pieces rather than the buffer's current capacity.
-  if (auto length = parser.content_length(); length && *length > conn.buffer.capacity()) {
-    conn.buffer.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(*length, 256 * 1024)));
+  auto length = parser.content_length();
+  if (length && !parser.chunked() && *length > kDirectBodyThreshold) {
+    // A large body of known length skips the parser: what came with the head is taken from the
+    // buffer, the rest is read straight into the body (one copy, big reads).
+    if (!co_await readBodyDirect(conn, request.body, static_cast<std::size_t>(*length),
+                                 limits.body_timeout)) {
+      co_return false;
+    }
   }
-  while (!parser.is_done()) {
+  while (!parser.is_done() && request.body.size() < length.value_or(SIZE_MAX)) {
     conn.deadline.expireAfter(limits.body_timeout);
     auto [ec, n] = co_await bhttp::async_read_some(conn.socket, conn.buffer, parser, kUseTuple);
     if (ec == bhttp::error::body_limit) {
