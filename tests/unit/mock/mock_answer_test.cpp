@@ -232,7 +232,9 @@ TEST(SplitDeltas, PiecesStartAtWordsAndAddUp) {
   ASSERT_GT(pieces.size(), 2u);
   std::string joined;
   for (std::size_t i = 0; i < pieces.size(); ++i) {
-    if (i > 0) EXPECT_EQ(pieces[i].front(), ' ');
+    if (i > 0) {
+      EXPECT_EQ(pieces[i].front(), ' ');
+    }
     joined += pieces[i];
   }
   EXPECT_EQ(joined, text);
