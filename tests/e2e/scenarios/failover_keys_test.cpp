@@ -305,7 +305,9 @@ TEST_P(AllKeysPaused, AnswersA429WithRetryAfter) {
   ASSERT_TRUE(journal.ok()) << journal.error().message;
   ASSERT_EQ(journal->size(), 1u);
   EXPECT_EQ(first->body, (*journal)[0].response_body);
-  if (protocol != Protocol::Gemini) EXPECT_EQ(first->header("retry-after"), "5");
+  if (protocol != Protocol::Gemini) {
+    EXPECT_EQ(first->header("retry-after"), "5");
+  }
 
   auto second = callGateway(gateway->port, call, "fo-paused-2");
   ASSERT_TRUE(second.ok()) << second.error().message;

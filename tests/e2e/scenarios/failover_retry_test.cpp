@@ -329,7 +329,9 @@ TEST_P(HeadWithoutBody, IsStillFailedOver) {
   EXPECT_EQ(response->body, (*journal)[0].response_body)
       << "the client got the second upstream's stream only";
   EXPECT_TRUE(upstream.received(0).ends_with("\r\n\r\n" + call.body));
-  if (GetParam() == AfterHead::Close) EXPECT_TRUE(upstream.finish(Millis(2000)).ok());
+  if (GetParam() == AfterHead::Close) {
+    EXPECT_TRUE(upstream.finish(Millis(2000)).ok());
+  }
 
   auto line = waitForAccessLine(accessLog(), "fo-head-only-1");
   ASSERT_TRUE(line.ok()) << line.error().message;
