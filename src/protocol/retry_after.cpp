@@ -156,4 +156,26 @@ std::optional<milliseconds> parseRetryAfter(HeaderList const& headers, WallTime 
   return std::min(wait, milliseconds(static_cast<long long>(kMaxMillis)));
 }
 
+std::optional<milliseconds> parseGoogleRetryDelay(std::string_view body) {
+  constexpr std::string_view kField = "\"retryDelay\"";
+  auto at = body.find(kField);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = body.substr(at + kField.size());
+  auto skip = [&rest] {
+    while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\n' || rest.front() == '\r' ||
+                             rest.front() == '\t')) {
+      rest.remove_prefix(1);
+    }
+  };
+  skip();
+  if (rest.empty() || rest.front() != ':') return std::nullopt;
+  rest.remove_prefix(1);
+  skip();
+  if (rest.empty() || rest.front() != '"') return std::nullopt;
+  rest.remove_prefix(1);
+  auto end = rest.find('"');
+  if (end == std::string_view::npos || end == 0 || rest[end - 1] != 's') return std::nullopt;
+  return parseDecimal(rest.substr(0, end - 1), 1000.0);  // a protobuf Duration: "<seconds>s"
+}
+
 }  // namespace llmux::protocol

@@ -106,11 +106,12 @@ Forwarder::Forwarder(GatewayServices& services, http::UpstreamPool& pool)
     : services_(services), pool_(pool) {}
 
 void Forwarder::pauseKeyAfter(routing::FailurePolicy const& policy, int status,
-                              HeaderList const& headers, std::string const& key_id,
-                              std::optional<Millis>& retry_after) {
+                              HeaderList const& headers, std::optional<std::string> const& body,
+                              std::string const& key_id, std::optional<Millis>& retry_after) {
   if (policy.verdict != routing::Verdict::NextKey) return;
   if (status == 429) {
     retry_after = protocol::parseRetryAfter(headers, services_.clock.wallNow());
+    if (!retry_after && body) retry_after = protocol::parseGoogleRetryDelay(*body);
     services_.key_health.pause(key_id, routing::KeyPause::RateLimited,
                                retry_after.value_or(routing::kDefaultRateLimitPause));
   } else {
@@ -220,7 +221,8 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::
     }
     read_body = std::move(*body);
   }
-  pauseKeyAfter(result.policy, result.status, exchange->headers(), key.id, result.retry_after);
+  pauseKeyAfter(result.policy, result.status, exchange->headers(), read_body, key.id,
+                result.retry_after);
 
   bool retryable = result.policy.verdict != routing::Verdict::Relay;
   // A rejected channel key is never shown to the client (its body may even quote the key).

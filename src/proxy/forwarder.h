@@ -39,7 +39,8 @@ class Forwarder {
                                  AttemptRecord& record, MonoTime attempt_deadline, Millis idle,
                                  HeaderList extra_headers);
   void pauseKeyAfter(routing::FailurePolicy const& policy, int status, HeaderList const& headers,
-                     std::string const& key_id, std::optional<Millis>& retry_after);
+                     std::optional<std::string> const& body, std::string const& key_id,
+                     std::optional<Millis>& retry_after);
   net::Task<void> answerExhausted(RequestContext& ctx, AttemptResult const& last, std::size_t attempts);
 
   GatewayServices& services_;

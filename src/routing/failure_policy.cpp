@@ -27,7 +27,8 @@ FailurePolicy policyForTransportError(ErrorKind kind) {
 }
 
 bool isRejectedKeyAnswer(Protocol protocol, int status, std::string_view body) {
-  return needsBodyToDecide(protocol, status) && body.find("API_KEY_INVALID") != std::string_view::npos;
+  return protocol == Protocol::Gemini && status == 400 &&
+         body.find("API_KEY_INVALID") != std::string_view::npos;
 }
 
 }  // namespace llmux::routing

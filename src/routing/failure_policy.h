@@ -34,9 +34,10 @@ FailurePolicy policyForTransportError(ErrorKind kind);
 /// answer is the gateway's problem, not the client's: the key is paused and the next one tried.
 bool isRejectedKeyAnswer(Protocol protocol, int status, std::string_view body);
 
-/// Statuses whose body must be read before deciding (see isRejectedKeyAnswer).
+/// Statuses whose body must be read before deciding: Gemini's 400 (see isRejectedKeyAnswer) and
+/// 429 (Google gives its retry delay in the body only, not in a retry-after header).
 inline bool needsBodyToDecide(Protocol protocol, int status) {
-  return protocol == Protocol::Gemini && status == 400;
+  return protocol == Protocol::Gemini && (status == 400 || status == 429);
 }
 
 /// How long a key sits out after an answer: 429 → the upstream's retry-after or 30 s; 401/403 →

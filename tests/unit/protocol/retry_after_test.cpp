@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 namespace llmux::protocol {
 namespace {
 
@@ -65,6 +68,25 @@ TEST(RetryAfter, IgnoresWhatIsNotAValue) {
     EXPECT_EQ(parseRetryAfter(one("retry-after", bad), kDate), std::nullopt) << bad;
   }
   EXPECT_EQ(parseRetryAfter(HeaderList{}, kDate), std::nullopt);
+}
+
+}  // namespace
+}  // namespace llmux::protocol
+
+namespace llmux::protocol {
+namespace {
+
+TEST(GoogleRetryDelay, ReadsRetryInfoFromTheErrorBody) {
+  // The recorded Gemini 429 (tests/data/fixtures/gemini/vercel-ai--google-429-retry-info.json).
+  std::ifstream in(std::string(LLMUX_TEST_DATA_DIR) + "/fixtures/gemini/vercel-ai--google-429-retry-info.json");
+  std::stringstream recorded;
+  recorded << in.rdbuf();
+  ASSERT_FALSE(recorded.str().empty());
+  EXPECT_EQ(parseGoogleRetryDelay(recorded.str()), std::chrono::milliseconds(34'400));
+  EXPECT_EQ(parseGoogleRetryDelay(R"({"retryDelay":"2s"})"), std::chrono::milliseconds(2'000));
+  EXPECT_FALSE(parseGoogleRetryDelay(R"({"error":{"code":429}})"));
+  EXPECT_FALSE(parseGoogleRetryDelay(R"({"retryDelay":"soon"})"));
+  EXPECT_FALSE(parseGoogleRetryDelay(R"({"retryDelay": 5})"));
 }
 
 }  // namespace

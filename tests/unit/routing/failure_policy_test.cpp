@@ -42,6 +42,8 @@ TEST(FailurePolicy, GeminiWrongKeyIsAKeyProblemDespiteItsStatus400) {
   EXPECT_TRUE(needsBodyToDecide(Protocol::Gemini, 400));
   EXPECT_FALSE(needsBodyToDecide(Protocol::OpenAiChat, 400));
   EXPECT_FALSE(needsBodyToDecide(Protocol::Gemini, 404));
+  EXPECT_TRUE(needsBodyToDecide(Protocol::Gemini, 429)) << "its retry delay is in the body";
+  EXPECT_FALSE(isRejectedKeyAnswer(Protocol::Gemini, 429, kGoogle));
   EXPECT_TRUE(isRejectedKeyAnswer(Protocol::Gemini, 400, kGoogle));
   EXPECT_FALSE(isRejectedKeyAnswer(Protocol::Gemini, 400,
                                    R"({"error":{"code":400,"message":"Invalid JSON payload"}})"));
