@@ -37,6 +37,12 @@ inline __m128i eq(__m128i v, char c) {
 inline unsigned maskEq(__m128i v, char c) {
   return maskOf(eq(v, c));
 }
+/// Lanes holding a byte that ends or interrupts plain string content: '"', '\\' or a control byte.
+inline __m128i specialBytes(__m128i v) {
+  __m128i control_max = _mm_set1_epi8(0x1F);
+  __m128i controls = _mm_cmpeq_epi8(_mm_max_epu8(v, control_max), control_max);
+  return _mm_or_si128(_mm_or_si128(eq(v, '"'), eq(v, '\\')), controls);
+}
 /// Lanes holding a byte in [lo, lo + span].
 inline __m128i inRange(__m128i v, char lo, char span) {
   __m128i offset = _mm_sub_epi8(v, _mm_set1_epi8(lo));
@@ -261,6 +267,17 @@ char const* Scanner::string(char const* p, bool& escaped) {
     unsigned pending = 0;  // lanes that must be hex digits of a \u begun in the previous block
     char const* escape_start = p;  // the backslash of that carried escape
     while (end_ - p >= 16) {
+      // Long runs of plain text (prompts, base64 images) are skipped 64 bytes at a time.
+      if (!carry && pending == 0) {
+        while (end_ - p >= 64) {
+          __m128i any = _mm_or_si128(
+              _mm_or_si128(specialBytes(load16(p)), specialBytes(load16(p + 16))),
+              _mm_or_si128(specialBytes(load16(p + 32)), specialBytes(load16(p + 48))));
+          if (maskOf(any) != 0) break;
+          p += 64;
+        }
+        if (end_ - p < 16) break;
+      }
       __m128i v = load16(p);
       unsigned backslashes = maskEq(v, '\\');
       unsigned quotes = maskEq(v, '"');
