@@ -22,15 +22,6 @@ std::string stringAt(json::object const& o, std::string_view key) {
   return v && v->is_string() ? std::string(v->as_string()) : std::string();
 }
 
-bool equalsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
-}
-
 Result<std::string> simpleGet(std::uint16_t port, std::string_view method,
                               std::string_view target) {
   auto client = HttpClient::connect(port, Millis(2000));
@@ -125,78 +116,6 @@ GatewayConfig gatewayConfig(std::vector<ChannelSpec> channels, std::string const
   config.channels = std::move(channels);
   config.extra_yaml = "log:\n  access_log: " + yamlQuote(access_log) + "\n";
   return config;
-}
-
-std::string JournalEntry::header(std::string_view name) const {
-  for (auto const& [n, v] : headers) {
-    if (equalsIgnoreCase(n, name)) return v;
-  }
-  return {};
-}
-
-std::string JournalEntry::upstreamKey() const {
-  std::string bearer = header("authorization");
-  if (bearer.starts_with("Bearer ")) return bearer.substr(7);
-  if (auto k = header("x-api-key"); !k.empty()) return k;
-  return header("x-goog-api-key");
-}
-
-Result<std::vector<JournalEntry>> fetchJournal(std::uint16_t mock_port) {
-  auto body = simpleGet(mock_port, "GET", "/_mock/journal");
-  if (!body) return body.takeError();
-  auto doc = parseObject(*body);
-  if (!doc) return doc.takeError();
-  std::vector<JournalEntry> out;
-  for (auto const& value : doc->at("entries").as_array()) {
-    auto const& o = value.as_object();
-    JournalEntry e;
-    e.seq = o.at("seq").to_number<std::uint64_t>();
-    e.method = stringAt(o, "method");
-    e.path = stringAt(o, "path");
-    e.query = stringAt(o, "query");
-    for (auto const& h : o.at("headers").as_array()) {
-      auto const& pair = h.as_array();
-      e.headers.emplace_back(std::string(pair.at(0).as_string()),
-                             std::string(pair.at(1).as_string()));
-    }
-    e.body = stringAt(o, "body");
-    e.status = o.at("status").to_number<int>();
-    e.response_body = stringAt(o, "response_body");
-    e.outcome = stringAt(o, "outcome");
-    e.started_at_ms = o.at("started_at_ms").to_number<double>();
-    e.finished_at_ms = o.at("finished_at_ms").to_number<double>();
-    if (auto const* gone = o.if_contains("client_gone_at_ms"); gone && !gone->is_null()) {
-      e.client_gone_at_ms = gone->to_number<double>();
-    }
-    out.push_back(std::move(e));
-  }
-  std::stable_sort(out.begin(), out.end(), [](JournalEntry const& a, JournalEntry const& b) {
-    return a.started_at_ms < b.started_at_ms;
-  });
-  return out;
-}
-
-Result<void> clearJournal(std::uint16_t mock_port) {
-  auto body = simpleGet(mock_port, "DELETE", "/_mock/journal");
-  if (!body) return body.takeError();
-  return {};
-}
-
-Result<std::vector<JournalEntry>> waitForJournal(std::uint16_t mock_port, std::size_t count,
-                                                 Millis timeout) {
-  MonoTime deadline = MonoClock::now() + timeout;
-  for (;;) {
-    auto entries = fetchJournal(mock_port);
-    if (!entries) return entries;
-    if (entries->size() >= count || MonoClock::now() >= deadline) return entries;
-    std::this_thread::sleep_for(Millis(10));
-  }
-}
-
-std::vector<std::string> keysOf(std::vector<JournalEntry> const& entries) {
-  std::vector<std::string> keys;
-  for (auto const& e : entries) keys.push_back(e.upstreamKey());
-  return keys;
 }
 
 Result<std::string> fetchMetrics(std::uint16_t gateway_port) {

@@ -12,11 +12,12 @@
 #include "core/http_headers.h"
 #include "core/result.h"
 #include "core/wire_protocol.h"
+#include "e2e/scenarios/mock_journal.h"
 #include "e2e/support/config_writer.h"
 #include "e2e/support/http_client.h"
 
-// Helpers shared by the failover scenarios: client requests in each protocol, the mock provider's
-// journal, the gateway's metrics and access log.
+// Helpers shared by the failover scenarios: client requests in each protocol, the gateway's
+// metrics and access log (the mock provider's journal is in mock_journal.h).
 namespace llmux::e2e::failover {
 
 inline constexpr char kGatewayKey[] = "sk-gw-failover";
@@ -48,35 +49,6 @@ ChannelSpec channel(std::string name, Protocol protocol, std::string base_url,
 
 /// A gateway configuration with the failover gateway key and an access log file.
 GatewayConfig gatewayConfig(std::vector<ChannelSpec> channels, std::string const& access_log);
-
-/// One request the mock provider served (GET /_mock/journal).
-struct JournalEntry {
-  std::uint64_t seq = 0;
-  std::string method, path, query;
-  std::vector<std::pair<std::string, std::string>> headers;
-  std::string body;
-  int status = 0;
-  std::string response_body;
-  std::string outcome;
-  double started_at_ms = 0;
-  double finished_at_ms = 0;
-  std::optional<double> client_gone_at_ms;
-
-  /// First value of a header (case-insensitive), "" when absent.
-  std::string header(std::string_view name) const;
-  /// The upstream key the gateway presented (Bearer token, x-api-key or x-goog-api-key).
-  std::string upstreamKey() const;
-};
-
-/// The journal, ordered by the time each request started (the mock appends entries when they
-/// finish, so a timed-out attempt can land after the one that followed it).
-Result<std::vector<JournalEntry>> fetchJournal(std::uint16_t mock_port);
-Result<void> clearJournal(std::uint16_t mock_port);
-/// Polls the journal until it holds at least `count` entries.
-Result<std::vector<JournalEntry>> waitForJournal(std::uint16_t mock_port, std::size_t count,
-                                                 Millis timeout = Millis(3000));
-/// The upstream keys of `entries`, in order.
-std::vector<std::string> keysOf(std::vector<JournalEntry> const& entries);
 
 /// GET /metrics text.
 Result<std::string> fetchMetrics(std::uint16_t gateway_port);

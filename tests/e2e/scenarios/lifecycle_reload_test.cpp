@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "e2e/scenarios/mock_journal.h"
 #include "lifecycle_support.h"
 
 namespace llmux::e2e {
@@ -147,23 +148,19 @@ TEST_F(ReloadTest, KeyCooldownSurvivesAReloadThatKeepsTheKey) {
                                                     Millis(5000), Stream::Stderr)
                   .ok());
 
-  auto clear = HttpClient::connect(mock->port);
-  ASSERT_TRUE(clear.ok());
-  ASSERT_TRUE(clear->request("DELETE", "/_mock/journal").ok());
+  ASSERT_TRUE(clearJournal(mock->port).ok());
   auto second = chat(gateway->port, "model-a");
   ASSERT_TRUE(second.ok());
   EXPECT_EQ(second->status(), 200);
-  auto journal = clear->request("GET", "/_mock/journal");
-  ASSERT_TRUE(journal.ok());
-  auto entries = boost::json::parse(journal->body).at("entries").as_array();
-  ASSERT_EQ(entries.size(), 1u) << journal->body;
+  auto journal = waitForJournal(mock->port, 1);
+  ASSERT_TRUE(journal.ok()) << journal.error().message;
+  ASSERT_EQ(journal->size(), 1u) << ::testing::PrintToString(keysOf(*journal));
   // Only the backup channel's key was used: the paused key stayed paused across the reload.
   bool used_backup = false;
-  for (auto const& header : entries[0].at("headers").as_array()) {
-    auto const& pair = header.as_array();
-    if (pair[0].as_string() == "Authorization") used_backup = pair[1].as_string() == "Bearer mock-key-backup";
+  for (auto const& field : (*journal)[0].headers) {
+    if (field.name == "Authorization") used_backup = field.value == "Bearer mock-key-backup";
   }
-  EXPECT_TRUE(used_backup) << journal->body;
+  EXPECT_TRUE(used_backup) << "upstream key: " << (*journal)[0].upstreamKey();
 }
 
 }  // namespace

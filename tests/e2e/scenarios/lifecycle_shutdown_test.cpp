@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "e2e/scenarios/mock_journal.h"
 #include "e2e/support/sse_reader.h"
 #include "lifecycle_support.h"
 
@@ -106,15 +107,16 @@ TEST_F(ShutdownTest, StreamPastTheDrainTimeoutIsCancelledCleanly) {
   ASSERT_TRUE(exit.ok()) << exit.error().message;
   EXPECT_EQ(exit->code, 0);
   // The upstream connection was closed, and the request was logged.
-  std::string journal;
+  std::string journal;  // what the last look at the journal saw
   EXPECT_TRUE(eventually([&] {
-    auto client = HttpClient::connect(mock->port);
-    if (!client) return false;
-    auto answer = client->request("GET", "/_mock/journal");
-    if (!answer) return false;
-    journal = answer->body;
-    auto entries = boost::json::parse(journal).at("entries").as_array();
-    return entries.size() == 1 && entries[0].at("outcome").as_string() == "client_gone";
+    auto entries = fetchJournal(mock->port);
+    if (!entries) {
+      journal = entries.error().message;
+      return false;
+    }
+    journal = std::to_string(entries->size()) + " entries, outcomes:";
+    for (auto const& e : *entries) journal += " " + e.outcome;
+    return entries->size() == 1 && (*entries)[0].outcome == "client_gone";
   })) << journal;
   std::string log = readFile(access_log_);
   EXPECT_NE(log.find("\"request_id\":\"drain-request\""), std::string::npos) << log;

@@ -2,8 +2,6 @@
 
 // Small helpers shared by the lifecycle scenarios.
 
-#include <boost/json.hpp>
-
 #include <chrono>
 #include <string>
 #include <thread>

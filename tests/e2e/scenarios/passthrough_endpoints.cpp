@@ -107,7 +107,7 @@ TEST_F(E2eTest, ModelListsShowEveryModelAndAliasInEachShape) {
     }
     EXPECT_EQ(ids, expected) << idsText(ids);
   }
-  auto journal = readJournal(mock->port);
+  auto journal = fetchJournal(mock->port);
   ASSERT_TRUE(journal.ok()) << journal.error().message;
   EXPECT_TRUE(journal->empty());
 }
@@ -203,7 +203,7 @@ TEST_F(E2eTest, HealthAndReadinessAnswerWithoutAKey) {
     EXPECT_EQ(response->status(), 200) << response->body;
     EXPECT_TRUE(parseJson(response->body).has_value()) << response->body;
   }
-  auto journal = readJournal(mock->port);
+  auto journal = fetchJournal(mock->port);
   ASSERT_TRUE(journal.ok()) << journal.error().message;
   EXPECT_TRUE(journal->empty());
 }

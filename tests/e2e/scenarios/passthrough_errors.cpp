@@ -42,7 +42,7 @@ ErrorBody expectRefusal(std::uint16_t gateway_port, Protocol protocol, HeaderLis
 }
 
 void expectNothingForwarded(std::uint16_t mock_port) {
-  auto journal = readJournal(mock_port);
+  auto journal = fetchJournal(mock_port);
   ASSERT_TRUE(journal.ok()) << journal.error().message;
   EXPECT_TRUE(journal->empty()) << journal->size() << " requests reached the upstream, first "
                                 << journal->front().path;

@@ -172,7 +172,7 @@ TEST_F(E2eTest, BodyOverTheDefaultLimitGets413FromItsHeadAlone) {
     EXPECT_NE(error.message.find(std::to_string(33 * kMiB)), std::string::npos) << error.message;
     EXPECT_TRUE(client->waitForClose(Millis(3'000)).ok());
   }
-  auto journal = readJournal(mock->port);
+  auto journal = fetchJournal(mock->port);
   ASSERT_TRUE(journal.ok()) << journal.error().message;
   EXPECT_TRUE(journal->empty());
 }
@@ -222,7 +222,7 @@ TEST_F(E2eTest, ConfiguredBodyLimitIsExactAndAppliesToChunkedBodies) {
     ASSERT_TRUE(response.ok()) << response.error().message;
     EXPECT_TRUE(isProtocolError(Protocol::OpenAiChat, 413, *response));
   }
-  journal = readJournal(mock->port);
+  journal = fetchJournal(mock->port);
   ASSERT_TRUE(journal.ok()) << journal.error().message;
   EXPECT_EQ(journal->size(), 1u);
 }
@@ -249,7 +249,7 @@ TEST_F(E2eTest, HugeHeaderGets431) {
     ASSERT_TRUE(response.ok()) << response.error().message;
     EXPECT_TRUE(isProtocolError(protocol, 431, *response));
   }
-  auto journal = readJournal(mock->port);
+  auto journal = fetchJournal(mock->port);
   ASSERT_TRUE(journal.ok()) << journal.error().message;
   EXPECT_TRUE(journal->empty());
 }
@@ -275,7 +275,7 @@ TEST_F(E2eTest, MalformedHeadGets400AndTheConnectionCloses) {
     EXPECT_TRUE(isProtocolError(Protocol::OpenAiChat, 400, *response));
     EXPECT_TRUE(client->waitForClose(Millis(3'000)).ok());
   }
-  auto journal = readJournal(mock->port);
+  auto journal = fetchJournal(mock->port);
   ASSERT_TRUE(journal.ok()) << journal.error().message;
   EXPECT_TRUE(journal->empty());
 }
@@ -389,7 +389,7 @@ TEST_F(E2eTest, ReadTimeoutsCloseStalledConnections) {
     ASSERT_TRUE(client->waitForClose(Millis(3'000)).ok());
     EXPECT_GE(msSince(start), 300.0);
   }
-  auto journal = readJournal(mock->port);
+  auto journal = fetchJournal(mock->port);
   ASSERT_TRUE(journal.ok()) << journal.error().message;
   EXPECT_EQ(journal->size(), 1u);
 }

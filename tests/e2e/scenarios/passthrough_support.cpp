@@ -2,7 +2,6 @@
 
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "core/json_text.h"
 #include "core/strings.h"
@@ -29,16 +28,7 @@ std::string stringAt(json::object const& o, std::string_view key) {
   return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
 }
 
-double numberAt(json::object const& o, std::string_view key) {
-  auto const* v = o.if_contains(key);
-  if (v == nullptr) return 0;
-  if (v->is_double()) return v->as_double();
-  if (v->is_int64()) return static_cast<double>(v->as_int64());
-  if (v->is_uint64()) return static_cast<double>(v->as_uint64());
-  return 0;
-}
-
-std::string keysOf(json::object const& o) {
+std::string memberNames(json::object const& o) {
   std::string out;
   for (auto const& kv : o) {
     if (!out.empty()) out += ",";
@@ -146,70 +136,6 @@ Result<Response> call(std::uint16_t port, std::string_view method, std::string_v
   return client->request(method, target, headers, body, timeout);
 }
 
-Result<std::vector<JournalEntry>> readJournal(std::uint16_t mock_port) {
-  auto response = call(mock_port, "GET", "/_mock/journal", {}, {}, Millis(20'000));
-  if (!response) return response.takeError();
-  if (response->status() != 200) {
-    return makeError(ErrorKind::Internal, "journal answered " + std::to_string(response->status()));
-  }
-  auto doc = parseJson(response->body);
-  if (!doc || !doc->is_object() || !doc->as_object().contains("entries")) {
-    return makeError(ErrorKind::Internal, "journal is not {\"entries\":[...]}");
-  }
-  std::vector<JournalEntry> out;
-  for (auto const& v : doc->at("entries").as_array()) {
-    auto const& o = v.as_object();
-    JournalEntry e;
-    e.seq = static_cast<std::uint64_t>(numberAt(o, "seq"));
-    e.method = stringAt(o, "method");
-    e.path = stringAt(o, "path");
-    e.query = stringAt(o, "query");
-    for (auto const& h : o.at("headers").as_array()) {
-      e.headers.add(h.as_array().at(0).as_string(), h.as_array().at(1).as_string());
-    }
-    e.body = stringAt(o, "body");
-    e.status = static_cast<int>(numberAt(o, "status"));
-    e.response_body = stringAt(o, "response_body");
-    e.outcome = stringAt(o, "outcome");
-    e.started_at_ms = numberAt(o, "started_at_ms");
-    e.finished_at_ms = numberAt(o, "finished_at_ms");
-    if (auto const* gone = o.if_contains("client_gone_at_ms"); gone && !gone->is_null()) {
-      e.client_gone_at_ms = numberAt(o, "client_gone_at_ms");
-    }
-    out.push_back(std::move(e));
-  }
-  return out;
-}
-
-Result<std::vector<JournalEntry>> waitForJournal(std::uint16_t mock_port, std::size_t count,
-                                                 Millis timeout) {
-  auto deadline = MonoClock::now() + timeout;
-  for (;;) {
-    auto entries = readJournal(mock_port);
-    if (!entries) return entries;
-    if (entries->size() >= count) return entries;
-    if (MonoClock::now() >= deadline) {
-      return makeError(ErrorKind::Timeout, "the mock journal holds " +
-                                               std::to_string(entries->size()) + " entries, not " +
-                                               std::to_string(count));
-    }
-    std::this_thread::sleep_for(Millis(10));
-  }
-}
-
-Result<void> clearJournal(std::uint16_t mock_port) {
-  auto response = call(mock_port, "DELETE", "/_mock/journal");
-  if (!response) return response.error();
-  if (response->status() != 200) return makeError(ErrorKind::Internal, "journal not cleared");
-  return {};
-}
-
-std::size_t headerCount(HeaderList const& headers, std::string_view name) {
-  std::size_t n = 0;
-  for (auto const& f : headers) n += equalsIgnoreCase(f.name, name) ? 1 : 0;
-  return n;
-}
-
 std::optional<json::value> parseJson(std::string_view text) {
   boost::system::error_code ec;
   json::value v = json::parse(text, ec);
@@ -242,9 +168,9 @@ std::vector<protocol::SseEvent> sseEvents(std::string_view body) {
   switch (protocol) {
     case Protocol::OpenAiChat:
     case Protocol::OpenAiResponses: {
-      if (keysOf(root) != "error") return fail("OpenAI errors hold only \"error\"");
+      if (memberNames(root) != "error") return fail("OpenAI errors hold only \"error\"");
       auto const* e = root.at("error").if_object();
-      if (e == nullptr || keysOf(*e) != "message,type,param,code") {
+      if (e == nullptr || memberNames(*e) != "message,type,param,code") {
         return fail("OpenAI error object must be {message,type,param,code}");
       }
       if (!e->at("message").is_string() || !e->at("type").is_string()) {
@@ -258,13 +184,13 @@ std::vector<protocol::SseEvent> sseEvents(std::string_view body) {
       break;
     }
     case Protocol::Anthropic: {
-      std::string keys = keysOf(root);
+      std::string keys = memberNames(root);
       if (keys != "type,error" && keys != "type,error,request_id") {
         return fail("Anthropic errors are {type,error[,request_id]}, got keys " + keys);
       }
       if (stringAt(root, "type") != "error") return fail("Anthropic type must be \"error\"");
       auto const* e = root.at("error").if_object();
-      if (e == nullptr || keysOf(*e) != "type,message" || !e->at("type").is_string() ||
+      if (e == nullptr || memberNames(*e) != "type,message" || !e->at("type").is_string() ||
           !e->at("message").is_string()) {
         return fail("Anthropic error object must be {type,message} strings");
       }
@@ -273,10 +199,10 @@ std::vector<protocol::SseEvent> sseEvents(std::string_view body) {
       break;
     }
     case Protocol::Gemini: {
-      if (keysOf(root) != "error") return fail("Gemini errors hold only \"error\"");
+      if (memberNames(root) != "error") return fail("Gemini errors hold only \"error\"");
       auto const* e = root.at("error").if_object();
       if (e == nullptr) return fail("Gemini error must be an object");
-      std::string keys = keysOf(*e);
+      std::string keys = memberNames(*e);
       if (keys != "code,message,status" && keys != "code,message,status,details") {
         return fail("Gemini error object must be {code,message,status[,details]}, got " + keys);
       }

@@ -1,7 +1,8 @@
 #pragma once
 
 // Shared helpers of the passthrough scenarios: one channel per protocol pointed at the mock
-// provider, client requests in each protocol, the mock's journal, error-shape checks.
+// provider, client requests in each protocol, error-shape checks (the mock's journal is in
+// mock_journal.h).
 
 #include <gtest/gtest.h>
 
@@ -15,6 +16,7 @@
 #include "core/http_headers.h"
 #include "core/result.h"
 #include "core/wire_protocol.h"
+#include "e2e/scenarios/mock_journal.h"
 #include "e2e/support/config_writer.h"
 #include "e2e/support/http_client.h"
 #include "protocol/sse_parser.h"
@@ -63,29 +65,6 @@ std::string minimalBody(Protocol protocol, std::string_view model, bool stream,
 Result<Response> call(std::uint16_t port, std::string_view method, std::string_view target,
                       HeaderList const& headers = {}, std::string_view body = {},
                       Millis timeout = kDefaultIoTimeout);
-
-/// One entry of the mock's journal (`GET /_mock/journal`).
-struct JournalEntry {
-  std::uint64_t seq = 0;
-  std::string method, path, query;
-  HeaderList headers;
-  std::string body;
-  int status = 0;
-  std::string response_body;
-  std::string outcome;
-  double started_at_ms = 0;
-  double finished_at_ms = 0;
-  std::optional<double> client_gone_at_ms;
-};
-
-Result<std::vector<JournalEntry>> readJournal(std::uint16_t mock_port);
-/// Polls the journal until it holds at least `count` entries (the mock adds an entry once its
-/// answer is written, so it may lag a moment behind what the client has read).
-Result<std::vector<JournalEntry>> waitForJournal(std::uint16_t mock_port, std::size_t count,
-                                                 Millis timeout = Millis(5'000));
-Result<void> clearJournal(std::uint16_t mock_port);
-/// How many fields called `name` the entry's headers hold.
-std::size_t headerCount(HeaderList const& headers, std::string_view name);
 
 /// The JSON document in `text`, or nullopt when it is not JSON.
 std::optional<json::value> parseJson(std::string_view text);
