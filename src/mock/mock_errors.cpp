@@ -67,6 +67,9 @@ MockReply googleError(int status, std::string_view status_name, std::string_view
   return googleError(status, status_name, message, [](JsonWriter&) {});
 }
 
+// The mock keeps its own status tables rather than calling the gateway's (protocol/error_shapes):
+// it stands in for the providers, so a mistake in the gateway's mapping must not be mirrored by
+// the upstream the tests check it against.
 std::string_view googleStatusName(int status) {
   switch (status) {
     case 400:
