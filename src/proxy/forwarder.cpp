@@ -77,6 +77,15 @@ void noteResponseId(std::string_view piece, std::string& response_id) {
 
 MonoTime earlier(MonoTime a, MonoTime b) { return std::min(a, b); }
 
+/// The outcome of an attempt that failed: "failover:<reason>" when another candidate follows,
+/// "failed:<reason>" for the last one (the request log and metrics read these).
+std::string failureOutcome(bool last, std::string_view reason) {
+  return std::string(last ? "failed:" : "failover:") + std::string(reason);
+}
+
+/// The outcome of a relayed answer: the upstream's success, or the client's own error.
+char const* relayedOutcome(int status) { return status >= 400 ? "client_error" : "ok"; }
+
 /// The client went away while its answer was being written: not an upstream failure.
 void markClientGone(RequestContext& ctx, AttemptRecord& record) {
   ctx.record.status = 499;
@@ -188,7 +197,7 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::
   if (result.error) {
     result.policy = routing::policyForTransportError(result.error->kind);
     if (result.error->kind == ErrorKind::Timeout) result.policy.reason = "timeout_first_byte";
-    record.outcome = std::string(last ? "failed:" : "failover:") + std::string(result.policy.reason);
+    record.outcome = failureOutcome(last, result.policy.reason);
     record.duration_ms = msSince(started);
     telemetry::logDebug("request {}: channel {} key {}: {}", ctx.request_id, channel.name,
                         key.label, result.error->message);
@@ -212,7 +221,7 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::
       result.error = body.error();
       result.status = 0;
       result.policy = routing::policyForTransportError(body.error().kind);
-      record.outcome = std::string(last ? "failed:" : "failover:") + std::string(result.policy.reason);
+      record.outcome = failureOutcome(last, result.policy.reason);
       record.duration_ms = msSince(started);
       co_return result;
     }
@@ -230,7 +239,7 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::
                      result.policy.reason == "key_rejected";
   if (retryable && (!last || hide_answer)) {
     exchange->abort();  // decided on the head: the body is not read
-    record.outcome = std::string(last ? "failed:" : "failover:") + std::string(result.policy.reason);
+    record.outcome = failureOutcome(last, result.policy.reason);
     record.duration_ms = msSince(started);
     if (hide_answer) result.status = 401;  // reported to the client as a gateway-side failure
     co_return result;
@@ -246,13 +255,16 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::
     co_await ctx.response.send(result.status, headers, *read_body);
     exchange->finish();
     relayed.kind = AttemptResult::Kind::Answered;
-    record.outcome = "ok";
+    record.outcome = relayedOutcome(result.status);
   } else {
     relayed = co_await relay(ctx, *exchange, record, attempt_deadline, channel.timeouts.idle,
                              std::move(extra));
   }
   if (relayed.kind == AttemptResult::Kind::Answered && retryable) {
-    record.outcome = "failed:" + std::string(result.policy.reason);
+    record.outcome = failureOutcome(true, result.policy.reason);
+  }
+  if (relayed.kind == AttemptResult::Kind::Failed) {
+    record.outcome = failureOutcome(last, relayed.policy.reason);
   }
   record.duration_ms = msSince(started);
   // A relay that failed before its first body byte reports its transport error, not the status.
@@ -285,8 +297,7 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
     result.error = first.error();
     result.policy = routing::policyForTransportError(first.error().kind);
     if (first.error().kind == ErrorKind::Timeout) result.policy.reason = "timeout_first_byte";
-    record.outcome = "failover:" + std::string(result.policy.reason);
-    co_return result;
+    co_return result;  // the caller records the outcome: it knows whether a candidate follows
   }
 
   result.kind = AttemptResult::Kind::Answered;
@@ -296,7 +307,7 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
   ctx.record.status = exchange.status();
   HeaderList headers = clientResponseHeaders(exchange.headers(), ctx.request_id);
   for (auto const& field : extra_headers) headers.add(field.name, field.value);
-  record.outcome = "ok";
+  record.outcome = relayedOutcome(exchange.status());
   if (exchange.done()) {
     // The whole answer came in one read: one write with a Content-Length, whatever the upstream's
     // framing (framing is per hop).
