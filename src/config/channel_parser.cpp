@@ -180,6 +180,107 @@ void readTimeouts(YamlReader& reader, Fields const& fields, Channel& channel) {
   read("total_ms", channel.timeouts.total);
 }
 
+std::optional<Protocol> readProtocol(YamlReader& reader, YAML::Node const& node, std::string const& path) {
+  auto text = reader.string(node, path);
+  if (!text) return std::nullopt;
+  auto protocol = parseProtocol(*text);
+  if (!protocol) {
+    reader.fail(path, "unknown protocol \"" + *text + "\" (expected " + protocolChoices() + ")");
+  }
+  return protocol;
+}
+
+bool readBaseUrl(YamlReader& reader, YAML::Node const& node, std::string const& path,
+                 EnvLookup const& env, std::string& base_url, UpstreamUrl& url) {
+  auto text = expandedString(reader, node, path, env);
+  if (!text) return false;
+  auto parsed = parseBaseUrl(*text);
+  if (!parsed) {
+    reader.fail(path, parsed.error().message);
+    return false;
+  }
+  url = std::move(*parsed);
+  base_url = std::move(*text);
+  return true;
+}
+
+bool readAuth(YamlReader& reader, YAML::Node const& node, std::string const& path, AuthSpec& auth) {
+  auto text = reader.string(node, path);
+  if (!text) return false;
+  auto parsed = parseAuthSpec(*text);
+  if (!parsed) {
+    reader.fail(path, parsed.error().message);
+    return false;
+  }
+  auth = std::move(*parsed);
+  return true;
+}
+
+/// `protocol` + `base_url` (+ `auth`) for a channel speaking one protocol, or `protocols:` rows
+/// ({protocol, base_url, auth}, each defaulting to the channel's base_url and auth).
+void readProtocolRows(YamlReader& reader, Fields const& fields, EnvLookup const& env,
+                      Channel& channel) {
+  YAML::Node const* single = fields.find("protocol");
+  YAML::Node const* rows = fields.find("protocols");
+  if (YAML::Node const* node = fields.find("auth")) readAuth(reader, *node, fields.path("auth"), channel.auth);
+  bool has_base = false;
+  if (YAML::Node const* node = fields.find("base_url")) {
+    has_base = readBaseUrl(reader, *node, fields.path("base_url"), env, channel.base_url, channel.url);
+  }
+  if (single && rows) {
+    reader.fail(fields.path("protocols"), "give either protocol or protocols, not both");
+    return;
+  }
+  if (!rows) {
+    if (!single) {
+      reader.fail(fields.path("protocol"), "required field is missing (or give protocols)");
+    } else if (auto protocol = readProtocol(reader, *single, fields.path("protocol"))) {
+      channel.protocol = *protocol;
+    }
+    if (!fields.find("base_url")) reader.fail(fields.path("base_url"), "required field is missing");
+    channel.useSingleRow();
+    return;
+  }
+  std::string const rows_path = fields.path("protocols");
+  auto items = reader.list(*rows, rows_path);
+  if (!items) return;
+  if (items->empty()) reader.fail(rows_path, "at least one protocol row is required");
+  for (std::size_t i = 0; i < items->size(); ++i) {
+    std::string const row_path = indexPath(rows_path, i);
+    auto row_fields = reader.strictMap((*items)[i], row_path, {"protocol", "base_url", "auth"});
+    if (!row_fields) continue;
+    ProtocolRow row{channel.protocol, channel.base_url, channel.url, channel.auth};
+    if (YAML::Node const* node = reader.require(*row_fields, "protocol")) {
+      auto protocol = readProtocol(reader, *node, row_fields->path("protocol"));
+      if (!protocol) continue;
+      row.protocol = *protocol;
+    } else {
+      continue;
+    }
+    if (channel.rowFor(row.protocol)) {
+      reader.fail(row_fields->path("protocol"),
+                  "duplicate protocol row \"" + std::string(protocolName(row.protocol)) + "\"");
+      continue;
+    }
+    if (YAML::Node const* node = row_fields->find("base_url")) {
+      readBaseUrl(reader, *node, row_fields->path("base_url"), env, row.base_url, row.url);
+    } else if (!has_base) {
+      reader.fail(row_fields->path("base_url"), "required when the channel has no base_url");
+    }
+    if (YAML::Node const* node = row_fields->find("auth")) {
+      readAuth(reader, *node, row_fields->path("auth"), row.auth);
+    }
+    channel.rows.push_back(std::move(row));
+  }
+  if (!channel.rows.empty()) {
+    ProtocolRow const& first = channel.rows.front();
+    channel.protocol = first.protocol;
+    channel.base_url = first.base_url;
+    channel.url = first.url;
+    channel.auth = first.auth;
+  }
+}
+
 Channel parseChannel(YamlReader& reader, Fields const& fields, EnvLookup const& env) {
   Channel channel;
   if (YAML::Node const* node = reader.require(fields, "name")) {
@@ -191,37 +292,9 @@ Channel parseChannel(YamlReader& reader, Fields const& fields, EnvLookup const& 
       }
     }
   }
-  if (YAML::Node const* node = reader.require(fields, "protocol")) {
-    if (auto text = reader.string(*node, fields.path("protocol"))) {
-      if (auto protocol = parseProtocol(*text)) {
-        channel.protocol = *protocol;
-      } else {
-        reader.fail(fields.path("protocol"),
-                    "unknown protocol \"" + *text + "\" (expected " + protocolChoices() + ")");
-      }
-    }
-  }
-  if (YAML::Node const* node = reader.require(fields, "base_url")) {
-    if (auto text = expandedString(reader, *node, fields.path("base_url"), env)) {
-      if (auto url = parseBaseUrl(*text)) {
-        channel.url = std::move(*url);
-        channel.base_url = std::move(*text);
-      } else {
-        reader.fail(fields.path("base_url"), url.error().message);
-      }
-    }
-  }
+  readProtocolRows(reader, fields, env, channel);
   readKeys(reader, fields, env, channel);
   readModels(reader, fields, channel);
-  if (YAML::Node const* node = fields.find("auth")) {
-    if (auto text = reader.string(*node, fields.path("auth"))) {
-      if (auto auth = parseAuthSpec(*text)) {
-        channel.auth = std::move(*auth);
-      } else {
-        reader.fail(fields.path("auth"), auth.error().message);
-      }
-    }
-  }
   readHeaders(reader, fields, env, channel);
   readTimeouts(reader, fields, channel);
   if (YAML::Node const* node = fields.find("priority")) {
@@ -303,7 +376,7 @@ std::vector<Channel> parseChannels(YAML::Node const& node, std::string const& pa
     auto fields = reader.strictMap((*items)[i], item_path,
                                    {"name", "protocol", "base_url", "keys", "models", "model_map",
                                     "auth", "headers", "timeouts", "priority", "weight",
-                                    "enabled", "tls_ca_file"});
+                                    "enabled", "tls_ca_file", "protocols"});
     if (!fields) continue;
     Channel channel = parseChannel(reader, *fields, env);
     if (!channel.name.empty()) {

@@ -31,6 +31,7 @@ Channel makeChannel(std::string_view name, Protocol protocol, std::string base_u
   channel.base_url = std::move(base_url);
   channel.url = std::move(url);
   channel.keys.push_back(makeChannelKey(channel.name, 0, std::move(secret)));
+  channel.useSingleRow();
   return channel;
 }
 

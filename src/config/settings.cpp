@@ -15,6 +15,15 @@ AuthSpec resolveAuth(Protocol protocol, AuthSpec const& auth) {
   return AuthSpec{AuthStyle::Bearer, ""};
 }
 
+ProtocolRow const* Channel::rowFor(Protocol wanted) const {
+  for (auto const& row : rows) {
+    if (row.protocol == wanted) return &row;
+  }
+  return nullptr;
+}
+
+void Channel::useSingleRow() { rows = {ProtocolRow{protocol, base_url, url, auth}}; }
+
 bool Channel::serves(std::string_view model) const {
   if (std::find(models.begin(), models.end(), model) != models.end()) return true;
   return model_map.find(std::string(model)) != model_map.end();

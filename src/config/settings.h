@@ -69,9 +69,20 @@ struct ChannelKey {
   std::string id;     ///< "<channel>/<short hash of the secret>"
 };
 
-/// An upstream: one provider, relay or account pool speaking one protocol.
+/// One protocol a channel speaks: where and how (a relay may serve OpenAI Chat and Anthropic at
+/// different paths).
+struct ProtocolRow {
+  Protocol protocol = Protocol::OpenAiChat;
+  std::string base_url;  ///< as written
+  UpstreamUrl url;       ///< parsed from base_url
+  AuthSpec auth;
+};
+
+/// An upstream: one provider, relay or account pool.
 struct Channel {
   std::string name;
+  /// The first protocol row's protocol, base URL and auth (the whole story for the usual
+  /// single-protocol channel).
   Protocol protocol = Protocol::OpenAiChat;
   std::string base_url;  ///< as written
   UpstreamUrl url;       ///< parsed from base_url
@@ -85,6 +96,15 @@ struct Channel {
   int priority = 0;  ///< higher is tried first
   int weight = 1;    ///< share among channels of equal priority
   bool enabled = true;
+
+  /// Every protocol the channel speaks, the first being `protocol`/`url`/`auth` above; never empty
+  /// in a loaded configuration (`protocols:` in YAML, or one row made from `protocol`).
+  std::vector<ProtocolRow> rows;
+
+  /// The row speaking `protocol`, or nullptr.
+  ProtocolRow const* rowFor(Protocol protocol) const;
+  /// Makes `rows` the single row of `protocol`, `base_url`, `url` and `auth`.
+  void useSingleRow();
 
   /// Whether clients may ask this channel for `model` (a listed model or a model_map alias).
   bool serves(std::string_view model) const;

@@ -160,6 +160,58 @@ TEST(Loader, TlsCaFileMustBeReadableAndOnlyForHttps) {
             "channels[0].tls_ca_file: only applies to an https base_url\n");
 }
 
+TEST(Loader, ProtocolRowsForAMultiProtocolRelay) {
+  constexpr char kRelay[] = R"(
+gateway_keys: [{name: a, key: b}]
+channels:
+  - name: relay
+    base_url: https://relay.example/openai
+    auth: bearer
+    protocols:
+      - {protocol: openai-chat}
+      - {protocol: anthropic, base_url: "https://relay.example/anthropic", auth: x-api-key}
+    keys: [k]
+    models: [m]
+)";
+  auto outcome = parseSettings(kRelay, fakeEnv());
+  ASSERT_TRUE(outcome.ok()) << formatIssues(outcome.issues);
+  Channel const& c = outcome.settings->channels[0];
+  ASSERT_EQ(c.rows.size(), 2u);
+  EXPECT_EQ(c.protocol, Protocol::OpenAiChat) << "the first row is the channel's own protocol";
+  EXPECT_EQ(c.rows[0].url.path_prefix, "/openai");
+  EXPECT_EQ(c.rows[0].auth.style, AuthStyle::Bearer);
+  ASSERT_NE(c.rowFor(Protocol::Anthropic), nullptr);
+  EXPECT_EQ(c.rowFor(Protocol::Anthropic)->url.path_prefix, "/anthropic");
+  EXPECT_EQ(c.rowFor(Protocol::Anthropic)->auth.style, AuthStyle::XApiKey);
+  EXPECT_EQ(c.rowFor(Protocol::Gemini), nullptr);
+
+  auto single = parseSettings(kMinimal, fakeEnv({{"ANTHROPIC_API_KEY", "x"}}));
+  ASSERT_TRUE(single.ok());
+  ASSERT_EQ(single.settings->channels[0].rows.size(), 1u);
+  EXPECT_EQ(single.settings->channels[0].rows[0].protocol, Protocol::Anthropic);
+
+  constexpr char kBad[] = R"(
+gateway_keys: [{name: a, key: b}]
+channels:
+  - name: both
+    protocol: anthropic
+    protocols: [{protocol: gemini}]
+    base_url: https://x.example
+    keys: [k]
+    models: [m]
+  - name: rows
+    protocols: [{protocol: gemini}, {protocol: gemini, base_url: "https://y.example"}, {protocol: openai}]
+    keys: [k]
+    models: [m]
+)";
+  EXPECT_EQ(formatIssues(parseSettings(kBad, fakeEnv()).issues),
+            "channels[0].protocols: give either protocol or protocols, not both\n"
+            "channels[1].protocols[0].base_url: required when the channel has no base_url\n"
+            "channels[1].protocols[1].protocol: duplicate protocol row \"gemini\"\n"
+            "channels[1].protocols[2].protocol: unknown protocol \"openai\" (expected openai-chat, "
+            "openai-responses, anthropic, gemini)\n");
+}
+
 TEST(Loader, AuthVariants) {
   struct Case {
     std::string text;

@@ -61,7 +61,7 @@ channels:
              "log.levle: unknown key (expected one of access_log, request_log, level)",
              "gateway_keys[0].secret: unknown key (expected one of name, key, key_env)",
              "channels[0].modles: unknown key (expected one of name, protocol, base_url, keys, "
-             "models, model_map, auth, headers, timeouts, priority, weight, enabled, tls_ca_file)",
+             "models, model_map, auth, headers, timeouts, priority, weight, enabled, tls_ca_file, protocols)",
              "channels[0].timeouts.connect: unknown key (expected one of connect_ms, "
              "first_byte_ms, idle_ms, total_ms)"}));
 }
@@ -131,7 +131,7 @@ channels:
                                    "channels[0].keys: required field is missing",
                                    "channels[0].models: required field is missing (or give a "
                                    "model_map)",
-                                   "channels[1].protocol: required field is missing",
+                                   "channels[1].protocol: required field is missing (or give protocols)",
                                    "channels[1].base_url: required field is missing",
                                    "channels[1].keys: at least one key is required",
                                    "channels[1].models: at least one model is required (or a "
@@ -252,10 +252,10 @@ channels:
                    "server.header_timeout_ms: must be from 1 to 86400000",
                    "log.access_log: must not be empty (use off to disable the access log)",
                    "log.level: unknown level \"verbose\" (expected debug, info, warn, error)",
-                   "channels[0].models[1]: must not be empty",
-                   "channels[0].model_map.alias: must not be empty",
                    "channels[0].auth: unknown auth style \"basic\" (expected default, bearer, "
                    "x-api-key, header:NAME or query:NAME)",
+                   "channels[0].models[1]: must not be empty",
+                   "channels[0].model_map.alias: must not be empty",
                    "channels[0].headers[\"Bad Header\"]: not a valid HTTP header name",
                    "channels[0].headers.Host: header is managed by llmux and cannot be set",
                    "channels[0].headers.X-Ok: header value must not contain control characters",
@@ -306,7 +306,7 @@ channels:
                    "channels[1].protocol: unknown protocol \"openai\" (expected openai-chat, "
                    "openai-responses, anthropic, gemini)",
                    "channels[2].extra: unknown key (expected one of name, protocol, base_url, "
-                   "keys, models, model_map, auth, headers, timeouts, priority, weight, enabled, tls_ca_file)",
+                   "keys, models, model_map, auth, headers, timeouts, priority, weight, enabled, tls_ca_file, protocols)",
                    "channels[2].base_url: not an http(s) URL"}));
 }
 
