@@ -27,6 +27,7 @@ struct RequestRecord {
   std::string route;            ///< "/v1/chat/completions", ...
   std::string client_protocol;  ///< protocolName() or "" for non-LLM routes
   std::string gateway_key;      ///< the gateway key's name
+  std::string client;           ///< the calling client as detected ("claude-code", "openai-sdk", …)
   std::string model;            ///< as the client asked
   bool stream = false;
   std::string channel;          ///< the channel that answered (last attempt), "" if none

@@ -16,6 +16,9 @@ struct RequestProfile {
   /// is not in the body (Gemini).
   std::size_t model_begin = 0, model_end = 0;
   bool stream = false;  ///< body "stream": true (Chat/Responses/Anthropic); the route for Gemini
+  /// A top-level "client_type" or "client_preset" string naming the calling client ("" when none;
+  /// see client_detect.h).
+  std::string client_hint;
 };
 
 /// Validates `body` for `route` and extracts the profile in one pass over the bytes, without

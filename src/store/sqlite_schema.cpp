@@ -30,7 +30,8 @@ CREATE TABLE requests (
   total_ms        REAL    NOT NULL,
   overhead_ms     REAL    NOT NULL,
   bytes_in        INTEGER NOT NULL,
-  bytes_out       INTEGER NOT NULL
+  bytes_out       INTEGER NOT NULL,
+  client          TEXT    NOT NULL DEFAULT ''
 );
 CREATE INDEX requests_started_at ON requests(started_at);
 CREATE TABLE attempts (

@@ -12,8 +12,8 @@ namespace {
 
 constexpr char const* kInsertRequest =
     "INSERT INTO requests (id, started_at, route, client_protocol, gateway_key, model, stream, "
-    "channel, key_label, status, error, first_byte_ms, total_ms, overhead_ms, bytes_in, bytes_out) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    "channel, key_label, status, error, first_byte_ms, total_ms, overhead_ms, bytes_in, bytes_out, "
+    "client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 constexpr char const* kInsertAttempt =
     "INSERT INTO attempts (request_seq, request_id, attempt, channel, key_label, upstream_model, "
@@ -21,7 +21,7 @@ constexpr char const* kInsertAttempt =
 
 constexpr char const* kSelectRecent =
     "SELECT seq, id, started_at, route, client_protocol, gateway_key, model, stream, channel, "
-    "key_label, status, error, first_byte_ms, total_ms, overhead_ms, bytes_in, bytes_out "
+    "key_label, status, error, first_byte_ms, total_ms, overhead_ms, bytes_in, bytes_out, client "
     "FROM requests ORDER BY seq DESC LIMIT ?";
 
 constexpr char const* kSelectAttempts =
@@ -196,6 +196,7 @@ Result<void> SqliteStore::writeBatch(WriterStatements& s, std::vector<RequestRec
     q.bind(14, r.overhead_ms);
     q.bind(15, static_cast<std::int64_t>(r.bytes_in));
     q.bind(16, static_cast<std::int64_t>(r.bytes_out));
+    q.bind(17, r.client);
     if (auto done = q.step(); !done.ok()) return fail(done.takeError());
     std::int64_t seq = writer_.lastInsertRowid();
 
@@ -289,6 +290,7 @@ Result<std::vector<RequestRecord>> SqliteStore::recentRequests(std::size_t limit
     r.overhead_ms = q.columnDouble(14);
     r.bytes_in = static_cast<std::uint64_t>(q.columnInt(15));
     r.bytes_out = static_cast<std::uint64_t>(q.columnInt(16));
+    r.client = q.columnText(17);
     if (out.empty()) max_seq = seq;
     min_seq = seq;
     index_of_seq.emplace(seq, out.size());

@@ -119,6 +119,7 @@ void appendAccessLine(std::string& out, RequestRecord const& r) {
   appendStringField(out, "route", r.route);
   appendStringField(out, "protocol", r.client_protocol);
   appendStringField(out, "gateway_key", r.gateway_key);
+  appendStringField(out, "client", r.client);
   appendStringField(out, "model", r.model);
   appendKey(out, "stream");
   out += r.stream ? "true," : "false,";

@@ -16,7 +16,8 @@
 namespace llmux::telemetry {
 
 /// Appends the access-log line of `record` (one JSON object and '\n'). Fields: request_id, time
-/// (started_at, RFC 3339 UTC with ms), route, protocol, gateway_key (the key's name), model,
+/// (started_at, RFC 3339 UTC with ms), route, protocol, gateway_key (the key's name), client
+/// (the detected calling client), model,
 /// stream, channel, key_label, attempts (count), attempt_list ([{channel, key_label, status,
 /// outcome, first_byte_ms}]), status, error, first_byte_ms, total_ms, overhead_ms, bytes_in,
 /// bytes_out. Strings are always strings ("" when unknown); a duration that never happened

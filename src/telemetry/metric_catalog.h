@@ -52,6 +52,9 @@ inline constexpr std::span<double const> kOverheadSecondsBuckets{kOverheadSecond
   X(RequestsTotal, Counter, "llmux_requests_total", kNoBuckets,                                   \
     "Client requests finished, by route, client protocol, status sent and answering channel.",    \
     "route", "protocol", "status", "channel")                                                     \
+  X(RequestsByClientTotal, Counter, "llmux_requests_by_client_total", kNoBuckets,                 \
+    "Client requests finished, by the calling client as detected (claude-code, openai-sdk, …).", \
+    "client")                                                                                     \
   X(UpstreamAttemptsTotal, Counter, "llmux_upstream_attempts_total", kNoBuckets,                  \
     "Upstream attempts, by channel and outcome (ok, or the failure reason).", "channel",          \
     "outcome")                                                                                    \

@@ -12,6 +12,7 @@ constexpr std::string_view kFailedPrefix = "failed:";
 
 RequestMetrics::RequestMetrics(MetricsRegistry& registry)
     : requests_(registry.counter(MetricId::RequestsTotal)),
+      by_client_(registry.counter(MetricId::RequestsByClientTotal)),
       attempts_(registry.counter(MetricId::UpstreamAttemptsTotal)),
       failovers_(registry.counter(MetricId::FailoversTotal)),
       first_byte_(registry.histogram(MetricId::UpstreamFirstByteSeconds)),
@@ -29,6 +30,7 @@ void RequestMetrics::observe(RequestRecord const& record) {
   std::string_view status(status_buf,
                           ec == std::errc{} ? static_cast<std::size_t>(end - status_buf) : 0);
   requests_.labels({record.route, record.client_protocol, status, record.channel}).inc();
+  if (!record.client.empty()) by_client_.labels({record.client}).inc();
 
   for (AttemptRecord const& attempt : record.attempts) {
     attempts_.labels({attempt.channel, attemptOutcomeLabel(attempt.outcome)}).inc();

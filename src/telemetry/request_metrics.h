@@ -31,6 +31,7 @@ class RequestMetrics {
 
  private:
   CounterFamily& requests_;
+  CounterFamily& by_client_;
   CounterFamily& attempts_;
   CounterFamily& failovers_;
   HistogramFamily& first_byte_;

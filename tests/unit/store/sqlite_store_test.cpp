@@ -38,6 +38,7 @@ RequestRecord failedOverRecord(std::string id) {
   r.route = "/v1/chat/completions";
   r.client_protocol = "openai-chat";
   r.gateway_key = "team-a";
+  r.client = "codex-cli";
   r.model = "gpt-4o";
   r.stream = true;
   r.channel = "backup";
@@ -91,6 +92,7 @@ TEST(SqliteStore, RecordsAndAttemptsRoundTrip) {
   EXPECT_EQ(r.route, expected.route);
   EXPECT_EQ(r.client_protocol, expected.client_protocol);
   EXPECT_EQ(r.gateway_key, expected.gateway_key);
+  EXPECT_EQ(r.client, expected.client);
   EXPECT_EQ(r.model, expected.model);
   EXPECT_TRUE(r.stream);
   EXPECT_EQ(r.channel, expected.channel);

@@ -27,6 +27,7 @@ RequestRecord sampleRecord() {
   r.route = "/v1/messages";
   r.client_protocol = "anthropic";
   r.gateway_key = "team-a";
+  r.client = "claude-code";
   r.model = "claude \"quoted\"\nmodel";
   r.stream = true;
   r.channel = "backup";
@@ -74,6 +75,7 @@ TEST(AccessLine, IsOneJsonObjectWithEveryField) {
   EXPECT_EQ(o.at("route").as_string(), "/v1/messages");
   EXPECT_EQ(o.at("protocol").as_string(), "anthropic");
   EXPECT_EQ(o.at("gateway_key").as_string(), "team-a");
+  EXPECT_EQ(o.at("client").as_string(), "claude-code");
   EXPECT_EQ(o.at("model").as_string(), "claude \"quoted\"\nmodel");
   EXPECT_EQ(o.at("stream").as_bool(), true);
   EXPECT_EQ(o.at("channel").as_string(), "backup");
@@ -96,7 +98,7 @@ TEST(AccessLine, IsOneJsonObjectWithEveryField) {
   EXPECT_EQ(first.at("outcome").as_string(), "failover:status_529");
   EXPECT_DOUBLE_EQ(first.at("first_byte_ms").to_number<double>(), 12.346);
   EXPECT_TRUE(attempts[1].as_object().at("first_byte_ms").is_null());
-  EXPECT_EQ(o.size(), 18u) << line;
+  EXPECT_EQ(o.size(), 19u) << line;
 }
 
 TEST(AccessLine, NoAttemptsAndNoFirstByte) {
