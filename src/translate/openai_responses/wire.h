@@ -1,0 +1,55 @@
+#pragma once
+
+// Pieces of the OpenAI Responses wire format shared by its decoders and encoders: statuses and
+// stop reasons, usage, ids, data URLs and error codes (REFERENCE.md §2, §7, §8).
+
+#include <boost/json/object.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "translate/neutral.h"
+
+namespace llmux::translate::openai_responses {
+
+/// The response `status` and `incomplete_details.reason` ("" = null) for a stop reason:
+/// MaxTokens and ContextWindow -> incomplete/max_output_tokens, ContentFilter ->
+/// incomplete/content_filter, everything else -> completed.
+struct StatusOut {
+  std::string_view status;
+  std::string_view incomplete_reason;
+};
+StatusOut statusFor(StopReason stop);
+
+/// The stop reason of a finished response: completed -> ToolUse when it called functions, else
+/// ContentFilter when it refused, else EndTurn; incomplete -> MaxTokens / ContentFilter by reason.
+StopReason stopFor(std::string_view status, std::string_view incomplete_reason, bool called_tools,
+                   bool refused);
+
+/// Usage in the canonical record from a Responses `usage` object (input includes cached tokens,
+/// output includes reasoning: the same convention). The upstream's total is ignored.
+Usage usageFrom(boost::json::object const& usage);
+
+/// Appends a Responses `usage` object for `usage` (total recomputed as input + output).
+void appendUsage(std::string& out, Usage const& usage);
+
+/// A Responses-looking id: `id` when it already starts with `prefix`, otherwise `prefix` followed
+/// by the letters, digits, '-' and '_' of `id` (or of `fallback` when `id` has none).
+std::string protocolId(std::string_view prefix, std::string_view id, std::string_view fallback);
+
+/// "data:<media>;base64,<data>" split into its media type and payload; nullopt for other URLs.
+struct DataUrl {
+  std::string_view media_type;
+  std::string_view data;
+};
+std::optional<DataUrl> parseDataUrl(std::string_view url);
+
+/// Appends "data:<media>;base64,<data>" as a JSON string.
+void appendDataUrl(std::string& out, std::string_view media_type, std::string_view data);
+
+/// The HTTP status that best matches an in-stream error code or type (context_length_exceeded
+/// 400, rate limits and quota 429, overload 503, anything else 500).
+int statusForErrorCode(std::string_view code);
+
+}  // namespace llmux::translate::openai_responses
