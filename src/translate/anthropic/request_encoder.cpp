@@ -256,6 +256,21 @@ bool thinkingBlockedByHistory(std::vector<Turn> const& turns) {
   return false;
 }
 
+/// Roughly the size of the body, so that it is allocated once.
+std::size_t sizeEstimate(Request const& request) {
+  std::size_t n = 1024;
+  auto add = [&](Block const& b) {
+    n += 64 + b.text.size() + b.arguments.size() + b.data.size() + b.url.size() + b.signature.size();
+    for (Block const& c : b.content) n += 64 + c.text.size() + c.data.size() + c.url.size();
+  };
+  for (Block const& b : request.system) add(b);
+  for (Message const& m : request.messages) {
+    for (Block const& b : m.blocks) add(b);
+  }
+  for (ToolSpec const& t : request.tools) n += 64 + t.name.size() + t.description.size() + t.parameters.size();
+  return n + n / 8;  // escapes
+}
+
 bool whitespaceOnly(std::string_view s) {
   return std::all_of(s.begin(), s.end(),
                      [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
@@ -326,7 +341,7 @@ Result<std::string> encodeRequestReporting(Request const& request, std::string_v
   if (thinking && max_tokens <= budget) max_tokens = budget + kAnswerHeadroom;
 
   std::string body;
-  body.reserve(1024 + request.messages.size() * 256);
+  body.reserve(sizeEstimate(request));
   int markers = countCacheMarkers(system, turns);
   BodyWriter w(body, dropped, std::max(markers - kMaxCacheMarkers, 0));
   JsonOut& out = w.out();
