@@ -25,7 +25,8 @@ using namespace detail;
 namespace {
 
 /// The signature Google documents for function calls Gemini did not produce itself (history from
-/// another model): Gemini 3 rejects a turn whose first function call carries no signature.
+/// another model): Gemini 3 rejects a turn whose first function call carries no signature. Sent to
+/// Gemini 3 and later, and to model names that do not say their version.
 constexpr std::string_view kForeignCallSignature = "skip_thought_signature_validator";
 
 /// Gemini accepts at most five stop sequences.
@@ -236,7 +237,7 @@ class Encoder {
         part += '}';
         if (hasGeminiSignature(*block)) {
           appendSignature(part, *block);
-        } else if (first_call) {
+        } else if (first_call && needsCallSignature()) {
           part += ",\"thoughtSignature\":";
           appendJsonString(part, kForeignCallSignature);
         }
@@ -300,6 +301,12 @@ class Encoder {
       }
     }
     return {};
+  }
+
+  /// Gemini 3 checks signatures; 1.x and 2.x do not need the bypass value (unknown names get it).
+  bool needsCallSignature() const {
+    int major = geminiMajorVersion(model_);
+    return major == 0 || major >= 3;
   }
 
   /// A result whose call is not in the previous model turn: Gemini would reject a functionResponse

@@ -24,7 +24,7 @@ std::string joined(std::vector<std::string> const& problems) {
 }
 
 /// Encodes, checks the body as Gemini would, and returns it parsed.
-json::object encodeOk(Request const& request, std::string_view model = "gemini-2.5-flash") {
+json::object encodeOk(Request const& request, std::string_view model = "gemini-3-flash-preview") {
   auto body = encodeRequest(request, model);
   EXPECT_TRUE(body.ok()) << (body.ok() ? "" : body.error().message);
   if (!body.ok()) return {};
@@ -101,6 +101,20 @@ TEST(GeminiRequestEncoder, ToolRoundTripWithForeignIds) {
             R"({"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false})")
       << "full JSON Schema in parametersJsonSchema, $schema removed";
   EXPECT_FALSE(decl.contains("parameters"));
+}
+
+TEST(GeminiRequestEncoder, BypassSignatureOnlyWhereGeminiChecks) {
+  Request r = conversation({message(Role::User, {textBlock("go")}),
+                            message(Role::Assistant, {callBlock("a", "f", "{}")}),
+                            message(Role::User, {resultBlock("a", "ok")})});
+  for (auto [model, expected] : std::vector<std::pair<std::string, bool>>{
+           {"gemini-3-pro-preview", true}, {"gemini-3.1-flash", true}, {"relay-alias", true},
+           {"gemini-2.5-flash", false}, {"models/gemini-2.0-flash", false}}) {
+    json::object body = encodeOk(r, model);
+    EXPECT_EQ(part(body, 1, 0).find("skip_thought_signature_validator") != std::string::npos,
+              expected)
+        << model;
+  }
 }
 
 TEST(GeminiRequestEncoder, MissingAndOrphanResults) {

@@ -253,7 +253,7 @@ std::string checkAnswer(json::object const& chunk, std::string const& where, boo
     }
   }
   if (auto const* usage = chunk.if_contains("usageMetadata")) checkUsage(*usage, where, problems);
-  if (final) {
+  if (final && chunk.contains("candidates")) {  // a blocked prompt may come with no counts
     json::object const* usage =
         chunk.contains("usageMetadata") ? chunk.at("usageMetadata").if_object() : nullptr;
     if (!usage || !usage->contains("promptTokenCount") || !usage->contains("totalTokenCount")) {
