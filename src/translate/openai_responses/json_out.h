@@ -9,6 +9,13 @@
 
 namespace llmux::translate::openai_responses {
 
+/// Appends `s` as a JSON string literal (what RFC 8259 requires escaped, UTF-8 copied as is).
+/// Same output as core's appendJsonString, but copies unescaped runs in bulk: prompts are long.
+void appendString(std::string& out, std::string_view s);
+
+/// The inside of a JSON string literal: `s` escaped, without the quotes.
+void appendEscaped(std::string& out, std::string_view s);
+
 /// Appends a number in its shortest round-trip form ("0.7", "1"); "null" when not finite.
 void appendNumber(std::string& out, double value);
 

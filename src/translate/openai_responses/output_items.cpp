@@ -1,6 +1,5 @@
 #include "translate/openai_responses/output_items.h"
 
-#include "core/json_text.h"
 #include "translate/openai_responses/json_out.h"
 #include "translate/openai_responses/wire.h"
 
@@ -18,7 +17,7 @@ void appendOutputItem(std::string& out, OutputItem const& item, bool done) {
         for (std::size_t i = 0; i < item.texts.size(); ++i) {
           if (i > 0) c.push_back(',');
           c += "{\"type\":\"output_text\",\"annotations\":[],\"logprobs\":[],\"text\":";
-          appendJsonString(c, item.texts[i]);
+          appendString(c, item.texts[i]);
           c.push_back('}');
         }
       }
@@ -39,7 +38,7 @@ void appendOutputItem(std::string& out, OutputItem const& item, bool done) {
         for (std::size_t i = 0; i < item.texts.size(); ++i) {
           if (i > 0) s.push_back(',');
           s += "{\"type\":\"summary_text\",\"text\":";
-          appendJsonString(s, item.texts[i]);
+          appendString(s, item.texts[i]);
           s.push_back('}');
         }
       }
@@ -67,7 +66,7 @@ void appendResponseObject(std::string& out, ResponseHead const& head, std::strin
   } else {
     std::string& d = w.key("incomplete_details");
     d += "{\"reason\":";
-    appendJsonString(d, incomplete_reason);
+    appendString(d, incomplete_reason);
     d.push_back('}');
   }
   w.null("instructions").null("max_output_tokens").str("model", head.model);

@@ -1,11 +1,13 @@
 // A Responses API request body (REFERENCE.md §2.2) in the neutral model.
 #include <boost/json/array.hpp>
-
+#include <boost/json/monotonic_resource.hpp>
+#include <boost/json/parse.hpp>
 #include <string>
 #include <unordered_map>
 
 #include "translate/json_access.h"
 #include "translate/openai_responses/codec.h"
+#include "translate/openai_responses/request_options.h"
 #include "translate/openai_responses/wire.h"
 
 namespace llmux::translate::openai_responses {
@@ -13,13 +15,17 @@ namespace {
 
 namespace json = boost::json;
 
-Error invalid(std::string message) { return makeError(ErrorKind::InvalidRequest, std::move(message)); }
+Error invalid(std::string message) {
+  return makeError(ErrorKind::InvalidRequest, std::move(message));
+}
 
 std::string at(std::string_view field, std::size_t i) {
   return std::string(field) + "[" + std::to_string(i) + "]";
 }
 
-bool isNull(json::value const* v) { return v == nullptr || v->is_null(); }
+bool isNull(json::value const* v) {
+  return v == nullptr || v->is_null();
+}
 
 /// Every piece of text is kept; an empty text adds no block.
 void addText(std::vector<Block>& blocks, std::string_view text) {
@@ -43,10 +49,6 @@ class Decoder {
   Result<void> parts(json::value const& content, std::string const& where,
                      std::vector<Block>& blocks);
   Result<void> part(json::object const& part, std::string const& where, std::vector<Block>& blocks);
-  Result<void> tools(json::value const& value);
-  Result<void> toolChoice(json::value const& value);
-  Result<void> reasoning(json::value const& value);
-  Result<void> text(json::value const& value);
 
   /// The trailing message when it has `role` (and, for a user turn, holds only tool results),
   /// else a new one: assistant items of one turn share a message, as do tool results.
@@ -60,10 +62,7 @@ class Decoder {
 };
 
 void Decoder::drop(std::string name) {
-  for (auto const& d : req_.dropped) {
-    if (d == name) return;
-  }
-  req_.dropped.push_back(std::move(name));
+  dropField(req_, std::move(name));
 }
 
 Message& Decoder::assistantTurn() {
@@ -104,15 +103,17 @@ Result<void> Decoder::body(json::object const& body) {
         return invalid("Invalid type for 'instructions': expected a string.");
       }
     } else if (k == "tools") {
-      if (auto r = tools(value); !r) return r;
+      if (auto r = decodeTools(value, req_); !r) return r;
     } else if (k == "tool_choice") {
-      if (auto r = toolChoice(value); !r) return r;
+      if (auto r = decodeToolChoice(value, req_); !r) return r;
     } else if (k == "parallel_tool_calls") {
-      if (!value.is_bool()) return invalid("Invalid type for 'parallel_tool_calls': expected a boolean.");
+      if (!value.is_bool())
+        return invalid("Invalid type for 'parallel_tool_calls': expected a boolean.");
       req_.parallel_tool_calls = value.as_bool();
     } else if (k == "max_output_tokens") {
       auto n = intAt(body, k);
-      if (!n || !value.is_number()) return invalid("Invalid type for 'max_output_tokens': expected an integer.");
+      if (!n || !value.is_number())
+        return invalid("Invalid type for 'max_output_tokens': expected an integer.");
       req_.max_output_tokens = *n;
     } else if (k == "temperature" || k == "top_p") {
       auto x = numberAt(body, k);
@@ -134,19 +135,21 @@ Result<void> Decoder::body(json::object const& body) {
         return invalid("Invalid type for 'stop': expected a string or an array of strings.");
       }
     } else if (k == "reasoning") {
-      if (auto r = reasoning(value); !r) return r;
+      if (auto r = decodeReasoning(value, req_); !r) return r;
     } else if (k == "text") {
-      if (auto r = text(value); !r) return r;
+      if (auto r = decodeText(value, req_); !r) return r;
     } else if (k == "user") {
       if (!value.is_string()) return invalid("Invalid type for 'user': expected a string.");
       req_.user = std::string(value.as_string());
     } else if (k == "safety_identifier") {
-      if (!value.is_string()) return invalid("Invalid type for 'safety_identifier': expected a string.");
+      if (!value.is_string())
+        return invalid("Invalid type for 'safety_identifier': expected a string.");
       if (!body.contains("user") || body.at("user").is_null()) {
         req_.user = std::string(value.as_string());
       }
     } else if (k == "prompt_cache_key") {
-      if (!value.is_string()) return invalid("Invalid type for 'prompt_cache_key': expected a string.");
+      if (!value.is_string())
+        return invalid("Invalid type for 'prompt_cache_key': expected a string.");
       req_.prompt_cache_key = std::string(value.as_string());
     } else if (k == "previous_response_id" || k == "conversation") {
       // Stateful: the history lives at OpenAI, which this hop does not reach (REFERENCE §2.1).
@@ -183,7 +186,8 @@ Result<void> Decoder::input(json::value const& value) {
   auto const& items = value.as_array();
   for (std::size_t i = 0; i < items.size(); ++i) {
     std::string where = at("input", i);
-    if (!items[i].is_object()) return invalid("Invalid type for '" + where + "': expected an object.");
+    if (!items[i].is_object())
+      return invalid("Invalid type for '" + where + "': expected an object.");
     if (auto r = item(items[i].as_object(), where); !r) return r;
   }
   return {};
@@ -380,7 +384,8 @@ Result<void> Decoder::reasoningItem(json::object const& item, std::string const&
     auto const* parts = item.if_contains(list);
     if (isNull(parts)) continue;
     if (!parts->is_array()) {
-      return invalid("Invalid type for '" + where + "." + std::string(list) + "': expected an array.");
+      return invalid("Invalid type for '" + where + "." + std::string(list) +
+                     "': expected an array.");
     }
     for (auto const& p : parts->as_array()) {
       if (!p.is_object()) continue;
@@ -397,126 +402,18 @@ Result<void> Decoder::reasoningItem(json::object const& item, std::string const&
   return {};
 }
 
-Result<void> Decoder::tools(json::value const& value) {
-  if (!value.is_array()) return invalid("Invalid type for 'tools': expected an array.");
-  auto const& list = value.as_array();
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    std::string where = at("tools", i);
-    if (!list[i].is_object()) return invalid("Invalid type for '" + where + "': expected an object.");
-    auto const& tool = list[i].as_object();
-    auto type = stringAt(tool, "type");
-    if (!type) return invalid("Missing required parameter: '" + where + ".type'.");
-    if (*type != "function") {
-      drop("tools[]." + std::string(*type));  // web_search, file_search, namespace, custom, mcp...
-      continue;
-    }
-    auto name = stringAt(tool, "name");
-    if (!name || name->empty()) return invalid("Missing required parameter: '" + where + ".name'.");
-    ToolSpec spec{.name = std::string(*name)};
-    if (auto d = stringAt(tool, "description")) spec.description = std::string(*d);
-    if (auto const* p = tool.if_contains("parameters"); p && !p->is_null()) {
-      if (!p->is_object()) {
-        return invalid("Invalid type for '" + where + ".parameters': expected an object.");
-      }
-      spec.parameters = toJson(*p);
-    }
-    // Omitted strict is taken as false: a strict schema upstream can turn a valid call into a 400.
-    spec.strict = boolAt(tool, "strict").value_or(false);
-    req_.tools.push_back(std::move(spec));
-  }
-  return {};
-}
-
-Result<void> Decoder::toolChoice(json::value const& value) {
-  if (value.is_string()) {
-    std::string_view s = value.as_string();
-    if (s == "auto") {
-      req_.tool_choice = ToolChoice{.mode = ToolChoiceMode::Auto};
-    } else if (s == "none") {
-      req_.tool_choice = ToolChoice{.mode = ToolChoiceMode::None};
-    } else if (s == "required") {
-      req_.tool_choice = ToolChoice{.mode = ToolChoiceMode::Required};
-    } else {
-      return invalid("Invalid value for 'tool_choice': '" + std::string(s) +
-                     "'. Supported values are: 'none', 'auto' and 'required'.");
-    }
-    return {};
-  }
-  if (!value.is_object()) return invalid("Invalid type for 'tool_choice': expected a string or an object.");
-  auto const& choice = value.as_object();
-  auto type = stringAt(choice, "type");
-  if (!type) return invalid("Missing required parameter: 'tool_choice.type'.");
-  if (*type == "function") {
-    auto name = stringAt(choice, "name");
-    if (!name || name->empty()) return invalid("Missing required parameter: 'tool_choice.name'.");
-    req_.tool_choice = ToolChoice{.mode = ToolChoiceMode::Named, .name = std::string(*name)};
-  } else if (*type == "allowed_tools") {
-    // The subset cannot be expressed elsewhere; its mode can.
-    auto mode = stringAt(choice, "mode");
-    req_.tool_choice = ToolChoice{
-        .mode = mode && *mode == "required" ? ToolChoiceMode::Required : ToolChoiceMode::Auto};
-    drop("tool_choice.allowed_tools");
-  } else {
-    drop("tool_choice." + std::string(*type));  // a built-in tool or a custom tool
-  }
-  return {};
-}
-
-Result<void> Decoder::reasoning(json::value const& value) {
-  if (!value.is_object()) return invalid("Invalid type for 'reasoning': expected an object.");
-  auto const& r = value.as_object();
-  Reasoning out;
-  if (auto effort = stringAt(r, "effort")) {
-    if (*effort == "none") {
-      out.enabled = false;
-    } else {
-      out.effort = std::string(*effort);
-    }
-  }
-  for (std::string_view key : {"summary", "generate_summary"}) {
-    auto summary = stringAt(r, key);
-    if (summary && !summary->empty()) out.include_thoughts = true;
-  }
-  if (out.effort.empty() && out.enabled && !out.include_thoughts) return {};  // says nothing
-  req_.reasoning = out;
-  return {};
-}
-
-Result<void> Decoder::text(json::value const& value) {
-  if (!value.is_object()) return invalid("Invalid type for 'text': expected an object.");
-  auto const& t = value.as_object();
-  if (auto const* v = t.if_contains("verbosity"); v && !v->is_null()) drop("text.verbosity");
-  auto const* format = objectAt(t, "format");
-  if (!format) return {};
-  auto type = stringAt(*format, "type");
-  if (!type) return invalid("Missing required parameter: 'text.format.type'.");
-  if (*type == "json_object") {
-    req_.response_format = ResponseFormat{.type = ResponseFormatType::JsonObject};
-  } else if (*type == "json_schema") {
-    ResponseFormat f{.type = ResponseFormatType::JsonSchema};
-    auto const* schema = format->if_contains("schema");
-    if (!schema || !schema->is_object()) {
-      return invalid("Missing required parameter: 'text.format.schema'.");
-    }
-    f.schema = toJson(*schema);
-    if (auto name = stringAt(*format, "name")) f.name = std::string(*name);
-    f.strict = boolAt(*format, "strict").value_or(false);
-    if (format->contains("description")) drop("text.format.description");
-    req_.response_format = std::move(f);
-  } else if (*type != "text") {
-    return invalid("Invalid value for 'text.format.type': '" + std::string(*type) + "'.");
-  }
-  return {};
-}
-
 }  // namespace
 
 Result<Request> decodeRequest(std::string_view body) {
-  auto parsed = parseObject(body, "The request body");
-  if (!parsed) return parsed.takeError();
+  // One arena for the whole document: a 200 KB agent request is thousands of small strings.
+  json::monotonic_resource arena(body.size() + 1024);
+  boost::system::error_code ec;
+  json::value doc = json::parse(body, ec, &arena);
+  if (ec) return invalid("The request body is not valid JSON: " + ec.message());
+  if (!doc.is_object()) return invalid("The request body must be a JSON object");
   Request request;
   Decoder decoder(request);
-  if (auto r = decoder.body(*parsed); !r) return r.error();
+  if (auto r = decoder.body(doc.as_object()); !r) return r.error();
   return request;
 }
 

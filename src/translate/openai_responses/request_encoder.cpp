@@ -8,7 +8,6 @@
 #include <string>
 #include <unordered_set>
 
-#include "core/json_text.h"
 #include "translate/openai_responses/codec.h"
 #include "translate/openai_responses/json_out.h"
 #include "translate/openai_responses/wire.h"
@@ -34,11 +33,14 @@ std::string_view extensionFor(std::string_view media_type) {
   return "";
 }
 
-/// One input part for a content block (input_text / input_image / input_file); false when the
-/// block has nothing OpenAI can take.
+/// Appends one input part for a content block (input_text / input_image / input_file), preceded
+/// by a comma unless it is the first; false (and nothing appended) when the block has nothing
+/// OpenAI can take.
 bool appendInputPart(std::string& out, Block const& b, bool& first) {
-  std::string part;
-  ObjectWriter w(part);
+  std::size_t mark = out.size();
+  if (!first) out.push_back(',');
+  ObjectWriter w(out);
+  bool ok = true;
   switch (b.type) {
     case BlockType::Text:
       w.str("type", "input_text").str("text", b.text);
@@ -53,7 +55,7 @@ bool appendInputPart(std::string& out, Block const& b, bool& first) {
       } else if (!b.file_id.empty()) {
         w.str("file_id", b.file_id);
       } else {
-        return false;
+        ok = false;
       }
       w.str("detail", b.detail.empty() ? "auto" : b.detail);
       break;
@@ -68,16 +70,18 @@ bool appendInputPart(std::string& out, Block const& b, bool& first) {
       } else if (!b.file_id.empty()) {
         w.str("file_id", b.file_id);
       } else {
-        return false;
+        ok = false;
       }
       break;
     default:
-      return false;
+      ok = false;
+  }
+  if (!ok) {
+    out.resize(mark);
+    return false;
   }
   w.close();
-  if (!first) out.push_back(',');
   first = false;
-  out += part;
   return true;
 }
 
@@ -116,7 +120,7 @@ class InputWriter {
 
   std::string& out_;
   bool first_ = true;
-  std::unordered_set<std::string> calls_;   ///< call ids sent so far (a result must follow its call)
+  std::unordered_set<std::string> calls_;  ///< call ids sent so far (a result must follow its call)
   std::vector<std::pair<std::string, std::string>> unnamed_;  ///< (name, made-up id) to pair
   int made_up_ = 0;
 };
@@ -145,15 +149,19 @@ void InputWriter::systemTurn(Message const& m) {
 
 void InputWriter::contentItem(std::string_view role, std::vector<Block> const& blocks,
                               std::size_t begin, std::size_t end) {
-  std::string parts;
-  bool first = true;
-  for (std::size_t i = begin; i < end; ++i) appendInputPart(parts, blocks[i], first);
-  if (first) return;  // nothing OpenAI can take
+  std::size_t mark = out_.size();
+  bool was_first = first_;
   beginItem();
   out_ += "{\"type\":\"message\",\"role\":";
-  appendJsonString(out_, role);
+  appendString(out_, role);
   out_ += ",\"content\":[";
-  out_ += parts;
+  bool none = true;
+  for (std::size_t i = begin; i < end; ++i) appendInputPart(out_, blocks[i], none);
+  if (none) {  // nothing OpenAI can take
+    out_.resize(mark);
+    first_ = was_first;
+    return;
+  }
   out_ += "]}";
 }
 
@@ -192,9 +200,9 @@ void InputWriter::toolResult(Block const& b) {
   if (b.is_error) text = "Error: " + text;  // Responses has no error flag on a result
   if (id.empty() || !calls_.contains(id)) {
     // OpenAI rejects an output without its call ("No tool call found"): keep the words as text.
-    std::vector<Block> note{Block{.type = BlockType::Text,
-                                  .text = "Result of tool " + (b.name.empty() ? id : b.name) +
-                                          ":\n" + text}};
+    std::vector<Block> note{
+        Block{.type = BlockType::Text,
+              .text = "Result of tool " + (b.name.empty() ? id : b.name) + ":\n" + text}};
     contentItem("user", note, 0, 1);
     return;
   }
@@ -202,7 +210,8 @@ void InputWriter::toolResult(Block const& b) {
   ObjectWriter w(out_);
   w.str("type", "function_call_output").str("call_id", id);
   bool media = false;
-  for (Block const& c : b.content) media = media || c.type == BlockType::Image || c.type == BlockType::Document;
+  for (Block const& c : b.content)
+    media = media || c.type == BlockType::Image || c.type == BlockType::Document;
   if (!media) {
     w.str("output", text);
   } else {
@@ -242,7 +251,7 @@ void InputWriter::assistantText(std::vector<Block const*> const& run, bool keep_
   for (std::size_t i = 0; i < run.size(); ++i) {
     if (i > 0) c.push_back(',');
     c += "{\"type\":\"output_text\",\"text\":";
-    appendJsonString(c, run[i]->text);
+    appendString(c, run[i]->text);
     c += ",\"annotations\":[]}";
   }
   c.push_back(']');
@@ -257,7 +266,7 @@ void InputWriter::reasoning(Block const& b) {
   s.push_back('[');
   if (!b.text.empty()) {
     s += "{\"type\":\"summary_text\",\"text\":";
-    appendJsonString(s, b.text);
+    appendString(s, b.text);
     s += '}';
   }
   s.push_back(']');
@@ -384,7 +393,7 @@ void writeTools(ObjectWriter& w, Request const& request) {
       case ToolChoiceMode::Named: {
         std::string& c = w.key("tool_choice");
         c += "{\"type\":\"function\",\"name\":";
-        appendJsonString(c, request.tool_choice->name);
+        appendString(c, request.tool_choice->name);
         c.push_back('}');
         break;
       }
@@ -398,9 +407,11 @@ Result<std::string> encodeRequest(Request const& request, std::string_view upstr
   std::string out;
   std::size_t estimate = 256;
   for (Message const& m : request.messages) {
-    for (Block const& b : m.blocks) estimate += b.text.size() + b.data.size() + b.arguments.size() + 64;
+    for (Block const& b : m.blocks)
+      estimate += b.text.size() + b.data.size() + b.arguments.size() + 64;
   }
-  for (ToolSpec const& t : request.tools) estimate += t.parameters.size() + t.description.size() + 64;
+  for (ToolSpec const& t : request.tools)
+    estimate += t.parameters.size() + t.description.size() + 64;
   out.reserve(estimate + estimate / 8);
 
   ObjectWriter w(out);

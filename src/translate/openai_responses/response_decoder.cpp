@@ -1,6 +1,7 @@
 // A Responses API response object (REFERENCE.md §2.3) in the neutral model.
 #include <boost/json/array.hpp>
 
+#include "translate/errors.h"
 #include "translate/json_access.h"
 #include "translate/openai_responses/codec.h"
 #include "translate/openai_responses/wire.h"
@@ -14,7 +15,7 @@ namespace json = boost::json;
 Error upstreamError(json::object const& error) {
   std::string_view code = stringAt(error, "code").value_or(stringAt(error, "type").value_or(""));
   std::string message(stringAt(error, "message").value_or("the upstream response failed"));
-  int status = statusForErrorCode(code);
+  int status = isContextOverflow(code, message) ? 400 : statusForErrorCode(code);
   return makeError(ErrorKind::UpstreamStatus, std::move(message), status);
 }
 
@@ -47,7 +48,8 @@ Result<Response> decodeResponse(std::string_view body) {
   if (auto const* error = objectAt(doc, "error")) {
     if (status.empty() || status == "failed") return upstreamError(*error);
   }
-  if (status == "failed") return makeError(ErrorKind::UpstreamStatus, "the upstream response failed", 500);
+  if (status == "failed")
+    return makeError(ErrorKind::UpstreamStatus, "the upstream response failed", 500);
 
   Response r;
   r.id = std::string(stringAt(doc, "id").value_or(""));

@@ -41,8 +41,8 @@ std::string encodeResponse(Response const& response, EncodeOptions const& option
       case BlockType::ToolCall: {
         OutputItem item{.kind = ItemKind::FunctionCall,
                         .id = itemId("fc_", b.item_id, stem, items.size())};
-        item.call_id = b.id.empty() ? "call_" + std::string(stem) + "_" + std::to_string(items.size())
-                                    : b.id;
+        item.call_id =
+            b.id.empty() ? "call_" + std::string(stem) + "_" + std::to_string(items.size()) : b.id;
         item.name = b.name;
         item.arguments = b.arguments.empty() ? "{}" : b.arguments;
         items.push_back(std::move(item));

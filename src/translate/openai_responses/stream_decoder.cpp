@@ -3,13 +3,13 @@
 // Items are keyed by output_index, never by item_id (some upstreams rotate item ids). Items are
 // streamed one after the other; should an upstream interleave them, the events of a later item
 // are held until the earlier ones are done, so that neutral blocks never interleave.
+#include <algorithm>
 #include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
-
-#include <algorithm>
 #include <map>
 
 #include "protocol/sse_parser.h"
+#include "translate/errors.h"
 #include "translate/json_access.h"
 #include "translate/openai_responses/codec.h"
 #include "translate/openai_responses/wire.h"
@@ -24,19 +24,19 @@ enum class Kind { Unknown, Message, FunctionCall, Reasoning, Other };
 struct Item {
   Kind kind = Kind::Unknown;
   std::string item_id;
-  bool done = false;          ///< output_item.done seen
+  bool done = false;  ///< output_item.done seen
   bool block_open = false;
-  int blocks = 0;             ///< blocks opened so far
-  int block_index = -1;       ///< neutral index of the current block (set when delivered)
+  int blocks = 0;                   ///< blocks opened so far
+  int block_index = -1;             ///< neutral index of the current block (set when delivered)
   std::int64_t content_index = -1;  ///< Message: the content part of the open text block
   std::int64_t last_content_index = -1;  ///< Message: the highest content part opened
-  std::string text;           ///< Message: text of the open part sent so far
-  std::string args;           ///< FunctionCall: arguments sent so far
-  std::string part_key;       ///< Reasoning: the summary or content part being sent ("s0", "c1")
-  std::string part_text;      ///< Reasoning: text of that part sent so far
-  bool thought = false;       ///< Reasoning: some text was sent
-  std::string encrypted;      ///< Reasoning: encrypted_content of output_item.added
-  std::vector<Event> pending; ///< events held while an earlier item streams
+  std::string text;                      ///< Message: text of the open part sent so far
+  std::string args;                      ///< FunctionCall: arguments sent so far
+  std::string part_key;        ///< Reasoning: the summary or content part being sent ("s0", "c1")
+  std::string part_text;       ///< Reasoning: text of that part sent so far
+  bool thought = false;        ///< Reasoning: some text was sent
+  std::string encrypted;       ///< Reasoning: encrypted_content of output_item.added
+  std::vector<Event> pending;  ///< events held while an earlier item streams
 };
 
 /// What `full` adds to what was already sent (nothing when they disagree: the deltas win).
@@ -159,23 +159,17 @@ void Decoder::dispatch(std::string_view type, json::object const& e, std::vector
           out);
     return;
   }
-  if (type == "error") {
-    // Nested on the wire, flat in the SDK's type: accept both (REFERENCE §2.4).
-    json::object const* err = objectAt(e, "error");
-    json::object const& src = err ? *err : e;
-    std::string_view code = stringAt(src, "code").value_or(stringAt(src, "type").value_or(""));
-    fail(statusForErrorCode(code),
-         std::string(stringAt(src, "message").value_or("The upstream stream failed.")), out);
-    return;
-  }
-  if (type == "response.failed") {
-    json::object const* r = objectAt(e, "response");
+  if (type == "error" || type == "response.failed") {
+    // The error event nests its fields on the wire and has them flat in the SDK's type (REFERENCE
+    // §2.4); response.failed carries them in response.error.
+    json::object const* r = type == "error" ? &e : objectAt(e, "response");
     json::object const* err = r ? objectAt(*r, "error") : nullptr;
+    if (type == "error" && !err) err = &e;
     std::string_view code = err ? stringAt(*err, "code").value_or("") : "";
-    fail(statusForErrorCode(code),
-         std::string(err ? stringAt(*err, "message").value_or("The upstream response failed.")
-                         : "The upstream response failed."),
-         out);
+    if (code.empty() && err) code = stringAt(*err, "type").value_or("");
+    std::string_view message = err ? stringAt(*err, "message").value_or("") : "";
+    int status = isContextOverflow(code, message) ? 400 : statusForErrorCode(code);
+    fail(status, std::string(message.empty() ? "The upstream response failed." : message), out);
     return;
   }
   if (!type.starts_with("response.")) return;  // keep-alives and unknown events
@@ -224,19 +218,19 @@ void Decoder::dispatch(std::string_view type, json::object const& e, std::vector
     }
     return;
   }
-  if (rest == "output_text.delta" || rest == "refusal.delta") {
+  bool refusal = rest.starts_with("refusal.");
+  if (refusal || rest.starts_with("output_text.")) {
     Item& it = item(e);
-    if (rest == "refusal.delta") refused_ = true;
-    if (it.kind == Kind::Unknown) it.kind = Kind::Message;
-    if (it.kind == Kind::Message) text(it, content_index, stringAt(e, "delta").value_or(""), out);
-    return;
-  }
-  if (rest == "output_text.done" || rest == "refusal.done") {
-    Item& it = item(e);
+    refused_ = refused_ || refusal;
     if (it.kind == Kind::Unknown) it.kind = Kind::Message;
     if (it.kind != Kind::Message) return;
-    std::string_view full = stringAt(e, rest == "refusal.done" ? "refusal" : "text").value_or("");
-    text(it, content_index, remainder(it.content_index == content_index ? it.text : "", full), out);
+    if (rest.ends_with(".delta")) {
+      text(it, content_index, stringAt(e, "delta").value_or(""), out);
+    } else if (rest.ends_with(".done")) {
+      std::string_view full = stringAt(e, refusal ? "refusal" : "text").value_or("");
+      text(it, content_index, remainder(it.content_index == content_index ? it.text : "", full),
+           out);
+    }
     return;
   }
   if (rest == "function_call_arguments.delta" || rest == "function_call_arguments.done") {
@@ -520,6 +514,8 @@ void Decoder::terminal(json::object const& response, std::string_view default_st
 
 }  // namespace
 
-std::unique_ptr<StreamDecoder> makeStreamDecoder() { return std::make_unique<Decoder>(); }
+std::unique_ptr<StreamDecoder> makeStreamDecoder() {
+  return std::make_unique<Decoder>();
+}
 
 }  // namespace llmux::translate::openai_responses

@@ -1,7 +1,6 @@
 // Neutral events as the Responses API's event stream (REFERENCE.md §2.4, CLIENTS.md): `event:`
 // lines, a running sequence_number, output items added/done in opening order, content parts,
 // deltas, and one terminal event whose response repeats every item with the usage.
-#include "core/json_text.h"
 #include "protocol/error_shapes.h"
 #include "translate/openai_responses/codec.h"
 #include "translate/openai_responses/json_out.h"
@@ -49,12 +48,12 @@ class Encoder final : public StreamEncoder {
   Open open_ = Open::None;
   OutputItem item_;
   std::int64_t output_index_ = 0;
-  bool added_ = false;        ///< its output_item.added went out
-  bool part_open_ = false;    ///< Reasoning: its summary part was added
-  std::string text_;          ///< text, arguments or summary so far
+  bool added_ = false;      ///< its output_item.added went out
+  bool part_open_ = false;  ///< Reasoning: its summary part was added
+  std::string text_;        ///< text, arguments or summary so far
   std::string signature_;
   bool signature_ours_ = false;
-  bool keep_empty_ = false;   ///< Reasoning: an upstream Responses item, shown even when empty
+  bool keep_empty_ = false;  ///< Reasoning: an upstream Responses item, shown even when empty
 };
 
 void Encoder::begin(std::string& out, std::string_view type) {
@@ -68,7 +67,7 @@ void Encoder::begin(std::string& out, std::string_view type) {
 
 void Encoder::itemRef(std::string& out) {
   out += ",\"item_id\":";
-  appendJsonString(out, item_.id);
+  appendString(out, item_.id);
   out += ",\"output_index\":";
   out += std::to_string(output_index_);
 }
@@ -153,8 +152,9 @@ void Encoder::openBlock(Block const& block, std::string& out) {
       addItem(out);
       begin(out, "response.content_part.added");
       itemRef(out);
-      out += ",\"content_index\":0,\"part\":{\"type\":\"output_text\",\"annotations\":[],"
-             "\"logprobs\":[],\"text\":\"\"}";
+      out +=
+          ",\"content_index\":0,\"part\":{\"type\":\"output_text\",\"annotations\":[],"
+          "\"logprobs\":[],\"text\":\"\"}";
       end(out);
       break;
     case BlockType::ToolCall:
@@ -202,7 +202,7 @@ void Encoder::textDelta(std::string_view text, std::string& out) {
   begin(out, "response.output_text.delta");
   itemRef(out);
   out += ",\"content_index\":0,\"delta\":";
-  appendJsonString(out, text);
+  appendString(out, text);
   out += ",\"logprobs\":[]";
   end(out);
   text_ += text;
@@ -222,7 +222,7 @@ void Encoder::thinkingDelta(std::string_view text, std::string& out) {
   begin(out, "response.reasoning_summary_text.delta");
   itemRef(out);
   out += ",\"summary_index\":0,\"delta\":";
-  appendJsonString(out, text);
+  appendString(out, text);
   end(out);
   text_ += text;
 }
@@ -233,7 +233,7 @@ void Encoder::argumentsDelta(std::string_view text, std::string& out) {
   begin(out, "response.function_call_arguments.delta");
   itemRef(out);
   out += ",\"delta\":";
-  appendJsonString(out, text);
+  appendString(out, text);
   end(out);
   text_ += text;
 }
@@ -250,14 +250,15 @@ void Encoder::closeBlock(std::string& out) {
       begin(out, "response.output_text.done");
       itemRef(out);
       out += ",\"content_index\":0,\"text\":";
-      appendJsonString(out, text_);
+      appendString(out, text_);
       out += ",\"logprobs\":[]";
       end(out);
       begin(out, "response.content_part.done");
       itemRef(out);
-      out += ",\"content_index\":0,\"part\":{\"type\":\"output_text\",\"annotations\":[],"
-             "\"logprobs\":[],\"text\":";
-      appendJsonString(out, text_);
+      out +=
+          ",\"content_index\":0,\"part\":{\"type\":\"output_text\",\"annotations\":[],"
+          "\"logprobs\":[],\"text\":";
+      appendString(out, text_);
       out += '}';
       end(out);
       break;
@@ -266,7 +267,7 @@ void Encoder::closeBlock(std::string& out) {
       begin(out, "response.function_call_arguments.done");
       itemRef(out);
       out += ",\"arguments\":";
-      appendJsonString(out, text_);
+      appendString(out, text_);
       end(out);
       break;
     case Open::Reasoning:
@@ -279,12 +280,12 @@ void Encoder::closeBlock(std::string& out) {
         begin(out, "response.reasoning_summary_text.done");
         itemRef(out);
         out += ",\"summary_index\":0,\"text\":";
-        appendJsonString(out, text_);
+        appendString(out, text_);
         end(out);
         begin(out, "response.reasoning_summary_part.done");
         itemRef(out);
         out += ",\"summary_index\":0,\"part\":{\"type\":\"summary_text\",\"text\":";
-        appendJsonString(out, text_);
+        appendString(out, text_);
         out += '}';
         end(out);
       }
@@ -327,22 +328,22 @@ void Encoder::fail(int status, std::string_view message, std::string& out) {
   // The SDK's type reads code/message at the top, the API nests them: write both (REFERENCE §2.4).
   begin(out, "error");
   out += ",\"code\":";
-  appendJsonString(out, code);
+  appendString(out, code);
   out += ",\"message\":";
-  appendJsonString(out, message);
+  appendString(out, message);
   out += ",\"param\":null,\"error\":{\"type\":";
-  appendJsonString(out, cls.type);
+  appendString(out, cls.type);
   out += ",\"code\":";
-  appendJsonString(out, code);
+  appendString(out, code);
   out += ",\"message\":";
-  appendJsonString(out, message);
+  appendString(out, message);
   out += ",\"param\":null}";
   end(out);
 
   std::string error = "{\"code\":";
-  appendJsonString(error, code);
+  appendString(error, code);
   error += ",\"message\":";
-  appendJsonString(error, message);
+  appendString(error, message);
   error += '}';
   begin(out, "response.failed");
   out += ",\"response\":";

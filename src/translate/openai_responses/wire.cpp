@@ -1,7 +1,7 @@
 #include "translate/openai_responses/wire.h"
 
-#include "core/json_text.h"
 #include "translate/json_access.h"
+#include "translate/openai_responses/json_out.h"
 
 namespace llmux::translate::openai_responses {
 
@@ -104,13 +104,11 @@ std::optional<DataUrl> parseDataUrl(std::string_view url) {
 }
 
 void appendDataUrl(std::string& out, std::string_view media_type, std::string_view data) {
-  std::string url;
-  url.reserve(media_type.size() + data.size() + 13);
-  url += "data:";
-  url += media_type;
-  url += ";base64,";
-  url += data;
-  appendJsonString(out, url);
+  out += "\"data:";
+  appendEscaped(out, media_type);
+  out += ";base64,";
+  appendEscaped(out, data);  // base64 needs no escaping: a plain copy in practice
+  out.push_back('"');
 }
 
 int statusForErrorCode(std::string_view code) {

@@ -4,7 +4,6 @@
 // stop reasons, usage, ids, data URLs and error codes (REFERENCE.md §2, §7, §8).
 
 #include <boost/json/object.hpp>
-
 #include <optional>
 #include <string>
 #include <string_view>

@@ -1,9 +1,9 @@
 // Encoded requests are sent to the mock provider, which validates a Responses request as OpenAI
 // does: a 400 from it is an encoder bug. Its answers also feed the stream decoder.
+#include <gtest/gtest.h>
+
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
-
-#include <gtest/gtest.h>
 
 #include "mock/mock_provider.h"
 #include "openai_responses/support.h"
@@ -32,15 +32,19 @@ Request toolTurn(bool stream) {
   r.tools.push_back(ToolSpec{
       .name = "get_weather",
       .description = "Weather of a city",
-      .parameters = R"({"type":"object","properties":{"city":{"type":"string"}},"required":["city"]})"});
+      .parameters =
+          R"({"type":"object","properties":{"city":{"type":"string"}},"required":["city"]})"});
   r.messages.push_back(
       Message{.role = Role::User, .blocks = {Block{.type = BlockType::Text, .text = "Paris?"}}});
-  r.messages.push_back(Message{
-      .role = Role::Assistant,
-      .blocks = {Block{.type = BlockType::Thinking, .text = "call it", .signature = "sig",
-                       .signature_origin = Protocol::Anthropic},
-                 Block{.type = BlockType::ToolCall, .id = "toolu_01", .name = "get_weather",
-                       .arguments = R"({"city":"Paris"})"}}});
+  r.messages.push_back(Message{.role = Role::Assistant,
+                               .blocks = {Block{.type = BlockType::Thinking,
+                                                .text = "call it",
+                                                .signature = "sig",
+                                                .signature_origin = Protocol::Anthropic},
+                                          Block{.type = BlockType::ToolCall,
+                                                .id = "toolu_01",
+                                                .name = "get_weather",
+                                                .arguments = R"({"city":"Paris"})"}}});
   Block result{.type = BlockType::ToolResult, .id = "toolu_01", .name = "get_weather"};
   result.content = {Block{.type = BlockType::Text, .text = "18C"}};
   r.messages.push_back(Message{.role = Role::User, .blocks = {result}});
@@ -66,12 +70,13 @@ TEST(ResponsesMockAcceptance, EncodedRequestsAreAccepted) {
 }
 
 TEST(ResponsesMockAcceptance, RecordedRequestsDecodedAndReencodedAreAccepted) {
-  for (std::string name : {"pydantic-ai--responses_function_call_roundtrip.i0.request.json",
-                           "pydantic-ai--responses_function_call_roundtrip.i1.request.json",
-                           "pydantic-ai--responses_reasoning_effort.request.json",
-                           "pydantic-ai--responses_stream_function_call.i0.request.json",
-                           "pydantic-ai--responses_stream_function_call.i1.request.json",
-                           "pydantic-ai--responses_stream_reasoning_then_function_call.request.json"}) {
+  for (std::string name :
+       {"pydantic-ai--responses_function_call_roundtrip.i0.request.json",
+        "pydantic-ai--responses_function_call_roundtrip.i1.request.json",
+        "pydantic-ai--responses_reasoning_effort.request.json",
+        "pydantic-ai--responses_stream_function_call.i0.request.json",
+        "pydantic-ai--responses_stream_function_call.i1.request.json",
+        "pydantic-ai--responses_stream_reasoning_then_function_call.request.json"}) {
     auto decoded = decodeRequest(testing::readFixture("openai-responses", name));
     ASSERT_TRUE(decoded.ok()) << name << ": " << decoded.error().message;
     auto body = encodeRequest(*decoded, decoded->model);

@@ -1,9 +1,8 @@
-#include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
+#include <gtest/gtest.h>
 
 #include <algorithm>
-
-#include <gtest/gtest.h>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 
 #include "openai_responses/support.h"
 #include "translate/openai_responses/codec.h"
@@ -228,7 +227,8 @@ TEST(ResponsesRequestDecoder, CodexCliRequest) {
   EXPECT_EQ(r.system.size(), 3u) << "the leading developer messages";
   ASSERT_EQ(r.messages.size(), 2u);
   EXPECT_EQ(r.messages.back().blocks.at(0).text, "Reply with the single word pong");
-  EXPECT_EQ(r.tools.size(), 7u) << "the 7 function tools; namespace and web_search have no neutral form";
+  EXPECT_EQ(r.tools.size(), 7u)
+      << "the 7 function tools; namespace and web_search have no neutral form";
   EXPECT_TRUE(dropped(r, "tools[].namespace"));
   EXPECT_TRUE(dropped(r, "tools[].web_search"));
   EXPECT_TRUE(dropped(r, "store"));

@@ -1,7 +1,7 @@
+#include <gtest/gtest.h>
+
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
-
-#include <gtest/gtest.h>
 
 #include "translate/openai_responses/codec.h"
 
@@ -20,7 +20,9 @@ json::object encodeOk(Request const& r, std::string_view model = "gpt-5") {
   return v.is_object() ? v.as_object() : json::object{};
 }
 
-Block text(std::string t) { return Block{.type = BlockType::Text, .text = std::move(t)}; }
+Block text(std::string t) {
+  return Block{.type = BlockType::Text, .text = std::move(t)};
+}
 
 Request basic() {
   Request r;
@@ -29,7 +31,9 @@ Request basic() {
   return r;
 }
 
-std::string dump(json::value const& v) { return json::serialize(v); }
+std::string dump(json::value const& v) {
+  return json::serialize(v);
+}
 
 TEST(ResponsesRequestEncoder, SystemBecomesInstructionsAndSamplingIsKept) {
   Request r = basic();
@@ -45,8 +49,9 @@ TEST(ResponsesRequestEncoder, SystemBecomesInstructionsAndSamplingIsKept) {
   json::object o = encodeOk(r);
   EXPECT_EQ(o.at("model"), "gpt-5") << "the upstream model wins";
   EXPECT_EQ(o.at("instructions"), "You are terse.\n\nAnswer in French.");
-  EXPECT_EQ(dump(o.at("input")),
-            R"([{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]}])");
+  EXPECT_EQ(
+      dump(o.at("input")),
+      R"([{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]}])");
   EXPECT_EQ(o.at("max_output_tokens"), 500);
   EXPECT_EQ(o.at("temperature").as_double(), 0.7);
   EXPECT_EQ(o.at("top_p").as_double(), 0.9);
@@ -71,8 +76,10 @@ TEST(ResponsesRequestEncoder, LimitsOpenAiEnforces) {
 
 TEST(ResponsesRequestEncoder, ToolsAndChoices) {
   Request r = basic();
-  r.tools.push_back(ToolSpec{.name = "get_weather", .description = "Weather",
-                             .parameters = R"({"type":"object","properties":{"city":{"type":"string"}}})"});
+  r.tools.push_back(
+      ToolSpec{.name = "get_weather",
+               .description = "Weather",
+               .parameters = R"({"type":"object","properties":{"city":{"type":"string"}}})"});
   r.tools.push_back(ToolSpec{.name = "noargs"});
   r.parallel_tool_calls = false;
   struct Case {
@@ -88,10 +95,11 @@ TEST(ResponsesRequestEncoder, ToolsAndChoices) {
     r.tool_choice = c.choice;
     json::object o = encodeOk(r);
     EXPECT_EQ(dump(o.at("tool_choice")), c.json);
-    EXPECT_EQ(dump(o.at("tools")),
-              R"([{"type":"function","name":"get_weather","description":"Weather",)"
-              R"("parameters":{"type":"object","properties":{"city":{"type":"string"}}},"strict":false},)"
-              R"({"type":"function","name":"noargs","parameters":{"type":"object","properties":{}},"strict":false}])");
+    EXPECT_EQ(
+        dump(o.at("tools")),
+        R"([{"type":"function","name":"get_weather","description":"Weather",)"
+        R"("parameters":{"type":"object","properties":{"city":{"type":"string"}}},"strict":false},)"
+        R"({"type":"function","name":"noargs","parameters":{"type":"object","properties":{}},"strict":false}])");
     EXPECT_EQ(o.at("parallel_tool_calls"), false);
   }
   Request no_tools = basic();
@@ -103,24 +111,28 @@ TEST(ResponsesRequestEncoder, ToolCallsAndResultsBecomeItemsWithCallIds) {
   Request r = basic();
   r.messages.push_back(Message{
       .role = Role::Assistant,
-      .blocks = {text("Checking."),
-                 Block{.type = BlockType::ToolCall, .id = "toolu_1", .name = "w",
-                       .arguments = R"({"city":"Paris"})"},
-                 Block{.type = BlockType::ToolCall, .id = "toolu_2", .name = "w", .arguments = ""}}});
+      .blocks = {
+          text("Checking."),
+          Block{.type = BlockType::ToolCall,
+                .id = "toolu_1",
+                .name = "w",
+                .arguments = R"({"city":"Paris"})"},
+          Block{.type = BlockType::ToolCall, .id = "toolu_2", .name = "w", .arguments = ""}}});
   Block ok{.type = BlockType::ToolResult, .id = "toolu_1", .name = "w"};
   ok.content = {text("sunny")};
   Block failed{.type = BlockType::ToolResult, .id = "toolu_2", .name = "w", .is_error = true};
   failed.content = {text("timeout")};
   r.messages.push_back(Message{.role = Role::User, .blocks = {ok, failed, text("and?")}});
   json::object o = encodeOk(r);
-  EXPECT_EQ(dump(o.at("input")),
-            R"([{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]},)"
-            R"({"type":"message","role":"assistant","content":[{"type":"output_text","text":"Checking.","annotations":[]}]},)"
-            R"({"type":"function_call","call_id":"toolu_1","name":"w","arguments":"{\"city\":\"Paris\"}"},)"
-            R"({"type":"function_call","call_id":"toolu_2","name":"w","arguments":"{}"},)"
-            R"({"type":"function_call_output","call_id":"toolu_1","output":"sunny"},)"
-            R"({"type":"function_call_output","call_id":"toolu_2","output":"Error: timeout"},)"
-            R"({"type":"message","role":"user","content":[{"type":"input_text","text":"and?"}]}])");
+  EXPECT_EQ(
+      dump(o.at("input")),
+      R"([{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]},)"
+      R"({"type":"message","role":"assistant","content":[{"type":"output_text","text":"Checking.","annotations":[]}]},)"
+      R"({"type":"function_call","call_id":"toolu_1","name":"w","arguments":"{\"city\":\"Paris\"}"},)"
+      R"({"type":"function_call","call_id":"toolu_2","name":"w","arguments":"{}"},)"
+      R"({"type":"function_call_output","call_id":"toolu_1","output":"sunny"},)"
+      R"({"type":"function_call_output","call_id":"toolu_2","output":"Error: timeout"},)"
+      R"({"type":"message","role":"user","content":[{"type":"input_text","text":"and?"}]}])");
 }
 
 TEST(ResponsesRequestEncoder, OrphanResultsAndUnnamedCallsStayValid) {
@@ -130,16 +142,17 @@ TEST(ResponsesRequestEncoder, OrphanResultsAndUnnamedCallsStayValid) {
   r.messages.push_back(Message{.role = Role::Assistant, .blocks = {text("ok")}});
   r.messages.push_back(Message{.role = Role::User, .blocks = {orphan}});
   // A Gemini-style history without ids: calls and results pair by name.
-  r.messages.push_back(Message{
-      .role = Role::Assistant,
-      .blocks = {Block{.type = BlockType::ToolCall, .name = "lookup", .arguments = "{}"}}});
+  r.messages.push_back(
+      Message{.role = Role::Assistant,
+              .blocks = {Block{.type = BlockType::ToolCall, .name = "lookup", .arguments = "{}"}}});
   Block unnamed{.type = BlockType::ToolResult, .name = "lookup"};
   unnamed.content = {text("found")};
   r.messages.push_back(Message{.role = Role::User, .blocks = {unnamed}});
   json::array input = encodeOk(r).at("input").as_array();
   ASSERT_EQ(input.size(), 5u);
-  EXPECT_EQ(dump(input[2]),
-            R"({"type":"message","role":"user","content":[{"type":"input_text","text":"Result of tool search:\n42"}]})")
+  EXPECT_EQ(
+      dump(input[2]),
+      R"({"type":"message","role":"user","content":[{"type":"input_text","text":"Result of tool search:\n42"}]})")
       << "OpenAI rejects an output without its call";
   EXPECT_EQ(input[3].at("call_id"), input[4].at("call_id"));
   EXPECT_EQ(input[4].at("type"), "function_call_output");
@@ -149,15 +162,17 @@ TEST(ResponsesRequestEncoder, MediaParts) {
   Request r;
   r.messages.push_back(Message{
       .role = Role::User,
-      .blocks = {Block{.type = BlockType::Image, .media_type = "image/png", .data = "iVBO"},
-                 Block{.type = BlockType::Image, .url = "https://x/cat.jpg", .detail = "low"},
-                 Block{.type = BlockType::Document, .media_type = "application/pdf", .data = "JVBE"},
-                 Block{.type = BlockType::Document, .url = "https://x/a.pdf"}}});
-  EXPECT_EQ(dump(encodeOk(r).at("input").at(0).at("content")),
-            R"([{"type":"input_image","image_url":"data:image/png;base64,iVBO","detail":"auto"},)"
-            R"({"type":"input_image","image_url":"https://x/cat.jpg","detail":"low"},)"
-            R"({"type":"input_file","filename":"document.pdf","file_data":"data:application/pdf;base64,JVBE"},)"
-            R"({"type":"input_file","file_url":"https://x/a.pdf"}])");
+      .blocks = {
+          Block{.type = BlockType::Image, .media_type = "image/png", .data = "iVBO"},
+          Block{.type = BlockType::Image, .url = "https://x/cat.jpg", .detail = "low"},
+          Block{.type = BlockType::Document, .media_type = "application/pdf", .data = "JVBE"},
+          Block{.type = BlockType::Document, .url = "https://x/a.pdf"}}});
+  EXPECT_EQ(
+      dump(encodeOk(r).at("input").at(0).at("content")),
+      R"([{"type":"input_image","image_url":"data:image/png;base64,iVBO","detail":"auto"},)"
+      R"({"type":"input_image","image_url":"https://x/cat.jpg","detail":"low"},)"
+      R"({"type":"input_file","filename":"document.pdf","file_data":"data:application/pdf;base64,JVBE"},)"
+      R"({"type":"input_file","file_url":"https://x/a.pdf"}])");
 }
 
 TEST(ResponsesRequestEncoder, ReasoningTable) {
@@ -192,10 +207,13 @@ TEST(ResponsesRequestEncoder, ReasoningTable) {
 
 TEST(ResponsesRequestEncoder, ResponseFormats) {
   Request r = basic();
-  r.response_format = ResponseFormat{.type = ResponseFormatType::JsonSchema, .name = "my schema!",
-                                     .schema = R"({"type":"object"})", .strict = true};
-  EXPECT_EQ(dump(encodeOk(r).at("text")),
-            R"({"format":{"type":"json_schema","name":"my_schema_","schema":{"type":"object"},"strict":true}})");
+  r.response_format = ResponseFormat{.type = ResponseFormatType::JsonSchema,
+                                     .name = "my schema!",
+                                     .schema = R"({"type":"object"})",
+                                     .strict = true};
+  EXPECT_EQ(
+      dump(encodeOk(r).at("text")),
+      R"({"format":{"type":"json_schema","name":"my_schema_","schema":{"type":"object"},"strict":true}})");
   r.response_format = ResponseFormat{.type = ResponseFormatType::JsonObject};
   EXPECT_EQ(dump(encodeOk(r).at("text")), R"({"format":{"type":"json_object"}})");
   r.response_format = ResponseFormat{.type = ResponseFormatType::Text};
@@ -203,25 +221,37 @@ TEST(ResponsesRequestEncoder, ResponseFormats) {
 }
 
 TEST(ResponsesRequestEncoder, OnlyOwnEncryptedReasoningGoesBack) {
-  Block own{.type = BlockType::Thinking, .text = "plan", .signature = "gAAAA",
-            .signature_origin = Protocol::OpenAiResponses, .item_id = "rs_9"};
-  Block anthropic{.type = BlockType::Thinking, .text = "thought", .signature = "EqQB",
+  Block own{.type = BlockType::Thinking,
+            .text = "plan",
+            .signature = "gAAAA",
+            .signature_origin = Protocol::OpenAiResponses,
+            .item_id = "rs_9"};
+  Block anthropic{.type = BlockType::Thinking,
+                  .text = "thought",
+                  .signature = "EqQB",
                   .signature_origin = Protocol::Anthropic};
-  Block redacted{.type = BlockType::RedactedThinking, .signature = "opaque",
+  Block redacted{.type = BlockType::RedactedThinking,
+                 .signature = "opaque",
                  .signature_origin = Protocol::Anthropic};
-  Block stateful{.type = BlockType::Thinking, .signature_origin = Protocol::OpenAiResponses,
+  Block stateful{.type = BlockType::Thinking,
+                 .signature_origin = Protocol::OpenAiResponses,
                  .item_id = "rs_stored"};
-  Block call{.type = BlockType::ToolCall, .id = "call_1", .name = "f", .arguments = "{}",
+  Block call{.type = BlockType::ToolCall,
+             .id = "call_1",
+             .name = "f",
+             .arguments = "{}",
              .item_id = "fc_1"};
   Block answer{.type = BlockType::ToolResult, .id = "call_1"};
   answer.content = {text("r")};
 
   Request foreign = basic();
-  foreign.messages.push_back(Message{.role = Role::Assistant, .blocks = {anthropic, redacted, stateful, call}});
+  foreign.messages.push_back(
+      Message{.role = Role::Assistant, .blocks = {anthropic, redacted, stateful, call}});
   foreign.messages.push_back(Message{.role = Role::User, .blocks = {answer}});
   json::array in = encodeOk(foreign).at("input").as_array();
   ASSERT_EQ(in.size(), 3u) << dump(in);
-  EXPECT_EQ(dump(in[1]), R"({"type":"function_call","call_id":"call_1","name":"f","arguments":"{}"})")
+  EXPECT_EQ(dump(in[1]),
+            R"({"type":"function_call","call_id":"call_1","name":"f","arguments":"{}"})")
       << "no reasoning went out, so no item ids either";
 
   Request own_turn = basic();
@@ -229,16 +259,18 @@ TEST(ResponsesRequestEncoder, OnlyOwnEncryptedReasoningGoesBack) {
   own_turn.messages.push_back(Message{.role = Role::User, .blocks = {answer}});
   in = encodeOk(own_turn).at("input").as_array();
   ASSERT_EQ(in.size(), 4u);
-  EXPECT_EQ(dump(in[1]),
-            R"({"type":"reasoning","id":"rs_9","summary":[{"type":"summary_text","text":"plan"}],"encrypted_content":"gAAAA"})");
+  EXPECT_EQ(
+      dump(in[1]),
+      R"({"type":"reasoning","id":"rs_9","summary":[{"type":"summary_text","text":"plan"}],"encrypted_content":"gAAAA"})");
   EXPECT_EQ(in[2].at("id"), "fc_1") << "the call keeps the id its reasoning pairs with";
 }
 
 TEST(ResponsesRequestEncoder, MidConversationSystemTurn) {
   Request r = basic();
   r.messages.push_back(Message{.role = Role::System, .blocks = {text("Now be formal.")}});
-  EXPECT_EQ(dump(encodeOk(r).at("input").at(1)),
-            R"({"type":"message","role":"system","content":[{"type":"input_text","text":"Now be formal."}]})");
+  EXPECT_EQ(
+      dump(encodeOk(r).at("input").at(1)),
+      R"({"type":"message","role":"system","content":[{"type":"input_text","text":"Now be formal."}]})");
 }
 
 TEST(ResponsesRequestEncoder, DecodedRequestsReencodeToTheSameMeaning) {

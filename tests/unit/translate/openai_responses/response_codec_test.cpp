@@ -1,7 +1,7 @@
+#include <gtest/gtest.h>
+
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
-
-#include <gtest/gtest.h>
 
 #include "openai_responses/support.h"
 #include "translate/openai_responses/codec.h"
@@ -41,8 +41,8 @@ TEST(ResponsesResponseDecoder, FunctionCallFixture) {
 }
 
 TEST(ResponsesResponseDecoder, ReasoningFixtureKeepsUsageDetails) {
-  Response r = decodeOk(
-      testing::readFixture("openai-responses", "pydantic-ai--responses_reasoning_effort.response.json"));
+  Response r = decodeOk(testing::readFixture(
+      "openai-responses", "pydantic-ai--responses_reasoning_effort.response.json"));
   ASSERT_EQ(r.content.size(), 2u);
   EXPECT_EQ(r.content[0].type, BlockType::Thinking);
   EXPECT_EQ(r.content[0].item_id, "rs_67e539329f808191ae793066c0ee20800e395386ebcf3a62");
@@ -58,8 +58,8 @@ TEST(ResponsesResponseDecoder, ReasoningFixtureKeepsUsageDetails) {
 }
 
 TEST(ResponsesResponseDecoder, EncryptedReasoningAndSummary) {
-  Response r = decodeOk(
-      testing::readFixture("openai-responses", "vercel-ai--openai-reasoning-encrypted-content.1.json"));
+  Response r = decodeOk(testing::readFixture(
+      "openai-responses", "vercel-ai--openai-reasoning-encrypted-content.1.json"));
   ASSERT_FALSE(r.content.empty());
   Block const& rs = r.content[0];
   EXPECT_EQ(rs.type, BlockType::Thinking);
@@ -87,7 +87,8 @@ TEST(ResponsesResponseDecoder, StopReasonTable) {
             R"([{"type":"function_call","id":"fc_1","call_id":"c","name":"f","arguments":"{}"}])",
             StopReason::ToolUse},
        }) {
-    std::string body = R"({"id":"resp_1","model":"m",)" + c.status_json + R"(,"output":)" + c.output_json + "}";
+    std::string body =
+        R"({"id":"resp_1","model":"m",)" + c.status_json + R"(,"output":)" + c.output_json + "}";
     EXPECT_EQ(decodeOk(body).stop, c.stop) << body;
   }
 }
@@ -107,7 +108,8 @@ TEST(ResponsesResponseDecoder, UsageIsRecomputedAndZeroCompletionEstimated) {
 }
 
 TEST(ResponsesResponseDecoder, ErrorsAndFailures) {
-  auto quota = decodeResponse(testing::readFixture("openai-responses", "vercel-ai--openai-error.1.json"));
+  auto quota =
+      decodeResponse(testing::readFixture("openai-responses", "vercel-ai--openai-error.1.json"));
   ASSERT_FALSE(quota.ok());
   EXPECT_EQ(quota.error().kind, ErrorKind::UpstreamStatus);
   EXPECT_EQ(quota.error().status(), 429);
@@ -126,9 +128,12 @@ Response sample() {
   r.id = "msg_01XYZ";  // an Anthropic id
   r.model = "claude-sonnet";
   r.content = {
-      Block{.type = BlockType::Thinking, .text = "Let me think.", .signature = "EqQBCkYI",
+      Block{.type = BlockType::Thinking,
+            .text = "Let me think.",
+            .signature = "EqQBCkYI",
             .signature_origin = Protocol::Anthropic},
-      Block{.type = BlockType::RedactedThinking, .signature = "opaque",
+      Block{.type = BlockType::RedactedThinking,
+            .signature = "opaque",
             .signature_origin = Protocol::Anthropic},
       Block{.type = BlockType::Text, .text = "Calling."},
       Block{.type = BlockType::ToolCall, .id = "toolu_1", .name = "f", .arguments = R"({"x":1})"},
@@ -140,7 +145,8 @@ Response sample() {
 }
 
 TEST(ResponsesResponseEncoder, ItemsIdsStatusAndUsage) {
-  std::string body = encodeResponse(sample(), EncodeOptions{.model = "alias", .id = "req1", .created = 1700000000});
+  std::string body = encodeResponse(
+      sample(), EncodeOptions{.model = "alias", .id = "req1", .created = 1700000000});
   EXPECT_EQ(joined(validators::openai_responses::validateResponse(body)), "");
   json::object o = parse(body);
   EXPECT_EQ(o.at("id"), "resp_msg_01XYZ") << "a Responses-looking id from the neutral one";
@@ -150,7 +156,8 @@ TEST(ResponsesResponseEncoder, ItemsIdsStatusAndUsage) {
   json::array const& out = o.at("output").as_array();
   ASSERT_EQ(out.size(), 4u) << "the redacted block has nothing to show";
   EXPECT_EQ(out[0].at("type"), "reasoning");
-  EXPECT_EQ(json::serialize(out[0].at("summary")), R"([{"type":"summary_text","text":"Let me think."}])");
+  EXPECT_EQ(json::serialize(out[0].at("summary")),
+            R"([{"type":"summary_text","text":"Let me think."}])");
   EXPECT_FALSE(out[0].as_object().contains("encrypted_content"))
       << "another protocol's signature is not passed off as OpenAI's";
   EXPECT_EQ(out[1].at("type"), "message");
@@ -159,9 +166,10 @@ TEST(ResponsesResponseEncoder, ItemsIdsStatusAndUsage) {
   EXPECT_EQ(out[2].at("arguments"), R"({"x":1})");
   EXPECT_TRUE(out[2].at("id").as_string().starts_with("fc_"));
   EXPECT_EQ(out[3].at("arguments"), "{}");
-  EXPECT_EQ(json::serialize(o.at("usage")),
-            R"({"input_tokens":120,"input_tokens_details":{"cached_tokens":100},"output_tokens":30,)"
-            R"("output_tokens_details":{"reasoning_tokens":10},"total_tokens":150})");
+  EXPECT_EQ(
+      json::serialize(o.at("usage")),
+      R"({"input_tokens":120,"input_tokens_details":{"cached_tokens":100},"output_tokens":30,)"
+      R"("output_tokens_details":{"reasoning_tokens":10},"total_tokens":150})");
 }
 
 TEST(ResponsesResponseEncoder, StopReasonTable) {
@@ -195,8 +203,10 @@ TEST(ResponsesResponseEncoder, StopReasonTable) {
 TEST(ResponsesResponseEncoder, OwnReasoningKeepsItsIdAndEncryptedContent) {
   Response r;
   r.id = "resp_42";
-  r.content = {Block{.type = BlockType::Thinking, .signature = "gAAAA",
-                     .signature_origin = Protocol::OpenAiResponses, .item_id = "rs_7"},
+  r.content = {Block{.type = BlockType::Thinking,
+                     .signature = "gAAAA",
+                     .signature_origin = Protocol::OpenAiResponses,
+                     .item_id = "rs_7"},
                Block{.type = BlockType::Text, .text = "a", .item_id = "msg_7"},
                Block{.type = BlockType::Text, .text = "b", .item_id = "msg_7"},
                Block{.type = BlockType::Text, .text = "c"}};

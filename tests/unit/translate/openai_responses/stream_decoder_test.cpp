@@ -17,7 +17,8 @@ std::string frame(std::string_view type, std::string_view data_members) {
 }
 
 std::string created() {
-  return frame("response.created", R"("response":{"id":"resp_1","model":"gpt-5","status":"in_progress","output":[]})");
+  return frame("response.created",
+               R"("response":{"id":"resp_1","model":"gpt-5","status":"in_progress","output":[]})");
 }
 
 std::string completed(std::string_view usage = "null", std::string_view status = "completed") {
@@ -68,7 +69,8 @@ TEST(ResponsesStreamDecoder, FunctionCallStream) {
 
 TEST(ResponsesStreamDecoder, ReasoningSignatureComesFromTheDoneItem) {
   std::string sse = testing::readFixture(
-      "openai-responses", "pydantic-ai--responses_stream_reasoning_then_function_call.response.sse");
+      "openai-responses",
+      "pydantic-ai--responses_stream_reasoning_then_function_call.response.sse");
   Assembled a = assemble(decodeStream(sse));
   ASSERT_EQ(a.response.content.size(), 2u);
   Block const& rs = a.response.content[0];
@@ -83,8 +85,8 @@ TEST(ResponsesStreamDecoder, ReasoningSignatureComesFromTheDoneItem) {
 }
 
 TEST(ResponsesStreamDecoder, SummariesAndRotatingItemIds) {
-  auto streams = testing::chunksToSse(
-      testing::readFixture("openai-responses", "vercel-ai--github-copilot-id-rotation.1.chunks.txt"));
+  auto streams = testing::chunksToSse(testing::readFixture(
+      "openai-responses", "vercel-ai--github-copilot-id-rotation.1.chunks.txt"));
   ASSERT_EQ(streams.size(), 1u);
   Assembled a = assemble(decodeStream(streams[0]));
   ASSERT_EQ(a.response.content.size(), 2u) << "keyed by output_index, not by the rotating item_id";
@@ -114,19 +116,30 @@ TEST(ResponsesStreamDecoder, ErrorEventEndsTheStream) {
   EXPECT_NE(events[1].text.find("exceeded your current quota"), std::string::npos);
 
   // The SDK's flat form and a lone response.failed.
-  auto flat = decodeStream(created() + frame("error", R"("code":"rate_limit_exceeded","message":"slow down")"));
+  auto flat = decodeStream(created() +
+                           frame("error", R"("code":"rate_limit_exceeded","message":"slow down")"));
   EXPECT_EQ(flat.back().type, EventType::Error);
   EXPECT_EQ(flat.back().error_status, 429);
   EXPECT_EQ(flat.back().text, "slow down");
-  auto failed = decodeStream(created() + frame("response.failed",
-      R"("response":{"id":"resp_1","status":"failed","error":{"code":"context_length_exceeded","message":"Your input exceeds the context window"}})"));
+  auto failed = decodeStream(
+      created() +
+      frame(
+          "response.failed",
+          R"("response":{"id":"resp_1","status":"failed","error":{"code":"context_length_exceeded","message":"Your input exceeds the context window"}})"));
   EXPECT_EQ(failed.back().type, EventType::Error);
   EXPECT_EQ(failed.back().error_status, 400);
+  // A relay's context overflow without OpenAI's code is still recognised by its wording.
+  auto relay = decodeStream(
+      created() +
+      frame(
+          "error",
+          R"("error":{"type":"server_error","message":"This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens."})"));
+  EXPECT_EQ(relay.back().error_status, 400);
 }
 
 TEST(ResponsesStreamDecoder, CutOrMalformedStreamsEndInAnError) {
-  auto fixture = testing::readFixture("openai-responses",
-                                      "pydantic-ai--responses_stream_function_call.i1.response.sse");
+  auto fixture = testing::readFixture(
+      "openai-responses", "pydantic-ai--responses_stream_function_call.i1.response.sse");
   auto cut = decodeStream(std::string_view(fixture).substr(0, fixture.size() / 2));
   EXPECT_EQ(cut.back().type, EventType::Error);
   EXPECT_EQ(cut.back().error_status, 502);
@@ -139,16 +152,28 @@ TEST(ResponsesStreamDecoder, CutOrMalformedStreamsEndInAnError) {
 }
 
 TEST(ResponsesStreamDecoder, DoneEventsWithoutDeltasStillCarryTheContent) {
-  std::string sse = created() +
-      frame("response.output_item.added", R"("output_index":0,"item":{"type":"reasoning","id":"rs_1","summary":[]})") +
-      frame("response.output_item.done", R"("output_index":0,"item":{"type":"reasoning","id":"rs_1",)"
-            R"("summary":[{"type":"summary_text","text":"one"},{"type":"summary_text","text":"two"}],"encrypted_content":"E"})") +
-      frame("response.output_item.added", R"("output_index":1,"item":{"type":"message","id":"msg_1","content":[]})") +
-      frame("response.output_item.done", R"("output_index":1,"item":{"type":"message","id":"msg_1",)"
-            R"("content":[{"type":"output_text","text":"Hello"},{"type":"output_text","text":"World"}]})") +
-      frame("response.output_item.added", R"("output_index":2,"item":{"type":"function_call","id":"fc_1","call_id":"c","name":"f","arguments":""})") +
-      frame("response.function_call_arguments.done", R"("output_index":2,"item_id":"fc_1","arguments":"{\"k\":true}")") +
-      frame("response.output_item.done", R"("output_index":2,"item":{"type":"function_call","id":"fc_1","call_id":"c","name":"f","arguments":"{\"k\":true}"})") +
+  std::string sse =
+      created() +
+      frame("response.output_item.added",
+            R"("output_index":0,"item":{"type":"reasoning","id":"rs_1","summary":[]})") +
+      frame(
+          "response.output_item.done",
+          R"("output_index":0,"item":{"type":"reasoning","id":"rs_1",)"
+          R"("summary":[{"type":"summary_text","text":"one"},{"type":"summary_text","text":"two"}],"encrypted_content":"E"})") +
+      frame("response.output_item.added",
+            R"("output_index":1,"item":{"type":"message","id":"msg_1","content":[]})") +
+      frame(
+          "response.output_item.done",
+          R"("output_index":1,"item":{"type":"message","id":"msg_1",)"
+          R"("content":[{"type":"output_text","text":"Hello"},{"type":"output_text","text":"World"}]})") +
+      frame(
+          "response.output_item.added",
+          R"("output_index":2,"item":{"type":"function_call","id":"fc_1","call_id":"c","name":"f","arguments":""})") +
+      frame("response.function_call_arguments.done",
+            R"("output_index":2,"item_id":"fc_1","arguments":"{\"k\":true}")") +
+      frame(
+          "response.output_item.done",
+          R"("output_index":2,"item":{"type":"function_call","id":"fc_1","call_id":"c","name":"f","arguments":"{\"k\":true}"})") +
       completed();
   Assembled a = assemble(decodeStream(sse));
   EXPECT_TRUE(a.problems.empty());
@@ -161,22 +186,39 @@ TEST(ResponsesStreamDecoder, DoneEventsWithoutDeltasStillCarryTheContent) {
 }
 
 TEST(ResponsesStreamDecoder, DeltasAndDoneTextAreNotDoubled) {
-  std::string sse = created() +
-      frame("response.output_item.added", R"("output_index":0,"item":{"type":"reasoning","id":"rs_1","summary":[]})") +
-      frame("response.reasoning_summary_part.added", R"("output_index":0,"summary_index":0,"part":{"type":"summary_text","text":""})") +
-      frame("response.reasoning_summary_text.delta", R"("output_index":0,"summary_index":0,"delta":"Fir")") +
-      frame("response.reasoning_summary_text.done", R"("output_index":0,"summary_index":0,"text":"First")") +
-      frame("response.reasoning_summary_part.done", R"("output_index":0,"summary_index":0,"part":{"type":"summary_text","text":"First"})") +
-      frame("response.reasoning_summary_part.added", R"("output_index":0,"summary_index":1,"part":{"type":"summary_text","text":""})") +
-      frame("response.reasoning_summary_text.delta", R"("output_index":0,"summary_index":1,"delta":"Second")") +
-      frame("response.output_item.done", R"("output_index":0,"item":{"type":"reasoning","id":"rs_1","summary":[]})") +
-      frame("response.output_item.added", R"("output_index":1,"item":{"type":"message","id":"msg_1","content":[]})") +
-      frame("response.content_part.added", R"("output_index":1,"content_index":0,"part":{"type":"output_text","text":""})") +
+  std::string sse =
+      created() +
+      frame("response.output_item.added",
+            R"("output_index":0,"item":{"type":"reasoning","id":"rs_1","summary":[]})") +
+      frame("response.reasoning_summary_part.added",
+            R"("output_index":0,"summary_index":0,"part":{"type":"summary_text","text":""})") +
+      frame("response.reasoning_summary_text.delta",
+            R"("output_index":0,"summary_index":0,"delta":"Fir")") +
+      frame("response.reasoning_summary_text.done",
+            R"("output_index":0,"summary_index":0,"text":"First")") +
+      frame("response.reasoning_summary_part.done",
+            R"("output_index":0,"summary_index":0,"part":{"type":"summary_text","text":"First"})") +
+      frame("response.reasoning_summary_part.added",
+            R"("output_index":0,"summary_index":1,"part":{"type":"summary_text","text":""})") +
+      frame("response.reasoning_summary_text.delta",
+            R"("output_index":0,"summary_index":1,"delta":"Second")") +
+      frame("response.output_item.done",
+            R"("output_index":0,"item":{"type":"reasoning","id":"rs_1","summary":[]})") +
+      frame("response.output_item.added",
+            R"("output_index":1,"item":{"type":"message","id":"msg_1","content":[]})") +
+      frame("response.content_part.added",
+            R"("output_index":1,"content_index":0,"part":{"type":"output_text","text":""})") +
       frame("response.output_text.delta", R"("output_index":1,"content_index":0,"delta":"Hi")") +
-      frame("response.output_text.done", R"("output_index":1,"content_index":0,"text":"Hi there")") +
-      frame("response.content_part.done", R"("output_index":1,"content_index":0,"part":{"type":"output_text","text":"Hi there"})") +
-      frame("response.output_item.done", R"("output_index":1,"item":{"type":"message","id":"msg_1","content":[{"type":"output_text","text":"Hi there"}]})") +
-      completed(R"({"input_tokens":5,"output_tokens":7,"output_tokens_details":{"reasoning_tokens":3}})");
+      frame("response.output_text.done",
+            R"("output_index":1,"content_index":0,"text":"Hi there")") +
+      frame(
+          "response.content_part.done",
+          R"("output_index":1,"content_index":0,"part":{"type":"output_text","text":"Hi there"})") +
+      frame(
+          "response.output_item.done",
+          R"("output_index":1,"item":{"type":"message","id":"msg_1","content":[{"type":"output_text","text":"Hi there"}]})") +
+      completed(
+          R"({"input_tokens":5,"output_tokens":7,"output_tokens_details":{"reasoning_tokens":3}})");
   auto events = decodeStream(sse);
   Assembled a = assemble(events);
   ASSERT_EQ(a.response.content.size(), 2u) << describe(events);
@@ -190,14 +232,23 @@ TEST(ResponsesStreamDecoder, DeltasAndDoneTextAreNotDoubled) {
 
 TEST(ResponsesStreamDecoder, InterleavedItemsAreSerialised) {
   // Two calls whose events interleave: the second one's events wait for the first to finish.
-  std::string sse = created() +
-      frame("response.output_item.added", R"("output_index":0,"item":{"type":"function_call","id":"fc_a","call_id":"a","name":"f","arguments":""})") +
-      frame("response.output_item.added", R"("output_index":1,"item":{"type":"function_call","id":"fc_b","call_id":"b","name":"g","arguments":""})") +
+  std::string sse =
+      created() +
+      frame(
+          "response.output_item.added",
+          R"("output_index":0,"item":{"type":"function_call","id":"fc_a","call_id":"a","name":"f","arguments":""})") +
+      frame(
+          "response.output_item.added",
+          R"("output_index":1,"item":{"type":"function_call","id":"fc_b","call_id":"b","name":"g","arguments":""})") +
       frame("response.function_call_arguments.delta", R"("output_index":1,"delta":"{\"y\":")") +
       frame("response.function_call_arguments.delta", R"("output_index":0,"delta":"{\"x\":1}")") +
       frame("response.function_call_arguments.delta", R"("output_index":1,"delta":"2}")") +
-      frame("response.output_item.done", R"("output_index":1,"item":{"type":"function_call","id":"fc_b","call_id":"b","name":"g","arguments":"{\"y\":2}"})") +
-      frame("response.output_item.done", R"("output_index":0,"item":{"type":"function_call","id":"fc_a","call_id":"a","name":"f","arguments":"{\"x\":1}"})") +
+      frame(
+          "response.output_item.done",
+          R"("output_index":1,"item":{"type":"function_call","id":"fc_b","call_id":"b","name":"g","arguments":"{\"y\":2}"})") +
+      frame(
+          "response.output_item.done",
+          R"("output_index":0,"item":{"type":"function_call","id":"fc_a","call_id":"a","name":"f","arguments":"{\"x\":1}"})") +
       completed();
   auto events = decodeStream(sse);
   Assembled a = assemble(events);
@@ -212,21 +263,29 @@ TEST(ResponsesStreamDecoder, InterleavedItemsAreSerialised) {
 
 TEST(ResponsesStreamDecoder, TerminalStatusesAndItemsOnlyInTheFinalResponse) {
   auto incomplete = assemble(decodeStream(
-      created() + frame("response.incomplete",
-                        R"("response":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}})")));
+      created() +
+      frame(
+          "response.incomplete",
+          R"("response":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}})")));
   EXPECT_EQ(incomplete.response.stop, StopReason::MaxTokens);
   auto refused = assemble(decodeStream(
       created() +
-      frame("response.output_item.added", R"("output_index":0,"item":{"type":"message","id":"m","content":[]})") +
-      frame("response.content_part.added", R"("output_index":0,"content_index":0,"part":{"type":"refusal","refusal":""})") +
+      frame("response.output_item.added",
+            R"("output_index":0,"item":{"type":"message","id":"m","content":[]})") +
+      frame("response.content_part.added",
+            R"("output_index":0,"content_index":0,"part":{"type":"refusal","refusal":""})") +
       frame("response.refusal.delta", R"("output_index":0,"content_index":0,"delta":"I can't.")") +
-      frame("response.output_item.done", R"("output_index":0,"item":{"type":"message","id":"m","content":[{"type":"refusal","refusal":"I can't."}]})") +
+      frame(
+          "response.output_item.done",
+          R"("output_index":0,"item":{"type":"message","id":"m","content":[{"type":"refusal","refusal":"I can't."}]})") +
       completed()));
   EXPECT_EQ(refused.response.stop, StopReason::ContentFilter);
   EXPECT_EQ(refused.response.content.at(0).text, "I can't.");
   auto bare = assemble(decodeStream(
-      created() + frame("response.completed",
-                        R"("response":{"status":"completed","output":[{"type":"message","id":"m","content":[{"type":"output_text","text":"all at once"}]}]})")));
+      created() +
+      frame(
+          "response.completed",
+          R"("response":{"status":"completed","output":[{"type":"message","id":"m","content":[{"type":"output_text","text":"all at once"}]}]})")));
   ASSERT_EQ(bare.response.content.size(), 1u);
   EXPECT_EQ(bare.response.content[0].text, "all at once");
 }
@@ -237,7 +296,8 @@ TEST(ResponsesStreamDecoder, ArbitraryBytesNeverBreakIt) {
   for (int i = 0; i < 20000; ++i) {
     x = x * 1103515245 + 12345;
     noise.push_back(static_cast<char>(x >> 16));
-    if (i % 97 == 0) noise += "\n\ndata: {\"type\":\"response.output_text.delta\",\"output_index\":";
+    if (i % 97 == 0)
+      noise += "\n\ndata: {\"type\":\"response.output_text.delta\",\"output_index\":";
   }
   auto events = decodeStream(noise, -1, 7);
   ASSERT_FALSE(events.empty());

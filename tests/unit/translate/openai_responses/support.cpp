@@ -1,7 +1,6 @@
 #include "openai_responses/support.h"
 
 #include <boost/json/parse.hpp>
-
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -44,9 +43,10 @@ std::vector<std::string> chunksToSse(std::string_view lines) {
 
 std::vector<NamedStream> responsesStreams() {
   std::vector<NamedStream> out;
-  for (std::string name : {"pydantic-ai--responses_stream_function_call.i0.response.sse",
-                           "pydantic-ai--responses_stream_function_call.i1.response.sse",
-                           "pydantic-ai--responses_stream_reasoning_then_function_call.response.sse"}) {
+  for (std::string name :
+       {"pydantic-ai--responses_stream_function_call.i0.response.sse",
+        "pydantic-ai--responses_stream_function_call.i1.response.sse",
+        "pydantic-ai--responses_stream_reasoning_then_function_call.response.sse"}) {
     out.push_back({name, readFixture("openai-responses", name)});
   }
   for (std::string name : {"vercel-ai--openai-reasoning-encrypted-content.1.chunks.txt",
@@ -87,16 +87,26 @@ namespace {
 
 std::string_view typeName(EventType t) {
   switch (t) {
-    case EventType::MessageStart: return "MessageStart";
-    case EventType::BlockStart: return "BlockStart";
-    case EventType::TextDelta: return "TextDelta";
-    case EventType::ThinkingDelta: return "ThinkingDelta";
-    case EventType::SignatureDelta: return "SignatureDelta";
-    case EventType::ArgumentsDelta: return "ArgumentsDelta";
-    case EventType::BlockStop: return "BlockStop";
-    case EventType::UsageUpdate: return "UsageUpdate";
-    case EventType::MessageStop: return "MessageStop";
-    case EventType::Error: return "Error";
+    case EventType::MessageStart:
+      return "MessageStart";
+    case EventType::BlockStart:
+      return "BlockStart";
+    case EventType::TextDelta:
+      return "TextDelta";
+    case EventType::ThinkingDelta:
+      return "ThinkingDelta";
+    case EventType::SignatureDelta:
+      return "SignatureDelta";
+    case EventType::ArgumentsDelta:
+      return "ArgumentsDelta";
+    case EventType::BlockStop:
+      return "BlockStop";
+    case EventType::UsageUpdate:
+      return "UsageUpdate";
+    case EventType::MessageStop:
+      return "MessageStop";
+    case EventType::Error:
+      return "Error";
   }
   return "?";
 }
@@ -177,7 +187,8 @@ Assembled assemble(std::vector<Event> const& events) {
         break;
       }
       case EventType::BlockStop:
-        if (e.index != open) a.problems.push_back("stop for block " + std::to_string(e.index) + " not open");
+        if (e.index != open)
+          a.problems.push_back("stop for block " + std::to_string(e.index) + " not open");
         open = -1;
         break;
       case EventType::UsageUpdate:

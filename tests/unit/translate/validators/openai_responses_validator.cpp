@@ -2,7 +2,6 @@
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
-
 #include <optional>
 #include <set>
 
@@ -18,7 +17,9 @@ std::optional<json::value> parseJson(std::string_view text) {
   return v;
 }
 
-json::value const* member(json::object const& o, std::string_view key) { return o.if_contains(key); }
+json::value const* member(json::object const& o, std::string_view key) {
+  return o.if_contains(key);
+}
 
 bool isString(json::object const& o, std::string_view key) {
   auto const* v = member(o, key);
@@ -53,13 +54,17 @@ json::array const* arr(json::object const& o, std::string_view key) {
   return v && v->is_array() ? &v->as_array() : nullptr;
 }
 
-bool validJson(std::string_view text) { return parseJson(text).has_value(); }
+bool validJson(std::string_view text) {
+  return parseJson(text).has_value();
+}
 
 /// Collects problems with a context prefix.
 class Problems {
  public:
   explicit Problems(std::vector<std::string>& out) : out_(out) {}
-  void add(std::string const& where, std::string const& what) { out_.push_back(where + ": " + what); }
+  void add(std::string const& where, std::string const& what) {
+    out_.push_back(where + ": " + what);
+  }
 
  private:
   std::vector<std::string>& out_;
@@ -71,7 +76,8 @@ void checkUsage(json::object const& usage, std::string const& where, Problems& p
       p.add(where, "usage." + std::string(k) + " must be a non-negative integer");
     }
   }
-  if (integer(usage, "total_tokens") != integer(usage, "input_tokens") + integer(usage, "output_tokens")) {
+  if (integer(usage, "total_tokens") !=
+      integer(usage, "input_tokens") + integer(usage, "output_tokens")) {
     p.add(where, "usage.total_tokens must equal input_tokens + output_tokens");
   }
   auto const* in = obj(usage, "input_tokens_details");
@@ -122,7 +128,8 @@ void checkDoneItem(json::object const& item, std::string const& where, Problems&
     if (!isString(item, "arguments")) {
       p.add(where, "function_call.arguments must be a JSON string");
     } else if (!validJson(str(item, "arguments"))) {
-      p.add(where, "function_call.arguments is not valid JSON: " + std::string(str(item, "arguments")));
+      p.add(where,
+            "function_call.arguments is not valid JSON: " + std::string(str(item, "arguments")));
     }
   } else if (type == "reasoning") {
     auto const* summary = arr(item, "summary");
@@ -136,7 +143,8 @@ void checkDoneItem(json::object const& item, std::string const& where, Problems&
         }
       }
     }
-    if (auto const* enc = member(item, "encrypted_content"); enc && !enc->is_string() && !enc->is_null()) {
+    if (auto const* enc = member(item, "encrypted_content");
+        enc && !enc->is_string() && !enc->is_null()) {
       p.add(where, "reasoning.encrypted_content must be a string");
     }
   } else {
@@ -187,7 +195,7 @@ struct StreamItem {
   std::string type, id, call_id, name;
   std::vector<std::string> parts;  ///< message content parts / reasoning summary parts
   std::vector<bool> part_done;
-  bool text_done = false;          ///< output_text.done / summary_text.done of the last part
+  bool text_done = false;  ///< output_text.done / summary_text.done of the last part
   std::string args;
   bool args_done = false;
   bool done = false;
@@ -232,7 +240,8 @@ void StreamChecker::frame(std::size_t n, std::string_view name, json::object con
   std::string where = "frame " + std::to_string(n) + " (" + std::string(name) + ")";
   ++frames_;
   std::string_view type = str(e, "type");
-  if (type != name) p_.add(where, "data.type \"" + std::string(type) + "\" differs from the event name");
+  if (type != name)
+    p_.add(where, "data.type \"" + std::string(type) + "\" differs from the event name");
   if (integer(e, "sequence_number") != sequence_) {
     p_.add(where, "sequence_number " + std::to_string(integer(e, "sequence_number")) +
                       ", expected " + std::to_string(sequence_));
@@ -242,23 +251,29 @@ void StreamChecker::frame(std::size_t n, std::string_view name, json::object con
     p_.add(where, "an event after the terminal event");
     return;
   }
-  if (error_seen_ && type != "response.failed") p_.add(where, "an error event must be followed by response.failed");
-  if (frames_ == 1 && type != "response.created") p_.add(where, "the first event must be response.created");
+  if (error_seen_ && type != "response.failed")
+    p_.add(where, "an error event must be followed by response.failed");
+  if (frames_ == 1 && type != "response.created")
+    p_.add(where, "the first event must be response.created");
 
   if (type == "response.created" || type == "response.in_progress") {
-    if (type == "response.created" && frames_ != 1) p_.add(where, "response.created must come first, once");
-    if (type == "response.in_progress" && frames_ != 2) p_.add(where, "response.in_progress must follow response.created");
+    if (type == "response.created" && frames_ != 1)
+      p_.add(where, "response.created must come first, once");
+    if (type == "response.in_progress" && frames_ != 2)
+      p_.add(where, "response.in_progress must follow response.created");
     auto const* r = obj(e, "response");
     if (!r) return p_.add(where, "response object missing");
     checkResponseObject(*r, where, p_);
     if (str(*r, "status") != "in_progress") p_.add(where, "status must be in_progress");
-    if (auto const* out = arr(*r, "output"); out && !out->empty()) p_.add(where, "output must start empty");
+    if (auto const* out = arr(*r, "output"); out && !out->empty())
+      p_.add(where, "output must start empty");
     if (type == "response.created") response_id_ = std::string(str(*r, "id"));
     if (str(*r, "id") != response_id_) p_.add(where, "response id changed");
     return;
   }
   if (type == "response.output_item.added") {
-    if (open_ >= 0) p_.add(where, "an item was added while item " + std::to_string(open_) + " is open");
+    if (open_ >= 0)
+      p_.add(where, "an item was added while item " + std::to_string(open_) + " is open");
     if (integer(e, "output_index") != static_cast<std::int64_t>(items_.size())) {
       p_.add(where, "output_index must be " + std::to_string(items_.size()));
     }
@@ -271,7 +286,8 @@ void StreamChecker::frame(std::size_t n, std::string_view name, json::object con
     }
     if (s.type == "message") {
       if (str(*item, "role") != "assistant") p_.add(where, "message.role must be assistant");
-      if (str(*item, "status") != "in_progress") p_.add(where, "message.status must be in_progress");
+      if (str(*item, "status") != "in_progress")
+        p_.add(where, "message.status must be in_progress");
       auto const* content = arr(*item, "content");
       if (!content || !content->empty()) p_.add(where, "message.content must be an empty array");
     } else if (s.type == "function_call") {
@@ -282,7 +298,8 @@ void StreamChecker::frame(std::size_t n, std::string_view name, json::object con
       if (!isString(*item, "arguments") || !str(*item, "arguments").empty()) {
         p_.add(where, "function_call.arguments must start as \"\"");
       }
-      if (str(*item, "status") != "in_progress") p_.add(where, "function_call.status must be in_progress");
+      if (str(*item, "status") != "in_progress")
+        p_.add(where, "function_call.status must be in_progress");
     } else if (s.type == "reasoning") {
       auto const* summary = arr(*item, "summary");
       if (!summary || !summary->empty()) p_.add(where, "reasoning.summary must be an empty array");
@@ -305,10 +322,12 @@ void StreamChecker::frame(std::size_t n, std::string_view name, json::object con
     if (!it.parts.empty() && !it.part_done.back()) p_.add(where, "the previous part is not done");
     auto const* part = obj(e, "part");
     std::string_view want = summary ? "summary_text" : "output_text";
-    if (!part || str(*part, "type") != want || !isString(*part, "text") || !str(*part, "text").empty()) {
+    if (!part || str(*part, "type") != want || !isString(*part, "text") ||
+        !str(*part, "text").empty()) {
       p_.add(where, "part must be {type:" + std::string(want) + ", text:\"\"}");
     }
-    if (!summary && part && !arr(*part, "annotations")) p_.add(where, "part.annotations must be an array");
+    if (!summary && part && !arr(*part, "annotations"))
+      p_.add(where, "part.annotations must be an array");
     it.parts.emplace_back();
     it.part_done.push_back(false);
     it.text_done = false;
@@ -324,7 +343,8 @@ void StreamChecker::frame(std::size_t n, std::string_view name, json::object con
     bool summary = summary_event || type == "response.reasoning_summary_part.done";
     if (it.type != (summary ? "reasoning" : "message")) return p_.add(where, "wrong item type");
     std::string_view index_key = summary ? "summary_index" : "content_index";
-    if (it.parts.empty() || integer(e, index_key) != static_cast<std::int64_t>(it.parts.size()) - 1 ||
+    if (it.parts.empty() ||
+        integer(e, index_key) != static_cast<std::int64_t>(it.parts.size()) - 1 ||
         it.part_done.back()) {
       return p_.add(where, "no open part with this " + std::string(index_key));
     }
@@ -356,7 +376,8 @@ void StreamChecker::frame(std::size_t n, std::string_view name, json::object con
       it.args += str(e, "delta");
     } else {
       if (str(e, "arguments") != it.args) p_.add(where, "arguments differ from the deltas");
-      if (!validJson(it.args)) p_.add(where, "arguments do not reassemble to valid JSON: " + it.args);
+      if (!validJson(it.args))
+        p_.add(where, "arguments do not reassemble to valid JSON: " + it.args);
       it.args_done = true;
     }
     return;
@@ -369,7 +390,8 @@ void StreamChecker::frame(std::size_t n, std::string_view name, json::object con
     auto const* item = obj(e, "item");
     if (!item) return p_.add(where, "item missing");
     checkDoneItem(*item, where, p_);
-    if (str(*item, "id") != it.id || str(*item, "type") != it.type) p_.add(where, "item id or type changed");
+    if (str(*item, "id") != it.id || str(*item, "type") != it.type)
+      p_.add(where, "item id or type changed");
     for (bool d : it.part_done) {
       if (!d) p_.add(where, "a part is not done");
     }
@@ -422,7 +444,8 @@ void StreamChecker::frame(std::size_t n, std::string_view name, json::object con
   p_.add(where, "unknown event type \"" + std::string(type) + "\"");
 }
 
-void StreamChecker::terminal(json::object const& e, std::string_view type, std::string const& where) {
+void StreamChecker::terminal(json::object const& e, std::string_view type,
+                             std::string const& where) {
   terminal_ = true;
   auto const* r = obj(e, "response");
   if (!r) return p_.add(where, "response object missing");
@@ -437,8 +460,8 @@ void StreamChecker::terminal(json::object const& e, std::string_view type, std::
   auto const* output = arr(*r, "output");
   if (!output) return;
   if (output->size() != items_.size()) {
-    return p_.add(where, "output lists " + std::to_string(output->size()) + " items, the stream had " +
-                             std::to_string(items_.size()));
+    return p_.add(where, "output lists " + std::to_string(output->size()) +
+                             " items, the stream had " + std::to_string(items_.size()));
   }
   for (std::size_t i = 0; i < items_.size(); ++i) {
     std::string w = where + " output[" + std::to_string(i) + "]";
@@ -467,8 +490,10 @@ void StreamChecker::end() {
 std::vector<std::string> validateStream(std::string_view bytes) {
   std::vector<std::string> problems;
   Problems p(problems);
-  if (bytes.find('\r') != std::string_view::npos) p.add("framing", "carriage returns in the stream");
-  if (!bytes.empty() && !bytes.ends_with("\n\n")) p.add("framing", "the stream does not end with a blank line");
+  if (bytes.find('\r') != std::string_view::npos)
+    p.add("framing", "carriage returns in the stream");
+  if (!bytes.empty() && !bytes.ends_with("\n\n"))
+    p.add("framing", "the stream does not end with a blank line");
   StreamChecker checker(problems);
   std::size_t n = 0;
   std::size_t pos = 0;
