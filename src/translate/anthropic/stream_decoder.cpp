@@ -60,6 +60,10 @@ class Decoder final : public StreamDecoder {
 
   void closeOpen(std::vector<Event>& out) {
     if (open_ < 0) return;
+    // A tool without arguments streams one empty fragment: its arguments are "{}", which every
+    // client protocol's accumulator can parse.
+    if (open_call_ && !arguments_seen_) delta(out, EventType::ArgumentsDelta, open_, "{}");
+    open_call_ = false;
     Event e;
     e.type = EventType::BlockStop;
     e.index = open_;
@@ -202,6 +206,8 @@ class Decoder final : public StreamDecoder {
     int neutral = next_index_++;
     indexes_.emplace(*index, neutral);
     open_ = neutral;
+    open_call_ = b.type == BlockType::ToolCall;
+    arguments_seen_ = !initial_arguments.empty();
     e.index = neutral;
     out.push_back(std::move(e));
     if (!initial.empty()) {
@@ -237,6 +243,7 @@ class Decoder final : public StreamDecoder {
       }
     } else if (type == "input_json_delta") {
       if (auto text = stringAt(*d, "partial_json"); text && !text->empty()) {
+        arguments_seen_ = true;
         delta(out, EventType::ArgumentsDelta, open_, *text);
       }
     }
@@ -248,6 +255,8 @@ class Decoder final : public StreamDecoder {
   std::unordered_map<std::int64_t, int> indexes_;  ///< upstream index -> neutral index
   int next_index_ = 0;
   int open_ = -1;
+  bool open_call_ = false;       ///< the open block is a tool call
+  bool arguments_seen_ = false;  ///< ... and a non-empty fragment of its arguments came
   bool started_ = false;
   bool done_ = false;
   WireUsage usage_;

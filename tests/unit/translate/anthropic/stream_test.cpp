@@ -119,6 +119,7 @@ TEST(AnthropicStream, ThinkingSignatureAndToolUseRecording) {
   EXPECT_EQ(r.content[1].type, BlockType::ToolCall);
   EXPECT_EQ(r.content[1].id, "toolu_01825dXWLSoJwCst1qTsiWdb");
   EXPECT_EQ(r.content[1].name, "fixed_version");
+  EXPECT_EQ(r.content[1].arguments, "{}");  // no arguments: one empty fragment upstream
   EXPECT_EQ(r.stop, StopReason::ToolUse);
   ASSERT_TRUE(r.usage);
   EXPECT_EQ(r.usage->input, 598);
