@@ -68,13 +68,15 @@ Result<void> decodeToolResult(json::object const& block, std::string_view where,
     b.content.push_back(std::move(text));
     return {};
   }
-  if (!content->is_array()) return malformed(where, "tool_result `content` must be a string or a list");
+  if (!content->is_array())
+    return malformed(where, "tool_result `content` must be a string or a list");
   std::string inner_where = std::string(where) + ".content";
   std::size_t k = 0;
   for (auto const& item : content->get_array()) {
     if (!item.is_object()) return malformed(inner_where, "content blocks must be objects");
     std::vector<Block> inner;
-    auto ok = decodeBlock(item.get_object(), inner_where + "." + std::to_string(k++), inner, dropped);
+    auto ok =
+        decodeBlock(item.get_object(), inner_where + "." + std::to_string(k++), inner, dropped);
     if (!ok) return ok;
     for (Block& piece : inner) {
       if (piece.type == BlockType::Text || piece.type == BlockType::Image ||

@@ -3,7 +3,6 @@
 // Anthropic content blocks <-> neutral blocks, shared by the request and response codecs.
 
 #include <boost/json/object.hpp>
-
 #include <string>
 #include <string_view>
 #include <vector>

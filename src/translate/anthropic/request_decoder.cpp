@@ -1,7 +1,6 @@
 // Anthropic Messages request body -> neutral Request (REFERENCE.md §3.2).
 #include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
-
 #include <unordered_map>
 
 #include "translate/anthropic/blocks.h"
@@ -260,7 +259,8 @@ Result<Request> decodeRequest(std::string_view body) {
       }
     }
   }
-  if (json::object const* format = objectAt(o, "output_format"); format && !request.response_format) {
+  if (json::object const* format = objectAt(o, "output_format");
+      format && !request.response_format) {
     auto ok = decodeFormat(*format, request);
     if (!ok) return ok.error();
   }
@@ -277,9 +277,9 @@ Result<Request> decodeRequest(std::string_view body) {
   }
 
   static constexpr std::string_view kKnown[] = {
-      "model",       "messages", "system",      "max_tokens", "stream",
-      "stop_sequences", "temperature", "top_p", "top_k",      "tools",
-      "tool_choice", "thinking", "output_config", "output_format", "metadata"};
+      "model",          "messages",    "system",        "max_tokens",    "stream",
+      "stop_sequences", "temperature", "top_p",         "top_k",         "tools",
+      "tool_choice",    "thinking",    "output_config", "output_format", "metadata"};
   for (auto const& member : o) {
     std::string_view key = member.key();
     bool known = false;

@@ -1,15 +1,15 @@
 // Neutral Request -> Anthropic Messages request body (REFERENCE.md §3.2, §9.2, §9.7).
 #include "translate/anthropic/request_encoder.h"
 
+#include <algorithm>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
-
-#include <algorithm>
 #include <cctype>
 
 #include "translate/anthropic/blocks.h"
 #include "translate/anthropic/codec.h"
 #include "translate/anthropic/json_out.h"
+#include "translate/anthropic/request_blocks.h"
 #include "translate/anthropic/turns.h"
 #include "translate/anthropic/wire.h"
 #include "translate/reasoning.h"
@@ -65,174 +65,6 @@ std::string inputSchema(std::string_view parameters, std::vector<std::string>& d
   return changed ? json::serialize(schema) : std::string(parameters);
 }
 
-/// media type of base64 data from its first bytes, for images that arrive without one.
-std::string_view sniffMediaType(std::string_view data) {
-  if (data.starts_with("/9j/")) return "image/jpeg";
-  if (data.starts_with("iVBORw0KGgo")) return "image/png";
-  if (data.starts_with("R0lGOD")) return "image/gif";
-  if (data.starts_with("UklGR")) return "image/webp";
-  if (data.starts_with("JVBERi0")) return "application/pdf";
-  return "image/png";
-}
-
-struct Inline {
-  std::string_view media_type;
-  std::string_view data;
-};
-
-/// The media type and base64 data of a block, from its fields or from a data: URL.
-std::optional<Inline> inlineData(Block const& b) {
-  if (!b.data.empty()) {
-    return Inline{b.media_type.empty() ? sniffMediaType(b.data) : std::string_view(b.media_type),
-                  b.data};
-  }
-  std::string_view url = b.url;
-  if (!url.starts_with("data:")) return std::nullopt;
-  auto comma = url.find(',');
-  auto marker = url.find(";base64");
-  if (comma == std::string_view::npos || marker == std::string_view::npos || marker > comma) {
-    return std::nullopt;
-  }
-  std::string_view media = url.substr(5, marker - 5);
-  std::string_view data = url.substr(comma + 1);
-  return Inline{media.empty() ? sniffMediaType(data) : media, data};
-}
-
-class BodyWriter {
- public:
-  BodyWriter(std::string& body, std::vector<std::string>& dropped, int cache_skip)
-      : out_(body), dropped_(dropped), cache_skip_(cache_skip) {}
-
-  JsonOut& out() { return out_; }
-
-  void cacheControl(Block const& b) {
-    if (!b.cache_marker) return;
-    if (cache_skip_ > 0) {
-      --cache_skip_;
-      addDropped(dropped_, "cache_control");
-      return;
-    }
-    out_.beginObject("cache_control").str("type", "ephemeral").endObject();
-  }
-
-  void text(Block const& b) {
-    out_.beginObject().str("type", "text").str("text", b.text);
-    cacheControl(b);
-    out_.endObject();
-  }
-
-  bool image(Block const& b) {
-    if (auto in = inlineData(b)) {
-      out_.beginObject().str("type", "image").beginObject("source").str("type", "base64");
-      out_.str("media_type", in->media_type).str("data", in->data).endObject();
-    } else if (!b.url.empty()) {
-      out_.beginObject().str("type", "image").beginObject("source").str("type", "url");
-      out_.str("url", b.url).endObject();
-    } else {
-      return false;
-    }
-    cacheControl(b);
-    out_.endObject();
-    return true;
-  }
-
-  bool document(Block const& b) {
-    if (auto in = inlineData(b)) {
-      if (in->media_type.starts_with("text/")) {
-        auto decoded = base64Decode(in->data);
-        if (!decoded) return false;
-        out_.beginObject().str("type", "document").beginObject("source").str("type", "text");
-        out_.str("media_type", "text/plain").str("data", *decoded).endObject();
-      } else {
-        out_.beginObject().str("type", "document").beginObject("source").str("type", "base64");
-        out_.str("media_type", in->media_type).str("data", in->data).endObject();
-      }
-    } else if (!b.url.empty()) {
-      out_.beginObject().str("type", "document").beginObject("source").str("type", "url");
-      out_.str("url", b.url).endObject();
-    } else {
-      return false;
-    }
-    cacheControl(b);
-    out_.endObject();
-    return true;
-  }
-
-  void toolResult(Block const& b) {
-    out_.beginObject().str("type", "tool_result").str("tool_use_id", b.id);
-    std::vector<Block const*> parts;
-    bool only_text = true;
-    for (Block const& piece : b.content) {
-      if (piece.type == BlockType::Text && piece.text.empty()) continue;
-      if (piece.type == BlockType::Image && piece.data.empty() && piece.url.empty()) continue;
-      if (piece.type != BlockType::Text) only_text = false;
-      parts.push_back(&piece);
-    }
-    if (only_text && parts.size() == 1) {
-      out_.str("content", parts.front()->text);
-    } else if (!parts.empty()) {
-      out_.beginArray("content");
-      for (Block const* piece : parts) {
-        if (piece->type == BlockType::Text) {
-          out_.beginObject().str("type", "text").str("text", piece->text).endObject();
-        } else if (piece->type == BlockType::Image) {
-          Block copy = *piece;
-          copy.cache_marker = false;
-          if (!image(copy)) addDropped(dropped_, "tool_result.content");
-        } else if (piece->type == BlockType::Document) {
-          Block copy = *piece;
-          copy.cache_marker = false;
-          if (!document(copy)) addDropped(dropped_, "tool_result.content");
-        }
-      }
-      out_.endArray();
-    }
-    if (b.is_error) out_.boolean("is_error", true);
-    cacheControl(b);
-    out_.endObject();
-  }
-
-  void block(Block const& b) {
-    switch (b.type) {
-      case BlockType::Text: text(b); break;
-      case BlockType::Image:
-        if (!image(b)) addDropped(dropped_, "image");
-        break;
-      case BlockType::Document:
-        if (!document(b)) addDropped(dropped_, "document");
-        break;
-      case BlockType::ToolCall:
-        out_.beginObject().str("type", "tool_use").str("id", b.id).str("name", b.name);
-        out_.raw("input", argumentsObject(b.arguments));
-        cacheControl(b);
-        out_.endObject();
-        break;
-      case BlockType::ToolResult: toolResult(b); break;
-      case BlockType::Thinking:
-        out_.beginObject().str("type", "thinking").str("thinking", b.text);
-        out_.str("signature", b.signature).endObject();
-        break;
-      case BlockType::RedactedThinking:
-        out_.beginObject().str("type", "redacted_thinking").str("data", b.signature).endObject();
-        break;
-    }
-  }
-
- private:
-  JsonOut out_;
-  std::vector<std::string>& dropped_;
-  int cache_skip_;
-};
-
-/// Documents Anthropic takes: PDF (base64 or URL) and plain text.
-bool sendableDocument(Block const& b) {
-  if (b.type != BlockType::Document) return true;
-  if (auto in = inlineData(b)) {
-    return in->media_type == "application/pdf" || in->media_type.starts_with("text/");
-  }
-  return !b.url.empty();
-}
-
 int countCacheMarkers(std::vector<Block> const& system, std::vector<Turn> const& turns) {
   int n = 0;
   for (Block const& b : system) n += b.cache_marker ? 1 : 0;
@@ -260,14 +92,16 @@ bool thinkingBlockedByHistory(std::vector<Turn> const& turns) {
 std::size_t sizeEstimate(Request const& request) {
   std::size_t n = 1024;
   auto add = [&](Block const& b) {
-    n += 64 + b.text.size() + b.arguments.size() + b.data.size() + b.url.size() + b.signature.size();
+    n +=
+        64 + b.text.size() + b.arguments.size() + b.data.size() + b.url.size() + b.signature.size();
     for (Block const& c : b.content) n += 64 + c.text.size() + c.data.size() + c.url.size();
   };
   for (Block const& b : request.system) add(b);
   for (Message const& m : request.messages) {
     for (Block const& b : m.blocks) add(b);
   }
-  for (ToolSpec const& t : request.tools) n += 64 + t.name.size() + t.description.size() + t.parameters.size();
+  for (ToolSpec const& t : request.tools)
+    n += 64 + t.name.size() + t.description.size() + t.parameters.size();
   return n + n / 8;  // escapes
 }
 
@@ -282,8 +116,10 @@ Result<std::string> encodeRequestReporting(Request const& request, std::string_v
                                            std::vector<std::string>& dropped) {
   std::vector<Block> system;
   for (Block const& b : request.system) {
-    if (b.type == BlockType::Text && !b.text.empty()) system.push_back(b);
-    else if (b.type != BlockType::Text) addDropped(dropped, "system.non_text");
+    if (b.type == BlockType::Text && !b.text.empty())
+      system.push_back(b);
+    else if (b.type != BlockType::Text)
+      addDropped(dropped, "system.non_text");
   }
   std::vector<Message> const* messages = &request.messages;
   std::vector<Message> filtered;
@@ -327,7 +163,8 @@ Result<std::string> encodeRequestReporting(Request const& request, std::string_v
       thinking_off = true;
     } else {
       thinking = true;
-      budget = r.budget_tokens && *r.budget_tokens > 0 ? *r.budget_tokens : budgetForEffort(r.effort);
+      budget =
+          r.budget_tokens && *r.budget_tokens > 0 ? *r.budget_tokens : budgetForEffort(r.effort);
       budget = std::max(budget, kMinThinkingBudget);
     }
   }
@@ -395,12 +232,21 @@ Result<std::string> encodeRequestReporting(Request const& request, std::string_v
     ToolChoice c = choice.value_or(ToolChoice{});
     out.beginObject("tool_choice");
     switch (c.mode) {
-      case ToolChoiceMode::Auto: out.str("type", "auto"); break;
-      case ToolChoiceMode::None: out.str("type", "none"); break;
-      case ToolChoiceMode::Required: out.str("type", "any"); break;
-      case ToolChoiceMode::Named: out.str("type", "tool").str("name", c.name); break;
+      case ToolChoiceMode::Auto:
+        out.str("type", "auto");
+        break;
+      case ToolChoiceMode::None:
+        out.str("type", "none");
+        break;
+      case ToolChoiceMode::Required:
+        out.str("type", "any");
+        break;
+      case ToolChoiceMode::Named:
+        out.str("type", "tool").str("name", c.name);
+        break;
     }
-    if (no_parallel && c.mode != ToolChoiceMode::None) out.boolean("disable_parallel_tool_use", true);
+    if (no_parallel && c.mode != ToolChoiceMode::None)
+      out.boolean("disable_parallel_tool_use", true);
     out.endObject();
   } else if (!tools && choice &&
              (choice->mode == ToolChoiceMode::Required || choice->mode == ToolChoiceMode::Named)) {

@@ -1,7 +1,6 @@
 // Anthropic Messages SSE stream -> neutral events, incrementally (REFERENCE.md §3.4, §5).
 #include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
-
 #include <unordered_map>
 
 #include "protocol/sse_parser.h"
@@ -214,7 +213,8 @@ class Decoder final : public StreamDecoder {
       delta(out, type == "text" ? EventType::TextDelta : EventType::ThinkingDelta, neutral,
             initial);
     }
-    if (!initial_signature.empty()) delta(out, EventType::SignatureDelta, neutral, initial_signature);
+    if (!initial_signature.empty())
+      delta(out, EventType::SignatureDelta, neutral, initial_signature);
     if (!initial_arguments.empty()) {
       delta(out, EventType::ArgumentsDelta, neutral, initial_arguments);
     }
@@ -267,6 +267,8 @@ class Decoder final : public StreamDecoder {
 
 }  // namespace
 
-std::unique_ptr<StreamDecoder> makeStreamDecoder() { return std::make_unique<Decoder>(); }
+std::unique_ptr<StreamDecoder> makeStreamDecoder() {
+  return std::make_unique<Decoder>();
+}
 
 }  // namespace llmux::translate::anthropic

@@ -35,7 +35,9 @@ class Encoder final : public StreamEncoder {
     }
     flushStart(out);
     switch (event.type) {
-      case EventType::BlockStart: blockStart(event, out); break;
+      case EventType::BlockStart:
+        blockStart(event, out);
+        break;
       case EventType::TextDelta:
         if (open(event.index, BlockType::Text) && !event.text.empty()) {
           delta(out, "text_delta", "text", event.text);
@@ -58,8 +60,11 @@ class Encoder final : public StreamEncoder {
       case EventType::BlockStop:
         if (open_ && open_->neutral == event.index) closeBlock(out);
         break;
-      case EventType::MessageStop: messageStop(event, out); break;
-      default: break;
+      case EventType::MessageStop:
+        messageStop(event, out);
+        break;
+      default:
+        break;
     }
   }
 
@@ -102,8 +107,7 @@ class Encoder final : public StreamEncoder {
     return open_ && !open_->skipped && open_->neutral == neutral && open_->type == type;
   }
 
-  void delta(std::string& out, std::string_view type, std::string_view key,
-             std::string_view text) {
+  void delta(std::string& out, std::string_view type, std::string_view key, std::string_view text) {
     data_.clear();
     JsonOut j(data_);
     j.beginObject().str("type", "content_block_delta").num("index", open_->index);

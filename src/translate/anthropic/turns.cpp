@@ -146,8 +146,10 @@ std::vector<Turn> shapeTurns(std::vector<Message> const& messages, std::vector<B
     turn.role = m.role;
     for (Block const& b : m.blocks) {
       if (m.role == Role::System) {
-        if (b.type == BlockType::Text && !b.text.empty()) turn.blocks.push_back(b);
-        else if (b.type != BlockType::Text) addDropped(dropped, "system.non_text");
+        if (b.type == BlockType::Text && !b.text.empty())
+          turn.blocks.push_back(b);
+        else if (b.type != BlockType::Text)
+          addDropped(dropped, "system.non_text");
         continue;
       }
       if (keep(b, m.role, dropped)) turn.blocks.push_back(b);
@@ -204,8 +206,8 @@ std::vector<Turn> shapeTurns(std::vector<Message> const& messages, std::vector<B
   out.reserve(turns.size() + 1);
   for (std::size_t t = 0; t < turns.size(); ++t) {
     Turn& turn = turns[t];
-    if (turn.role == Role::User && (out.empty() || out.back().role != Role::Assistant ||
-                                    !hasCalls(out.back()))) {
+    if (turn.role == Role::User &&
+        (out.empty() || out.back().role != Role::Assistant || !hasCalls(out.back()))) {
       orphanResults(turn, dropped);
     }
     out.push_back(std::move(turn));

@@ -35,7 +35,6 @@ std::vector<Turn> shapeTurns(std::vector<Message> const& messages, std::vector<B
                              std::vector<std::string>& dropped);
 
 /// The text an unanswered tool call gets as its (is_error) result.
-inline constexpr std::string_view kMissingToolResult =
-    "No result was provided for this tool call.";
+inline constexpr std::string_view kMissingToolResult = "No result was provided for this tool call.";
 
 }  // namespace llmux::translate::anthropic

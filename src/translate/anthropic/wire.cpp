@@ -9,14 +9,22 @@ namespace llmux::translate::anthropic {
 
 std::string_view stopReasonName(StopReason stop) {
   switch (stop) {
-    case StopReason::EndTurn: return "end_turn";
-    case StopReason::StopSequence: return "stop_sequence";
-    case StopReason::MaxTokens: return "max_tokens";
-    case StopReason::ToolUse: return "tool_use";
-    case StopReason::ContentFilter: return "refusal";
-    case StopReason::PauseTurn: return "pause_turn";
-    case StopReason::ContextWindow: return "model_context_window_exceeded";
-    case StopReason::Other: return "end_turn";
+    case StopReason::EndTurn:
+      return "end_turn";
+    case StopReason::StopSequence:
+      return "stop_sequence";
+    case StopReason::MaxTokens:
+      return "max_tokens";
+    case StopReason::ToolUse:
+      return "tool_use";
+    case StopReason::ContentFilter:
+      return "refusal";
+    case StopReason::PauseTurn:
+      return "pause_turn";
+    case StopReason::ContextWindow:
+      return "model_context_window_exceeded";
+    case StopReason::Other:
+      return "end_turn";
   }
   return "end_turn";
 }

@@ -4,7 +4,6 @@
 // reasons, usage, error types, ids, signatures (REFERENCE.md §3).
 
 #include <boost/json/object.hpp>
-
 #include <cstdint>
 #include <optional>
 #include <string>

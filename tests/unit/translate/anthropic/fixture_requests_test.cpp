@@ -2,7 +2,6 @@
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -39,7 +38,8 @@ void expectSameConversation(Request const& a, Request const& b, std::string cons
   ASSERT_EQ(a.messages.size(), b.messages.size()) << where;
   for (std::size_t i = 0; i < a.messages.size(); ++i) {
     EXPECT_EQ(a.messages[i].role, b.messages[i].role) << where << " message " << i;
-    ASSERT_EQ(a.messages[i].blocks.size(), b.messages[i].blocks.size()) << where << " message " << i;
+    ASSERT_EQ(a.messages[i].blocks.size(), b.messages[i].blocks.size())
+        << where << " message " << i;
     for (std::size_t k = 0; k < a.messages[i].blocks.size(); ++k) {
       Block const& x = a.messages[i].blocks[k];
       Block const& y = b.messages[i].blocks[k];
@@ -89,7 +89,8 @@ TEST(AnthropicFixtureRequests, RecordedRequestsDecodeReencodeAndAreAccepted) {
 }
 
 TEST(AnthropicFixtureRequests, AThinkingToolLoopKeepsItsSignedThinking) {
-  auto r = decodeRequest(testing::readFixture("llm-anthropic--stream_thinking_signature_tool_use.i1.request.json"));
+  auto r = decodeRequest(
+      testing::readFixture("llm-anthropic--stream_thinking_signature_tool_use.i1.request.json"));
   ASSERT_TRUE(r.ok());
   ASSERT_TRUE(r->reasoning && r->reasoning->budget_tokens);
   EXPECT_EQ(*r->reasoning->budget_tokens, 1024);

@@ -1,11 +1,10 @@
+#include "translate/anthropic/json_out.h"
+
 #include <gtest/gtest.h>
 
 #include <boost/json/parse.hpp>
-
 #include <limits>
 #include <random>
-
-#include "translate/anthropic/json_out.h"
 
 namespace llmux::translate::anthropic {
 namespace {
@@ -20,8 +19,8 @@ TEST(AnthropicJsonOut, StringsRoundTripWhateverTheirBytes) {
   EXPECT_EQ(literal("plain"), R"({"k":"plain"})");
   EXPECT_EQ(literal("a\"b\\c\nd\te\x01"), R"({"k":"a\"b\\c\nd\te\u0001"})");
   std::mt19937 rng(3);
-  std::vector<std::string> pieces = {"a", "b", "efgh", " ", "\"", "\\", "\n", "\r", "\t",
-                                     "\x1f", "\x7f", "\xc3\xa9", "\xe2\x82\xac"};
+  std::vector<std::string> pieces = {"a",  "b",  "efgh", " ",    "\"",       "\\",          "\n",
+                                     "\r", "\t", "\x1f", "\x7f", "\xc3\xa9", "\xe2\x82\xac"};
   for (int round = 0; round < 500; ++round) {
     std::string s;
     std::size_t n = rng() % 40;

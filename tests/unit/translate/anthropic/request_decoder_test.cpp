@@ -118,8 +118,9 @@ TEST(AnthropicRequestDecoder, ToolsAndToolChoice) {
       {R"({"type":"auto","disable_parallel_tool_use":false})", ToolChoiceMode::Auto, "", true},
   };
   for (auto const& c : cases) {
-    Request r = decodeOk(R"({"model":"m","max_tokens":1,"messages":[],"tool_choice":)" + c.choice +
-                         R"(,"tools":[{"name":"get","description":"d","input_schema":{"type":"object","properties":{"q":{"type":"string"}}},"cache_control":{"type":"ephemeral"}},
+    Request r = decodeOk(
+        R"({"model":"m","max_tokens":1,"messages":[],"tool_choice":)" + c.choice +
+        R"(,"tools":[{"name":"get","description":"d","input_schema":{"type":"object","properties":{"q":{"type":"string"}}},"cache_control":{"type":"ephemeral"}},
                          {"type":"web_search_20250305","name":"web_search"}]})");
     ASSERT_TRUE(r.tool_choice.has_value()) << c.choice;
     EXPECT_EQ(r.tool_choice->mode, c.mode) << c.choice;
@@ -185,9 +186,9 @@ TEST(AnthropicRequestDecoder, FieldsWithoutANeutralPlaceAreListed) {
       {"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}},
       {"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]},
       {"type":"text","text":"t","citations":[{"type":"x"}]}]}]})");
-  for (std::string_view name : {"service_tier", "context_management", "container", "cache_control",
-                                "metadata.other", "server_tool_use", "web_search_tool_result",
-                                "citations"}) {
+  for (std::string_view name :
+       {"service_tier", "context_management", "container", "cache_control", "metadata.other",
+        "server_tool_use", "web_search_tool_result", "citations"}) {
     EXPECT_TRUE(dropped(r, name)) << name;
   }
   ASSERT_EQ(r.messages[0].blocks.size(), 1u);
@@ -231,10 +232,12 @@ TEST(AnthropicRequestDecoder, MalformedBodiesAreInvalidRequestsNamingTheField) {
        "messages.0.content.0"},
       {R"({"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"image","source":{"type":"ftp"}}]}]})",
        "messages.0.content.0"},
-      {R"({"model":"m","max_tokens":1,"messages":[],"tool_choice":{"type":"tool"}})", "tool_choice"},
+      {R"({"model":"m","max_tokens":1,"messages":[],"tool_choice":{"type":"tool"}})",
+       "tool_choice"},
       {R"({"model":"m","max_tokens":1,"messages":[],"thinking":{"type":"enabled"}})",
        "thinking.budget_tokens"},
-      {R"({"model":"m","max_tokens":1,"messages":[],"tools":[{"description":"x"}]})", "tools.0.name"},
+      {R"({"model":"m","max_tokens":1,"messages":[],"tools":[{"description":"x"}]})",
+       "tools.0.name"},
       {R"({"model":"m","max_tokens":1,"messages":[],"stop_sequences":"END"})", "stop_sequences"},
   };
   for (auto const& c : cases) {

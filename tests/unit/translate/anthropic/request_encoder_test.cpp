@@ -1,13 +1,13 @@
+#include "translate/anthropic/request_encoder.h"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
-#include <algorithm>
-
 #include "anthropic/support.h"
 #include "translate/anthropic/codec.h"
-#include "translate/anthropic/request_encoder.h"
 #include "translate/anthropic/turns.h"
 
 namespace llmux::translate::anthropic {
@@ -49,7 +49,9 @@ Block thinking(std::string t, std::string signature, std::optional<Protocol> ori
   return b;
 }
 
-Message msg(Role role, std::vector<Block> blocks) { return Message{role, std::move(blocks)}; }
+Message msg(Role role, std::vector<Block> blocks) {
+  return Message{role, std::move(blocks)};
+}
 
 Request basic() {
   Request r;
@@ -84,9 +86,13 @@ bool has(std::vector<std::string> const& list, std::string_view name) {
   return std::find(list.begin(), list.end(), name) != list.end();
 }
 
-std::string str(json::value const& v) { return json::serialize(v); }
+std::string str(json::value const& v) {
+  return json::serialize(v);
+}
 
-json::array const& messages(Encoded const& e) { return e.body.at("messages").as_array(); }
+json::array const& messages(Encoded const& e) {
+  return e.body.at("messages").as_array();
+}
 
 TEST(AnthropicRequestEncoder, RequiredFieldsAndDefaults) {
   Encoded e = encode(basic());
@@ -193,9 +199,13 @@ TEST(AnthropicRequestEncoder, SamplingParameters) {
 
 TEST(AnthropicRequestEncoder, ToolsChoiceAndSchemas) {
   Request r = basic();
-  r.tools.push_back(ToolSpec{"get_weather", "Weather", R"({"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false})", true});
+  r.tools.push_back(ToolSpec{
+      "get_weather", "Weather",
+      R"({"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false})",
+      true});
   r.tools.push_back(ToolSpec{"noargs", "", "", false});
-  r.tools.push_back(ToolSpec{"gemini_style", "", R"({"type":"OBJECT","properties":{"n":{"type":"INTEGER"}}})", false});
+  r.tools.push_back(ToolSpec{"gemini_style", "",
+                             R"({"type":"OBJECT","properties":{"n":{"type":"INTEGER"}}})", false});
   r.parallel_tool_calls = false;
   struct Case {
     std::optional<ToolChoice> choice;
@@ -204,7 +214,8 @@ TEST(AnthropicRequestEncoder, ToolsChoiceAndSchemas) {
   std::vector<Case> cases = {
       {std::nullopt, R"({"type":"auto","disable_parallel_tool_use":true})"},
       {ToolChoice{ToolChoiceMode::Auto, ""}, R"({"type":"auto","disable_parallel_tool_use":true})"},
-      {ToolChoice{ToolChoiceMode::Required, ""}, R"({"type":"any","disable_parallel_tool_use":true})"},
+      {ToolChoice{ToolChoiceMode::Required, ""},
+       R"({"type":"any","disable_parallel_tool_use":true})"},
       {ToolChoice{ToolChoiceMode::Named, "get_weather"},
        R"({"type":"tool","name":"get_weather","disable_parallel_tool_use":true})"},
       {ToolChoice{ToolChoiceMode::None, ""}, R"({"type":"none"})"},
@@ -216,8 +227,10 @@ TEST(AnthropicRequestEncoder, ToolsChoiceAndSchemas) {
     auto const& tools = e.body.at("tools").as_array();
     ASSERT_EQ(tools.size(), 3u);
     // A valid object schema is copied byte for byte.
-    EXPECT_NE(e.text.find(R"("input_schema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false})"),
-              std::string::npos);
+    EXPECT_NE(
+        e.text.find(
+            R"("input_schema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false})"),
+        std::string::npos);
     EXPECT_EQ(str(tools[1].at("input_schema")), R"({"type":"object","properties":{}})");
     EXPECT_FALSE(tools[1].as_object().contains("description"));
     EXPECT_EQ(tools[2].at("input_schema").at("type").as_string(), "object");
@@ -242,11 +255,14 @@ TEST(AnthropicRequestEncoder, ChatStyleHistoryIsShapedIntoAlternatingTurns) {
       msg(Role::User, {text("and now?")}),
   };
   Encoded e = encode(r);
-  EXPECT_EQ(str(e.body.at("system")),
-            R"([{"type":"text","text":"be useful"},{"type":"text","text":"leading system message"}])");
+  EXPECT_EQ(
+      str(e.body.at("system")),
+      R"([{"type":"text","text":"be useful"},{"type":"text","text":"leading system message"}])");
   auto const& m = messages(e);
   ASSERT_EQ(m.size(), 3u) << e.text;
-  EXPECT_EQ(str(m[0]), R"({"role":"user","content":[{"type":"text","text":"first"},{"type":"text","text":"second"}]})");
+  EXPECT_EQ(
+      str(m[0]),
+      R"({"role":"user","content":[{"type":"text","text":"first"},{"type":"text","text":"second"}]})");
   EXPECT_EQ(str(m[1].at("content").as_array()[1]),
             R"({"type":"tool_use","id":"call_a","name":"get","input":{"x":1}})");
   EXPECT_EQ(str(m[1].at("content").as_array()[2]),
@@ -269,8 +285,9 @@ TEST(AnthropicRequestEncoder, EveryToolUseIsAnsweredAndStrayResultsBecomeText) {
   Encoded e = encode(r);
   auto const& m = messages(e);
   ASSERT_EQ(m.size(), 5u) << e.text;
-  EXPECT_EQ(str(m[0].at("content")),
-            R"([{"type":"text","text":"go"},{"type":"text","text":"Tool result (lookup) [call_zz]: stray"}])");
+  EXPECT_EQ(
+      str(m[0].at("content")),
+      R"([{"type":"text","text":"go"},{"type":"text","text":"Tool result (lookup) [call_zz]: stray"}])");
   auto const& answers = m[2].at("content").as_array();
   ASSERT_EQ(answers.size(), 2u);
   EXPECT_EQ(answers[0].at("tool_use_id").as_string(), "call_1");
@@ -342,9 +359,10 @@ TEST(AnthropicRequestEncoder, ThinkingIsLeftOutWhenThePendingToolTurnCarriesNone
   // thinking for it ("a final assistant message must start with a thinking block").
   Request r;
   r.reasoning = Reasoning{true, "high", {}, false};
-  r.messages = {msg(Role::User, {text("q")}),
-                msg(Role::Assistant, {thinking("t", "gem", Protocol::Gemini), call("c1", "f", "{}")}),
-                msg(Role::User, {result("c1", "r")})};
+  r.messages = {
+      msg(Role::User, {text("q")}),
+      msg(Role::Assistant, {thinking("t", "gem", Protocol::Gemini), call("c1", "f", "{}")}),
+      msg(Role::User, {result("c1", "r")})};
   r.tools.push_back(ToolSpec{"f", "", "", false});
   Encoded e = encode(r);
   EXPECT_FALSE(e.body.contains("thinking")) << e.text;
@@ -395,10 +413,13 @@ TEST(AnthropicRequestEncoder, MediaBlocks) {
   Encoded e = encode(r);
   auto const& c = messages(e)[0].at("content").as_array();
   ASSERT_EQ(c.size(), 6u) << e.text;
-  EXPECT_EQ(str(c[1].at("source")), R"({"type":"base64","media_type":"image/jpeg","data":"/9j/4AAQ"})");
-  EXPECT_EQ(str(c[2].at("source")), R"({"type":"base64","media_type":"image/png","data":"iVBORw0KGgoAAA"})");
+  EXPECT_EQ(str(c[1].at("source")),
+            R"({"type":"base64","media_type":"image/jpeg","data":"/9j/4AAQ"})");
+  EXPECT_EQ(str(c[2].at("source")),
+            R"({"type":"base64","media_type":"image/png","data":"iVBORw0KGgoAAA"})");
   EXPECT_EQ(str(c[3].at("source")), R"({"type":"url","url":"https://x.test/cat.png"})");
-  EXPECT_EQ(str(c[4].at("source")), R"({"type":"base64","media_type":"application/pdf","data":"JVBERi0xLjQ="})");
+  EXPECT_EQ(str(c[4].at("source")),
+            R"({"type":"base64","media_type":"application/pdf","data":"JVBERi0xLjQ="})");
   EXPECT_EQ(str(c[5].at("source")), R"({"type":"text","media_type":"text/plain","data":"hello"})");
   EXPECT_TRUE(has(e.dropped, "file_id"));
   EXPECT_TRUE(has(e.dropped, "document"));
@@ -409,7 +430,8 @@ TEST(AnthropicRequestEncoder, MidConversationSystemTurnsAndStructuredOutput) {
   r.messages = {msg(Role::User, {text("a")}), msg(Role::Assistant, {call("c", "f", "{}")}),
                 msg(Role::System, {text("reminder")}), msg(Role::User, {result("c", "ok")})};
   r.tools.push_back(ToolSpec{"f", "", "", false});
-  r.response_format = ResponseFormat{ResponseFormatType::JsonSchema, "answer", R"({"type":"object"})", true};
+  r.response_format =
+      ResponseFormat{ResponseFormatType::JsonSchema, "answer", R"({"type":"object"})", true};
   r.prompt_cache_key = "k";
   Encoded e = encode(r);
   auto const& m = messages(e);

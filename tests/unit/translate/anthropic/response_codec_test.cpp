@@ -75,7 +75,8 @@ TEST(AnthropicResponseCodec, EveryRecordedMessageRoundTripsAndValidates) {
 }
 
 TEST(AnthropicResponseCodec, RecordedContentIsDecodedFaithfully) {
-  auto thinking = decodeResponse(readFixture("pydantic-ai--thinking_tool_use_roundtrip.i0.response.json"));
+  auto thinking =
+      decodeResponse(readFixture("pydantic-ai--thinking_tool_use_roundtrip.i0.response.json"));
   ASSERT_TRUE(thinking.ok());
   ASSERT_EQ(thinking->content.size(), 3u);
   EXPECT_EQ(thinking->content[0].type, BlockType::Thinking);
@@ -152,9 +153,10 @@ TEST(AnthropicResponseCodec, StopReasonsBothWays) {
     std::string content = c.stop == StopReason::ToolUse
                               ? R"([{"type":"tool_use","id":"toolu_1","name":"f","input":{}}])"
                               : R"([{"type":"text","text":"x"}])";
-    auto r = decodeResponse(R"({"id":"msg_1","type":"message","role":"assistant","model":"m","content":)" +
-                            content + R"(,"stop_reason":")" + c.wire +
-                            R"(","stop_sequence":"END","usage":{"input_tokens":1,"output_tokens":1}})");
+    auto r = decodeResponse(
+        R"({"id":"msg_1","type":"message","role":"assistant","model":"m","content":)" + content +
+        R"(,"stop_reason":")" + c.wire +
+        R"(","stop_sequence":"END","usage":{"input_tokens":1,"output_tokens":1}})");
     ASSERT_TRUE(r.ok()) << c.wire;
     EXPECT_EQ(r->stop, c.stop) << c.wire;
     auto out = json::parse(encodeResponse(*r, {})).as_object();
@@ -228,11 +230,12 @@ TEST(AnthropicResponseCodec, ErrorsAndMalformedBodies) {
   auto e404 = decodeResponse(readFixture("pydantic-ai--error_404_not_found.response.json"));
   ASSERT_FALSE(e404.ok());
   EXPECT_EQ(e404.error().status(), 404);
-  auto overloaded = decodeResponse(R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})");
+  auto overloaded = decodeResponse(
+      R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})");
   ASSERT_FALSE(overloaded.ok());
   EXPECT_EQ(overloaded.error().status(), 529);
-  for (std::string body : {"", "{", "[]", R"({"id":"msg_1"})",
-                           R"({"content":[{"type":"tool_use","id":"x"}]})"}) {
+  for (std::string body :
+       {"", "{", "[]", R"({"id":"msg_1"})", R"({"content":[{"type":"tool_use","id":"x"}]})"}) {
     auto r = decodeResponse(body);
     ASSERT_FALSE(r.ok()) << body;
     EXPECT_EQ(r.error().kind, ErrorKind::UpstreamProtocol) << body;

@@ -69,9 +69,15 @@ TEST(AnthropicStreamRobustness, DamagedRecordingsAndGarbageKeepTheContract) {
       for (int i = 0; i < edits; ++i) {
         std::size_t at = std::uniform_int_distribution<std::size_t>(0, damaged.size() - 1)(rng);
         switch (rng() % 3) {
-          case 0: damaged[at] = static_cast<char>(rng()); break;
-          case 1: damaged.erase(at, std::uniform_int_distribution<std::size_t>(1, 64)(rng)); break;
-          default: damaged.insert(at, damaged.substr(at / 2, 40)); break;
+          case 0:
+            damaged[at] = static_cast<char>(rng());
+            break;
+          case 1:
+            damaged.erase(at, std::uniform_int_distribution<std::size_t>(1, 64)(rng));
+            break;
+          default:
+            damaged.insert(at, damaged.substr(at / 2, 40));
+            break;
         }
       }
       auto events = testing::decodeStreamRandomly(damaged, static_cast<std::uint32_t>(round));
@@ -85,7 +91,8 @@ TEST(AnthropicStreamRobustness, DamagedRecordingsAndGarbageKeepTheContract) {
   for (int round = 0; round < 200; ++round) {
     std::string garbage(std::uniform_int_distribution<std::size_t>(0, 600)(rng), '\0');
     for (char& c : garbage) c = static_cast<char>(rng());
-    if (round % 2 == 0) garbage = "event: message_start\ndata: {\"type\":\"message_start\"}\n\n" + garbage;
+    if (round % 2 == 0)
+      garbage = "event: message_start\ndata: {\"type\":\"message_start\"}\n\n" + garbage;
     expectContract(testing::decodeStream(garbage), "garbage " + std::to_string(round));
   }
 }

@@ -106,14 +106,16 @@ TEST(AnthropicStream, EveryRecordedStreamReencodesIntoAValidStreamWithNothingLos
 }
 
 TEST(AnthropicStream, ThinkingSignatureAndToolUseRecording) {
-  auto events = decodeStream(streamBody("llm-anthropic--stream_thinking_signature_tool_use.i0.response.sse"));
+  auto events =
+      decodeStream(streamBody("llm-anthropic--stream_thinking_signature_tool_use.i0.response.sse"));
   Response r = accumulate(events);
   EXPECT_EQ(r.id, "msg_01JdU4xqNHXL9QCFWkwCDKGr");
   EXPECT_EQ(r.model, "claude-haiku-4-5-20251001");
   ASSERT_EQ(r.content.size(), 2u);
   EXPECT_EQ(r.content[0].type, BlockType::Thinking);
   EXPECT_EQ(r.content[0].signature_origin, Protocol::Anthropic);
-  EXPECT_TRUE(r.content[0].text.starts_with("The user wants me to:\n1. Use the fixed_version tool"));
+  EXPECT_TRUE(
+      r.content[0].text.starts_with("The user wants me to:\n1. Use the fixed_version tool"));
   EXPECT_TRUE(r.content[0].signature.starts_with("EoQDCm0IDhgCKkCDzGs2"));
   EXPECT_TRUE(r.content[0].signature.ends_with("SBwUxgB"));
   EXPECT_EQ(r.content[1].type, BlockType::ToolCall);
@@ -150,7 +152,8 @@ TEST(AnthropicStream, ServerToolBlocksAreSkippedAndIndexesStayContinuous) {
 
 TEST(AnthropicStream, UsageFieldsKeepTheirLastValue) {
   // message_start says 43 input tokens, message_delta 61: the later count wins.
-  auto events = decodeStream(streamBody("vercel-ai--anthropic-message-delta-input-tokens.chunks.txt"));
+  auto events =
+      decodeStream(streamBody("vercel-ai--anthropic-message-delta-input-tokens.chunks.txt"));
   Response r = accumulate(events);
   ASSERT_TRUE(r.usage);
   EXPECT_EQ(r.usage->input, 61);
@@ -160,12 +163,22 @@ TEST(AnthropicStream, UsageFieldsKeepTheirLastValue) {
 
 TEST(AnthropicStream, ErrorsTruncationAndGarbage) {
   std::string head =
-      "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"model\":\"m\",\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n\n"
-      "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
-      "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hel\"}}\n\n";
-  auto overloaded = decodeStream(
-      head + "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n"
-             "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"lo\"}}\n\n");
+      "event: message_start\ndata: "
+      "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"model\":\"m\",\"usage\":{"
+      "\"input_tokens\":3,\"output_tokens\":1}}}\n\n"
+      "event: content_block_start\ndata: "
+      "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":"
+      "\"\"}}\n\n"
+      "event: content_block_delta\ndata: "
+      "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":"
+      "\"Hel\"}}\n\n";
+  auto overloaded = decodeStream(head +
+                                 "event: error\ndata: "
+                                 "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\","
+                                 "\"message\":\"Overloaded\"}}\n\n"
+                                 "event: content_block_delta\ndata: "
+                                 "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{"
+                                 "\"type\":\"text_delta\",\"text\":\"lo\"}}\n\n");
   ASSERT_EQ(overloaded.back().type, EventType::Error) << describe(overloaded);
   EXPECT_EQ(overloaded.back().error_status, 529);
   EXPECT_EQ(overloaded.back().text, "Overloaded");
@@ -180,8 +193,12 @@ TEST(AnthropicStream, ErrorsTruncationAndGarbage) {
   };
   for (std::string bad : {
            std::string("data: {not json}\n\n"),
-           std::string("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":7,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}\n\n"),
-           std::string("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"),
+           std::string("event: content_block_delta\ndata: "
+                       "{\"type\":\"content_block_delta\",\"index\":7,\"delta\":{\"type\":\"text_"
+                       "delta\",\"text\":\"x\"}}\n\n"),
+           std::string("event: content_block_start\ndata: "
+                       "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":"
+                       "\"text\",\"text\":\"\"}}\n\n"),
            std::string("event: content_block_start\ndata: {\"type\":\"content_block_start\"}\n\n"),
        }) {
     auto events = decodeStream(head + bad);
@@ -245,10 +262,13 @@ TEST(AnthropicStream, EncoderTurnsAChatLikeStreamIntoAnthropicEvents) {
   EXPECT_TRUE(out.starts_with("event: message_start\ndata: "));
   EXPECT_NE(out.find(R"("id":"msg_chatcmpl-9")"), std::string::npos);
   EXPECT_NE(out.find(R"("model":"claude-alias")"), std::string::npos);
-  EXPECT_NE(out.find(R"({"type":"tool_use","id":"call_a","name":"get","input":{}})"), std::string::npos);
+  EXPECT_NE(out.find(R"({"type":"tool_use","id":"call_a","name":"get","input":{}})"),
+            std::string::npos);
   EXPECT_EQ(out.find("signature_delta"), std::string::npos);  // a Chat upstream has none
-  EXPECT_NE(out.find(R"("delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"input_tokens":20,"cache_creation_input_tokens":0,"cache_read_input_tokens":100,"output_tokens":40})"),
-            std::string::npos)
+  EXPECT_NE(
+      out.find(
+          R"("delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"input_tokens":20,"cache_creation_input_tokens":0,"cache_read_input_tokens":100,"output_tokens":40})"),
+      std::string::npos)
       << out;
   auto back = accumulate(decodeStream(out));
   ASSERT_EQ(back.content.size(), 4u);
@@ -264,10 +284,10 @@ TEST(AnthropicStream, MessageStartCarriesTheInputUsageThatFollowsIt) {
   Event usage = ev(EventType::UsageUpdate);
   usage.usage = Usage{50, 0, 10, 1, 0, false};
   Event stop = ev(EventType::MessageStop);
-  std::string out = encodeStream({begin, usage, start(0, BlockType::Text),
-                                  ev(EventType::TextDelta, 0, "hi"), ev(EventType::BlockStop, 0),
-                                  stop},
-                                 {});
+  std::string out =
+      encodeStream({begin, usage, start(0, BlockType::Text), ev(EventType::TextDelta, 0, "hi"),
+                    ev(EventType::BlockStop, 0), stop},
+                   {});
   auto first = out.substr(0, out.find("\n\n"));
   EXPECT_NE(first.find(R"("usage":{"input_tokens":40,"cache_creation_input_tokens":10)"),
             std::string::npos)
@@ -286,12 +306,11 @@ TEST(AnthropicStream, SignaturesReachTheClientOnlyWhenTheyCanComeBack) {
   for (auto const& c : cases) {
     Event s = start(0, BlockType::Thinking);
     s.block.signature_origin = c.origin;
-    std::string out = encodeStream({ev(EventType::MessageStart), s,
-                                    ev(EventType::ThinkingDelta, 0, "hmm"),
-                                    ev(EventType::SignatureDelta, 0, "Sig"),
-                                    ev(EventType::SignatureDelta, 0, "+/="),
-                                    ev(EventType::BlockStop, 0), ev(EventType::MessageStop)},
-                                   {});
+    std::string out = encodeStream(
+        {ev(EventType::MessageStart), s, ev(EventType::ThinkingDelta, 0, "hmm"),
+         ev(EventType::SignatureDelta, 0, "Sig"), ev(EventType::SignatureDelta, 0, "+/="),
+         ev(EventType::BlockStop, 0), ev(EventType::MessageStop)},
+        {});
     EXPECT_TRUE(validators::anthropic::validateStream(out).empty()) << out;
     if (c.expect.empty()) {
       EXPECT_EQ(out.find("signature_delta"), std::string::npos) << out;
@@ -305,10 +324,10 @@ TEST(AnthropicStream, EncoderErrorEvents) {
   Event error = ev(EventType::Error);
   error.error_status = 429;
   error.text = "slow down";
-  std::string mid = encodeStream({ev(EventType::MessageStart), start(0, BlockType::Text),
-                                  ev(EventType::TextDelta, 0, "par"), error,
-                                  ev(EventType::TextDelta, 0, "tial")},
-                                 {});
+  std::string mid =
+      encodeStream({ev(EventType::MessageStart), start(0, BlockType::Text),
+                    ev(EventType::TextDelta, 0, "par"), error, ev(EventType::TextDelta, 0, "tial")},
+                   {});
   EXPECT_TRUE(validators::anthropic::validateStream(mid).empty()) << mid;
   EXPECT_NE(mid.find("event: error\n"), std::string::npos);
   EXPECT_NE(mid.find("rate_limit_error"), std::string::npos);
@@ -341,7 +360,8 @@ TEST(AnthropicStream, MockProviderStreamsDecodeAndReencode) {
     EXPECT_EQ(r.content.front().type, tools ? BlockType::Thinking : BlockType::Text);
     for (Block const& b : r.content) {
       if (b.type == BlockType::ToolCall) {
-        EXPECT_TRUE(json::parse(b.arguments.empty() ? "{}" : b.arguments).is_object()) << b.arguments;
+        EXPECT_TRUE(json::parse(b.arguments.empty() ? "{}" : b.arguments).is_object())
+            << b.arguments;
       }
     }
     std::string encoded = encodeStream(events, {});

@@ -18,16 +18,26 @@ std::filesystem::path fixtureDir() {
 
 std::string_view typeName(EventType t) {
   switch (t) {
-    case EventType::MessageStart: return "MessageStart";
-    case EventType::BlockStart: return "BlockStart";
-    case EventType::TextDelta: return "TextDelta";
-    case EventType::ThinkingDelta: return "ThinkingDelta";
-    case EventType::SignatureDelta: return "SignatureDelta";
-    case EventType::ArgumentsDelta: return "ArgumentsDelta";
-    case EventType::BlockStop: return "BlockStop";
-    case EventType::UsageUpdate: return "UsageUpdate";
-    case EventType::MessageStop: return "MessageStop";
-    case EventType::Error: return "Error";
+    case EventType::MessageStart:
+      return "MessageStart";
+    case EventType::BlockStart:
+      return "BlockStart";
+    case EventType::TextDelta:
+      return "TextDelta";
+    case EventType::ThinkingDelta:
+      return "ThinkingDelta";
+    case EventType::SignatureDelta:
+      return "SignatureDelta";
+    case EventType::ArgumentsDelta:
+      return "ArgumentsDelta";
+    case EventType::BlockStop:
+      return "BlockStop";
+    case EventType::UsageUpdate:
+      return "UsageUpdate";
+    case EventType::MessageStop:
+      return "MessageStop";
+    case EventType::Error:
+      return "Error";
   }
   return "?";
 }
@@ -104,21 +114,29 @@ std::string describe(std::vector<Event> const& events) {
     out += typeName(e.type);
     out += " i=" + std::to_string(e.index);
     switch (e.type) {
-      case EventType::MessageStart: out += " id=" + e.id + " model=" + e.model; break;
+      case EventType::MessageStart:
+        out += " id=" + e.id + " model=" + e.model;
+        break;
       case EventType::BlockStart:
         out += " type=" + std::to_string(static_cast<int>(e.block.type)) + " id=" + e.block.id +
                " name=" + e.block.name + " sig=" + e.block.signature;
         break;
       case EventType::UsageUpdate:
-        out += " in=" + std::to_string(e.usage.input) + " cr=" + std::to_string(e.usage.cache_read) +
-               " cw=" + std::to_string(e.usage.cache_write) + " out=" +
-               std::to_string(e.usage.output) + " reasoning=" + std::to_string(e.usage.reasoning);
+        out += " in=" + std::to_string(e.usage.input) +
+               " cr=" + std::to_string(e.usage.cache_read) +
+               " cw=" + std::to_string(e.usage.cache_write) +
+               " out=" + std::to_string(e.usage.output) +
+               " reasoning=" + std::to_string(e.usage.reasoning);
         break;
       case EventType::MessageStop:
         out += " stop=" + std::to_string(static_cast<int>(e.stop)) + " seq=" + e.stop_sequence;
         break;
-      case EventType::Error: out += " status=" + std::to_string(e.error_status) + " " + e.text; break;
-      default: out += " text=" + e.text; break;
+      case EventType::Error:
+        out += " status=" + std::to_string(e.error_status) + " " + e.text;
+        break;
+      default:
+        out += " text=" + e.text;
+        break;
     }
     out += "\n";
   }
@@ -133,17 +151,28 @@ Response accumulate(std::vector<Event> const& events) {
         r.id = e.id;
         r.model = e.model;
         break;
-      case EventType::BlockStart: r.content.push_back(e.block); break;
+      case EventType::BlockStart:
+        r.content.push_back(e.block);
+        break;
       case EventType::TextDelta:
-      case EventType::ThinkingDelta: r.content.at(e.index).text += e.text; break;
-      case EventType::SignatureDelta: r.content.at(e.index).signature += e.text; break;
-      case EventType::ArgumentsDelta: r.content.at(e.index).arguments += e.text; break;
-      case EventType::UsageUpdate: r.usage = e.usage; break;
+      case EventType::ThinkingDelta:
+        r.content.at(e.index).text += e.text;
+        break;
+      case EventType::SignatureDelta:
+        r.content.at(e.index).signature += e.text;
+        break;
+      case EventType::ArgumentsDelta:
+        r.content.at(e.index).arguments += e.text;
+        break;
+      case EventType::UsageUpdate:
+        r.usage = e.usage;
+        break;
       case EventType::MessageStop:
         r.stop = e.stop;
         r.stop_sequence = e.stop_sequence;
         break;
-      default: break;
+      default:
+        break;
     }
   }
   return r;

@@ -13,22 +13,36 @@ const std::string kStart = frame(
     "message_start",
     R"({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":1}}})");
 const std::string kThinking =
-    frame("content_block_start", R"({"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}})") +
-    frame("content_block_delta", R"({"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm"}})") +
-    frame("content_block_delta", R"({"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"sig"}})") +
+    frame(
+        "content_block_start",
+        R"({"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}})") +
+    frame(
+        "content_block_delta",
+        R"({"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm"}})") +
+    frame(
+        "content_block_delta",
+        R"({"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"sig"}})") +
     frame("content_block_stop", R"({"type":"content_block_stop","index":0})");
 const std::string kTool =
-    frame("content_block_start", R"({"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"get","input":{}}})") +
+    frame(
+        "content_block_start",
+        R"({"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"get","input":{}}})") +
     frame("ping", R"({"type": "ping"})") +
-    frame("content_block_delta", R"({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a\":"}})") +
-    frame("content_block_delta", R"({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"1}"}})") +
+    frame(
+        "content_block_delta",
+        R"({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a\":"}})") +
+    frame(
+        "content_block_delta",
+        R"({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"1}"}})") +
     frame("content_block_stop", R"({"type":"content_block_stop","index":1})");
 const std::string kDelta = frame(
     "message_delta",
     R"({"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":9}})");
 const std::string kStop = frame("message_stop", R"({"type":"message_stop"})");
 
-std::string valid() { return kStart + kThinking + kTool + kDelta + kStop; }
+std::string valid() {
+  return kStart + kThinking + kTool + kDelta + kStop;
+}
 
 std::string replaced(std::string s, std::string_view from, std::string_view to) {
   auto at = s.find(from);
@@ -63,7 +77,8 @@ TEST(AnthropicValidator, CatchesBrokenStreams) {
       {"no event line", replaced(v, "event: ping\n", ""), "`event: ` line"},
       {"crlf framing", replaced(v, "\n\n", "\r\n\r\n"), "\\n line endings"},
       {"truncated last frame", v.substr(0, v.size() - 1), "complete frame"},
-      {"two data lines", replaced(v, R"(data: {"type": "ping"})", "data: {\"type\":\ndata: \"ping\"}"),
+      {"two data lines",
+       replaced(v, R"(data: {"type": "ping"})", "data: {\"type\":\ndata: \"ping\"}"),
        "exactly one data line"},
       {"bad json", replaced(v, R"({"type":"message_stop"})", R"({"type":"message_stop")"),
        "not valid JSON"},
@@ -72,47 +87,74 @@ TEST(AnthropicValidator, CatchesBrokenStreams) {
       {"no message_start", kThinking + kTool + kDelta + kStop, "message_start must come first"},
       {"bad id", replaced(v, R"("id":"msg_1")", R"("id":"chatcmpl-1")"), "msg_"},
       {"missing input usage", replaced(v, R"("input_tokens":5,)", ""), "usage.input_tokens"},
-      {"index gap", replaced(kStart + kThinking + kTool + kDelta + kStop, R"("index":1,"content_block")", R"("index":2,"content_block")"),
+      {"index gap",
+       replaced(kStart + kThinking + kTool + kDelta + kStop, R"("index":1,"content_block")",
+                R"("index":2,"content_block")"),
        "index must be 1"},
-      {"block interleaving", kStart + replaced(kThinking, frame("content_block_stop", R"({"type":"content_block_stop","index":0})"), "") + kTool + kDelta + kStop,
+      {"block interleaving",
+       kStart +
+           replaced(kThinking,
+                    frame("content_block_stop", R"({"type":"content_block_stop","index":0})"), "") +
+           kTool + kDelta + kStop,
        "while block 0 is open"},
-      {"delta of the wrong kind", replaced(v, R"({"type":"thinking_delta","thinking":"hmm"})", R"({"type":"text_delta","text":"hmm"})"),
+      {"delta of the wrong kind",
+       replaced(v, R"({"type":"thinking_delta","thinking":"hmm"})",
+                R"({"type":"text_delta","text":"hmm"})"),
        "does not belong to a thinking block"},
-      {"delta for another block", replaced(v, R"("index":1,"delta":{"type":"input_json_delta","partial_json":"1}"})", R"("index":0,"delta":{"type":"input_json_delta","partial_json":"1}"})"),
+      {"delta for another block",
+       replaced(v, R"("index":1,"delta":{"type":"input_json_delta","partial_json":"1}"})",
+                R"("index":0,"delta":{"type":"input_json_delta","partial_json":"1}"})"),
        "must name the open block"},
-      {"thinking after signature", kStart + replaced(kThinking, frame("content_block_stop", R"({"type":"content_block_stop","index":0})"),
-                                                     frame("content_block_delta", R"({"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"more"}})") +
-                                                         frame("content_block_stop", R"({"type":"content_block_stop","index":0})")) + kTool + kDelta + kStop,
+      {"thinking after signature",
+       kStart +
+           replaced(
+               kThinking, frame("content_block_stop", R"({"type":"content_block_stop","index":0})"),
+               frame(
+                   "content_block_delta",
+                   R"({"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"more"}})") +
+                   frame("content_block_stop", R"({"type":"content_block_stop","index":0})")) +
+           kTool + kDelta + kStop,
        "after the signature_delta"},
-      {"tool arguments not an object", replaced(v, R"("partial_json":"1}")", R"("partial_json":"1")"),
+      {"tool arguments not an object",
+       replaced(v, R"("partial_json":"1}")", R"("partial_json":"1")"),
        "do not join into a JSON object"},
       {"tool id", replaced(v, R"("id":"toolu_1")", R"("id":"functions.get:0")"), "tool_use id"},
       {"tool_use stop without a tool", kStart + kThinking + kDelta + kStop, "without any tool_use"},
       {"stop reason", replaced(v, R"("stop_reason":"tool_use")", R"("stop_reason":"tool_calls")"),
        "stop_reason must be"},
-      {"message_delta without output_tokens", replaced(v, R"("usage":{"output_tokens":9})", R"("usage":{})"),
-       "usage.output_tokens"},
+      {"message_delta without output_tokens",
+       replaced(v, R"("usage":{"output_tokens":9})", R"("usage":{})"), "usage.output_tokens"},
       {"no message_stop", kStart + kThinking + kTool + kDelta, "ends without message_stop"},
       {"event after stop", v + frame("ping", R"({"type":"ping"})"), "may follow message_stop"},
-      {"message_delta with an open block", kStart + replaced(kThinking, frame("content_block_stop", R"({"type":"content_block_stop","index":0})"), "") + kDelta + kStop,
+      {"message_delta with an open block",
+       kStart +
+           replaced(kThinking,
+                    frame("content_block_stop", R"({"type":"content_block_stop","index":0})"), "") +
+           kDelta + kStop,
        "block still open"},
-      {"unknown event", replaced(v, "event: ping\ndata: {\"type\": \"ping\"}", "event: hello\ndata: {\"type\":\"hello\"}"),
+      {"unknown event",
+       replaced(v, "event: ping\ndata: {\"type\": \"ping\"}",
+                "event: hello\ndata: {\"type\":\"hello\"}"),
        "unknown event type"},
-      {"started tool with input", replaced(v, R"("name":"get","input":{})", R"("name":"get","input":{"a":1})"),
+      {"started tool with input",
+       replaced(v, R"("name":"get","input":{})", R"("name":"get","input":{"a":1})"),
        "starts with input {}"},
   };
   for (auto const& c : cases) {
     auto problems = validateStream(c.stream);
-    EXPECT_TRUE(mentions(problems, c.expect)) << c.name << ": got " << problems.size()
-                                              << " problems" << (problems.empty() ? "" : ", first: " + problems.front());
+    EXPECT_TRUE(mentions(problems, c.expect))
+        << c.name << ": got " << problems.size() << " problems"
+        << (problems.empty() ? "" : ", first: " + problems.front());
   }
 }
 
 TEST(AnthropicValidator, AnErrorEventEndsAStream) {
-  std::string error = frame("error", R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})");
+  std::string error = frame(
+      "error", R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})");
   EXPECT_TRUE(validateStream(kStart + error).empty());
   EXPECT_TRUE(validateStream(error).empty());
-  EXPECT_TRUE(mentions(validateStream(kStart + frame("error", R"({"type":"error"})")), "error.type"));
+  EXPECT_TRUE(
+      mentions(validateStream(kStart + frame("error", R"({"type":"error"})")), "error.type"));
   EXPECT_TRUE(mentions(validateStream(kStart + error + kStop), "may follow"));
 }
 
@@ -139,10 +181,12 @@ TEST(AnthropicValidator, ChecksWholeMessages) {
   };
   for (auto const& c : cases) {
     auto problems = validateResponse(replaced(ok, c.from, c.to));
-    EXPECT_TRUE(mentions(problems, c.expect)) << c.to << ": " << (problems.empty() ? "valid" : problems.front());
+    EXPECT_TRUE(mentions(problems, c.expect))
+        << c.to << ": " << (problems.empty() ? "valid" : problems.front());
   }
   std::string no_tool = replaced(ok, R"(,
-    {"type":"tool_use","id":"toolu_1","name":"f","input":{}})", "");
+    {"type":"tool_use","id":"toolu_1","name":"f","input":{}})",
+                                 "");
   EXPECT_TRUE(mentions(validateResponse(no_tool), "without any tool_use"));
 }
 

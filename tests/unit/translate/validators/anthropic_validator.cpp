@@ -1,8 +1,7 @@
 #include "validators/anthropic_validator.h"
 
-#include <boost/json/parse.hpp>
-
 #include <algorithm>
+#include <boost/json/parse.hpp>
 #include <optional>
 
 namespace llmux::translate::validators::anthropic {
@@ -10,8 +9,12 @@ namespace {
 
 namespace json = boost::json;
 
-constexpr std::string_view kStopReasons[] = {"end_turn",   "max_tokens", "stop_sequence",
-                                             "tool_use",   "pause_turn", "refusal",
+constexpr std::string_view kStopReasons[] = {"end_turn",
+                                             "max_tokens",
+                                             "stop_sequence",
+                                             "tool_use",
+                                             "pause_turn",
+                                             "refusal",
                                              "model_context_window_exceeded"};
 
 bool validStopReason(std::string_view s) {
@@ -29,7 +32,9 @@ bool validToolId(std::string_view id) {
   });
 }
 
-json::value const* member(json::object const& o, std::string_view key) { return o.if_contains(key); }
+json::value const* member(json::object const& o, std::string_view key) {
+  return o.if_contains(key);
+}
 
 bool isString(json::object const& o, std::string_view key) {
   auto const* v = member(o, key);
@@ -69,7 +74,8 @@ void checkUsage(json::value const* usage, std::initializer_list<std::string_view
   }
   json::object const& u = usage->get_object();
   for (std::string_view key : required) {
-    if (!nonNegativeInt(member(u, key))) p.add("usage." + std::string(key) + " must be an integer >= 0");
+    if (!nonNegativeInt(member(u, key)))
+      p.add("usage." + std::string(key) + " must be an integer >= 0");
   }
   for (std::string_view key : {"input_tokens", "output_tokens", "cache_creation_input_tokens",
                                "cache_read_input_tokens"}) {
@@ -95,8 +101,10 @@ void checkBlock(json::object const& b, bool streamed, Problems& p) {
     if (!validToolId(stringOf(b, "id"))) p.add("tool_use id must match ^[a-zA-Z0-9_-]+$");
     if (stringOf(b, "name").empty()) p.add("tool_use needs a name");
     json::value const* input = member(b, "input");
-    if (input == nullptr || !input->is_object()) p.add("tool_use input must be an object");
-    else if (streamed && !input->get_object().empty()) p.add("a streamed tool_use starts with input {}");
+    if (input == nullptr || !input->is_object())
+      p.add("tool_use input must be an object");
+    else if (streamed && !input->get_object().empty())
+      p.add("a streamed tool_use starts with input {}");
   } else if (serverResultBlock(type)) {
     if (stringOf(b, "tool_use_id").empty()) p.add(std::string(type) + " needs a tool_use_id");
   } else {
@@ -186,7 +194,8 @@ class StreamChecker {
 
   void frame(Frame const& f, json::object const& data) {
     std::string_view type = stringOf(data, "type");
-    if (type != f.event) p_.add("data type \"" + std::string(type) + "\" differs from the event name");
+    if (type != f.event)
+      p_.add("data type \"" + std::string(type) + "\" differs from the event name");
     if (done_) {
       p_.add("no event may follow message_stop or error");
       return;
@@ -239,7 +248,8 @@ class StreamChecker {
       p_.add("message.content must be an empty list");
     }
     json::value const* stop = member(msg, "stop_reason");
-    if (stop == nullptr || !stop->is_null()) p_.add("message.stop_reason must be null at the start");
+    if (stop == nullptr || !stop->is_null())
+      p_.add("message.stop_reason must be null at the start");
     checkUsage(member(msg, "usage"), {"input_tokens", "output_tokens"}, p_);
   }
 
