@@ -60,6 +60,7 @@ void BodyWriter::text(Block const& b) {
 }
 
 bool BodyWriter::image(Block const& b) {
+  if (!b.detail.empty()) addDropped(dropped_, "image.detail");
   if (auto in = inlineData(b)) {
     out_.beginObject().str("type", "image").beginObject("source").str("type", "base64");
     out_.str("media_type", in->media_type).str("data", in->data).endObject();

@@ -313,6 +313,7 @@ Result<std::string> encodeRequestReporting(Request const& request, std::string_v
       out.beginObject("output_config").beginObject("format").str("type", "json_schema");
       out.raw("schema", schema).endObject().endObject();
       if (!f.name.empty()) addDropped(dropped, "response_format.name");
+      if (f.strict) addDropped(dropped, "response_format.strict");
     } else if (f.type != ResponseFormatType::Text) {
       addDropped(dropped, "response_format");
     }

@@ -90,6 +90,9 @@ void writeUsageFields(JsonOut& out, Usage const& usage) {
   out.num("cache_creation_input_tokens", std::max<std::int64_t>(usage.cache_write, 0));
   out.num("cache_read_input_tokens", std::max<std::int64_t>(usage.cache_read, 0));
   out.num("output_tokens", std::max<std::int64_t>(usage.output, 0));
+  if (usage.reasoning > 0) {  // known only when reported: never a 0 that looks like a count
+    out.beginObject("output_tokens_details").num("thinking_tokens", usage.reasoning).endObject();
+  }
 }
 
 int statusForErrorType(std::string_view type) {

@@ -42,7 +42,8 @@ struct WireUsage {
 };
 
 /// Writes the members of an Anthropic usage object (input_tokens excludes the cache:
-/// input - cache_read - cache_write, never below 0).
+/// input - cache_read - cache_write, never below 0; output_tokens_details.thinking_tokens when
+/// reasoning tokens are known).
 void writeUsageFields(JsonOut& out, Usage const& usage);
 
 /// HTTP status of an Anthropic `error.type` (overloaded_error 529, rate_limit_error 429, ...).

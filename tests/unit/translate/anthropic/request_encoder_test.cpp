@@ -393,6 +393,7 @@ TEST(AnthropicRequestEncoder, MediaBlocks) {
   Block remote;
   remote.type = BlockType::Image;
   remote.url = "https://x.test/cat.png";
+  remote.detail = "high";  // OpenAI's image detail: Anthropic has none
   Block file_only;
   file_only.type = BlockType::Image;
   file_only.file_id = "file-abc";
@@ -422,6 +423,7 @@ TEST(AnthropicRequestEncoder, MediaBlocks) {
             R"({"type":"base64","media_type":"application/pdf","data":"JVBERi0xLjQ="})");
   EXPECT_EQ(str(c[5].at("source")), R"({"type":"text","media_type":"text/plain","data":"hello"})");
   EXPECT_TRUE(has(e.dropped, "file_id"));
+  EXPECT_TRUE(has(e.dropped, "image.detail"));
   EXPECT_TRUE(has(e.dropped, "document"));
 }
 
@@ -443,6 +445,7 @@ TEST(AnthropicRequestEncoder, MidConversationSystemTurnsAndStructuredOutput) {
             R"({"format":{"type":"json_schema","schema":{"type":"object"}}})");
   EXPECT_TRUE(has(e.dropped, "prompt_cache_key"));
   EXPECT_TRUE(has(e.dropped, "response_format.name"));
+  EXPECT_TRUE(has(e.dropped, "response_format.strict"));
 }
 
 TEST(AnthropicRequestEncoder, AtMostFourCacheBreakpointsTheLastOnesKept) {

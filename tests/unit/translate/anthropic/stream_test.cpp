@@ -267,7 +267,7 @@ TEST(AnthropicStream, EncoderTurnsAChatLikeStreamIntoAnthropicEvents) {
   EXPECT_EQ(out.find("signature_delta"), std::string::npos);  // a Chat upstream has none
   EXPECT_NE(
       out.find(
-          R"("delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"input_tokens":20,"cache_creation_input_tokens":0,"cache_read_input_tokens":100,"output_tokens":40})"),
+          R"("delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"input_tokens":20,"cache_creation_input_tokens":0,"cache_read_input_tokens":100,"output_tokens":40,"output_tokens_details":{"thinking_tokens":10}})"),
       std::string::npos)
       << out;
   auto back = accumulate(decodeStream(out));
@@ -276,6 +276,7 @@ TEST(AnthropicStream, EncoderTurnsAChatLikeStreamIntoAnthropicEvents) {
   EXPECT_EQ(back.content[3].name, "put");
   EXPECT_EQ(back.usage->input, 120);
   EXPECT_EQ(back.usage->output, 40);
+  EXPECT_EQ(back.usage->reasoning, 10);
 }
 
 TEST(AnthropicStream, MessageStartCarriesTheInputUsageThatFollowsIt) {
