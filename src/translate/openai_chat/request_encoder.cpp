@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <string>
 
 #include "translate/openai_chat/codec.h"
@@ -78,9 +79,16 @@ void writeImagePart(JsonOut& out, Block const& b) {
   out.endObject().endObject();
 }
 
+/// A plain-text document's text: Chat takes documents as PDF files only, text goes as text.
+std::optional<std::string> documentText(Block const& b) {
+  if (b.data.empty()) return b.text;
+  if (!b.media_type.starts_with("text/")) return std::nullopt;
+  return decodeBase64(b.data);
+}
+
 void writeDocumentPart(JsonOut& out, Block const& b) {
-  if (b.data.empty()) {  // a plain-text document
-    out.beginObject().str("type", "text").str("text", b.text).endObject();
+  if (auto text = documentText(b)) {
+    out.beginObject().str("type", "text").str("text", *text).endObject();
     return;
   }
   std::string media_type = b.media_type.empty() ? "application/pdf" : b.media_type;

@@ -64,6 +64,7 @@ struct ToolSlot {
   std::string name;
   bool started = false;  ///< its BlockStart went out
   bool closed = false;   ///< its BlockStop went out
+  bool has_arguments = false;  ///< an arguments fragment went out
   int index = -1;        ///< its neutral block index once started
   JsonProgress progress;
 };
@@ -273,6 +274,7 @@ class ChatStreamDecoder final : public StreamDecoder {
       ToolSlot& slot = slots_[piece.slot];
       if (has_open_ && open_ == Piece::Kind::ToolStart && open_slot_ == piece.slot) {
         slot.progress.feed(piece.text);
+        slot.has_arguments = true;
         Event e{.type = EventType::ArgumentsDelta, .index = slot.index};
         e.text = std::move(piece.text);
         out.push_back(std::move(e));
@@ -341,6 +343,12 @@ class ChatStreamDecoder final : public StreamDecoder {
 
   void closeOpen(std::vector<Event>& out) {
     if (!has_open_) return;
+    if (open_ == Piece::Kind::ToolStart && !slots_[open_slot_].has_arguments) {
+      // A call without arguments: "{}", so that every consumer gets a JSON object.
+      Event e{.type = EventType::ArgumentsDelta, .index = open_index_};
+      e.text = "{}";
+      out.push_back(std::move(e));
+    }
     out.push_back(Event{.type = EventType::BlockStop, .index = open_index_});
     if (open_ == Piece::Kind::ToolStart) slots_[open_slot_].closed = true;
     has_open_ = false;

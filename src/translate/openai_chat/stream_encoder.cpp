@@ -4,7 +4,7 @@
 // the usage chunk (`choices: []`) only when the client asked for it, then `data: [DONE]`.
 
 #include <string>
-#include <unordered_map>
+#include <map>
 
 #include "protocol/error_shapes.h"
 #include "translate/openai_chat/codec.h"
@@ -27,8 +27,8 @@ class ChatStreamEncoder final : public StreamEncoder {
       case EventType::TextDelta: contentDelta("content", event.text, out); break;
       case EventType::ThinkingDelta: contentDelta("reasoning_content", event.text, out); break;
       case EventType::ArgumentsDelta: argumentsDelta(event, out); break;
-      case EventType::SignatureDelta:  // no Chat form: a signature only means something upstream
-      case EventType::BlockStop: break;
+      case EventType::SignatureDelta: break;  // no Chat form: only meaningful upstream
+      case EventType::BlockStop: closeTool(event.index, out); break;
       case EventType::UsageUpdate: usage_ = event.usage; break;
       case EventType::MessageStop: end(event.stop, out); break;
       case EventType::Error: error(event, out); break;
@@ -73,7 +73,7 @@ class ChatStreamEncoder final : public StreamEncoder {
     begin({}, {}, out);
     if (event.block.type != BlockType::ToolCall) return;
     int tool_index = static_cast<int>(tool_indexes_.size());
-    tool_indexes_[event.index] = tool_index;
+    tool_indexes_[event.index] = ToolState{tool_index, false};
     std::string call_id =
         event.block.id.empty() ? inventedCallId(id_, tool_indexes_.size() - 1) : event.block.id;
     scratch_.clear();
@@ -101,16 +101,31 @@ class ChatStreamEncoder final : public StreamEncoder {
     // Fragments of a call whose start never came cannot be placed (no id, no name).
     if (it == tool_indexes_.end() || event.text.empty()) return;
     output_bytes_ += event.text.size();
+    it->second.has_arguments = true;
+    writeArguments(it->second.index, event.text, out);
+  }
+
+  void writeArguments(int tool_index, std::string_view arguments, std::string& out) {
     scratch_.clear();
     JsonOut d(scratch_);
-    d.beginObject().beginArray("tool_calls").beginObject().num("index", std::int64_t{it->second});
-    d.beginObject("function").str("arguments", event.text).endObject().endObject().endArray();
+    d.beginObject().beginArray("tool_calls").beginObject().num("index", std::int64_t{tool_index});
+    d.beginObject("function").str("arguments", arguments).endObject().endObject().endArray();
     d.endObject();
     chunk(out, scratch_);
   }
 
+  /// A call that ends without arguments gets "{}", as OpenAI sends it: the client parses the
+  /// joined fragments as JSON.
+  void closeTool(int block_index, std::string& out) {
+    auto it = tool_indexes_.find(block_index);
+    if (it == tool_indexes_.end() || it->second.has_arguments) return;
+    it->second.has_arguments = true;
+    writeArguments(it->second.index, "{}", out);
+  }
+
   void end(StopReason stop, std::string& out) {
     begin({}, {}, out);
+    for (auto const& entry : tool_indexes_) closeTool(entry.first, out);
     chunk(out, "{}", finishReasonFor(stop, !tool_indexes_.empty()));
     if (options_.include_usage) {
       Usage usage = usage_.value_or(Usage{});
@@ -147,7 +162,11 @@ class ChatStreamEncoder final : public StreamEncoder {
   std::string id_, model_;
   std::string prefix_;   ///< `data: {"id":…,"model":…,"choices":`
   std::string scratch_;  ///< the delta being written
-  std::unordered_map<int, int> tool_indexes_;  ///< neutral block index -> tool_calls[].index
+  struct ToolState {
+    int index = 0;               ///< its tool_calls[].index
+    bool has_arguments = false;  ///< a non-empty fragment went out
+  };
+  std::map<int, ToolState> tool_indexes_;  ///< by neutral block index
   std::optional<Usage> usage_;
   std::size_t output_bytes_ = 0;
 };

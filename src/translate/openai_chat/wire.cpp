@@ -105,6 +105,38 @@ std::optional<DataUrl> parseDataUrl(std::string_view url) {
   return DataUrl{media_type, url.substr(comma + 1)};
 }
 
+std::optional<std::string> decodeBase64(std::string_view text) {
+  auto sextet = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+' || c == '-') return 62;
+    if (c == '/' || c == '_') return 63;
+    return -1;
+  };
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  std::uint32_t buffer = 0;
+  int bits = 0;
+  bool padding = false;
+  for (char c : text) {
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+    if (c == '=') {
+      padding = true;
+      continue;
+    }
+    int v = sextet(c);
+    if (v < 0 || padding) return std::nullopt;
+    buffer = (buffer << 6) | static_cast<std::uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((buffer >> bits) & 0xff));
+    }
+  }
+  return out;
+}
+
 std::string_view mediaTypeFromName(std::string_view name) {
   name = name.substr(0, name.find_first_of("?#"));
   std::size_t dot = name.rfind('.');

@@ -48,6 +48,10 @@ struct DataUrl {
 };
 std::optional<DataUrl> parseDataUrl(std::string_view url);
 
+/// The bytes of standard base64 text (padding optional, whitespace ignored); nullopt when it is
+/// not base64.
+std::optional<std::string> decodeBase64(std::string_view text);
+
 /// The media type an image or document URL's file extension suggests ("" when unknown).
 std::string_view mediaTypeFromName(std::string_view name);
 

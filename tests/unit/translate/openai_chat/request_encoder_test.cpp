@@ -284,6 +284,19 @@ TEST(ChatRequestEncoder, SignaturesAndFileIdsNeverCross) {
   EXPECT_EQ(askMock(body).status, 200) << body;
 }
 
+TEST(ChatRequestEncoder, PlainTextDocumentsGoAsText) {
+  Request r;
+  r.model = "m";
+  Block base64{.type = BlockType::Document, .media_type = "text/plain", .data = "aGVsbG8gd29ybGQ="};
+  Block inline_text{.type = BlockType::Document, .text = "notes"};
+  Block remote{.type = BlockType::Document, .url = "https://example.com/a.pdf"};
+  r.messages.push_back(Message{Role::User, {textBlock("read"), base64, inline_text, remote}});
+  json::object body = encoded(r);
+  EXPECT_EQ(text(body["messages"].as_array()[0].as_object().at("content")),
+            R"([{"type":"text","text":"read"},{"type":"text","text":"hello world"},{"type":"text","text":"notes"}])")
+      << "a document by URL has no Chat form";
+}
+
 /// The neutral request in words, to compare two decodings.
 std::string describe(Request const& r) {
   std::string out = r.model + (r.stream ? " stream" : "") + "\nsystem:";

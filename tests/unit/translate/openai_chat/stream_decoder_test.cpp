@@ -189,6 +189,19 @@ TEST(ChatStreamDecoder, ToolCallWithoutIdGetsAnInventedOne) {
   EXPECT_EQ(events.back().stop, StopReason::ToolUse) << "'stop' with tool calls means tool use";
 }
 
+TEST(ChatStreamDecoder, ACallWithoutArgumentFragmentsGetsAnEmptyObject) {
+  std::string body =
+      chunk(R"({"role":"assistant","tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"now","arguments":""}}]})") +
+      chunk("{}", R"("tool_calls")") + "data: [DONE]\n\n";
+  std::string expected =
+      "MessageStart id=chatcmpl-1 model=m\n"
+      "BlockStart 0 type=3 id=call_a name=now\n"
+      "ArgumentsDelta 0 {}\n"
+      "BlockStop 0\n"
+      "MessageStop 3\n";
+  EXPECT_EQ(dump(decodeStream(body)), expected);
+}
+
 TEST(ChatStreamDecoder, ErrorFrameBecomesAnErrorEvent) {
   std::string body = chunk(R"({"role":"assistant","content":"A"})") +
                      frame(R"({"error":{"message":"Rate limit reached","type":"rate_limit_error","code":"rate_limit_exceeded"}})") +

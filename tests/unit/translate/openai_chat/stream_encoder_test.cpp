@@ -178,6 +178,20 @@ TEST(ChatStreamEncoder, EventsWithoutMessageStartStillGiveAValidStream) {
   EXPECT_EQ(summary.finish_reason, "tool_calls");
 }
 
+TEST(ChatStreamEncoder, ACallWithoutArgumentsGetsAnEmptyObject) {
+  // Anthropic streams a tool without input as one empty input_json_delta.
+  std::vector<Event> events = {start(), blockStart(0, BlockType::ToolCall, "toolu_1", "now"),
+                               delta(EventType::ArgumentsDelta, 0, ""), blockStop(0),
+                               blockStart(1, BlockType::ToolCall, "toolu_2", "later"),
+                               messageStop(StopReason::ToolUse)};
+  std::string bytes = encodeStream(events, options(false));
+  EXPECT_EQ(joined(v::validateStream(bytes)), "") << bytes;
+  auto summary = v::summarizeStream(bytes);
+  ASSERT_EQ(summary.tool_calls.size(), 2u);
+  EXPECT_EQ(summary.tool_calls[0].arguments, "{}");
+  EXPECT_EQ(summary.tool_calls[1].arguments, "{}") << "also when its BlockStop never came";
+}
+
 TEST(ChatStreamEncoder, TextIsEscaped) {
   std::string nasty = "line\n\n\"quoted\" \\ \x01 data: [DONE]\n\n";
   std::vector<Event> events = {start(), blockStart(0, BlockType::Text),
