@@ -390,7 +390,7 @@ class Decoder {
     if (!value->is_object()) return invalid("generationConfig.thinkingConfig must be an object");
     json::object const& thinking = value->get_object();
     Reasoning reasoning;
-    if (json::value const* budget = member(thinking, "thinkingBudget", "thinking_budget")) {
+    if (member(thinking, "thinkingBudget", "thinking_budget") != nullptr) {
       auto n = intMember(thinking, "thinkingBudget", "thinking_budget");
       if (!n) return invalid("generationConfig.thinkingConfig.thinkingBudget must be an integer");
       if (*n == 0) {
@@ -398,7 +398,6 @@ class Decoder {
       } else if (*n > 0) {
         reasoning.budget_tokens = *n;
       }  // -1: dynamic, the model decides
-      (void)budget;
     }
     if (json::value const* level = member(thinking, "thinkingLevel", "thinking_level")) {
       if (!level->is_string()) {
