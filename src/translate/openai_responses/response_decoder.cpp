@@ -1,7 +1,6 @@
 // A Responses API response object (REFERENCE.md §2.3) in the neutral model.
 #include <boost/json/array.hpp>
 
-#include "translate/errors.h"
 #include "translate/json_access.h"
 #include "translate/openai_responses/codec.h"
 #include "translate/openai_responses/wire.h"
@@ -13,9 +12,9 @@ namespace {
 namespace json = boost::json;
 
 Error upstreamError(json::object const& error) {
-  std::string_view code = stringAt(error, "code").value_or(stringAt(error, "type").value_or(""));
+  std::string_view code = stringAt(error, "code").value_or("");
   std::string message(stringAt(error, "message").value_or("the upstream response failed"));
-  int status = isContextOverflow(code, message) ? 400 : statusForErrorCode(code);
+  int status = statusForError(code, stringAt(error, "type").value_or(""), message);
   return makeError(ErrorKind::UpstreamStatus, std::move(message), status);
 }
 

@@ -9,7 +9,6 @@
 #include <map>
 
 #include "protocol/sse_parser.h"
-#include "translate/errors.h"
 #include "translate/json_access.h"
 #include "translate/openai_responses/codec.h"
 #include "translate/openai_responses/wire.h"
@@ -166,9 +165,9 @@ void Decoder::dispatch(std::string_view type, json::object const& e, std::vector
     json::object const* err = r ? objectAt(*r, "error") : nullptr;
     if (type == "error" && !err) err = &e;
     std::string_view code = err ? stringAt(*err, "code").value_or("") : "";
-    if (code.empty() && err) code = stringAt(*err, "type").value_or("");
+    std::string_view kind = err ? stringAt(*err, "type").value_or("") : "";
     std::string_view message = err ? stringAt(*err, "message").value_or("") : "";
-    int status = isContextOverflow(code, message) ? 400 : statusForErrorCode(code);
+    int status = statusForError(code, kind, message);
     fail(status, std::string(message.empty() ? "The upstream response failed." : message), out);
     return;
   }

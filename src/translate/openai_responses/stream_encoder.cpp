@@ -2,6 +2,7 @@
 // lines, a running sequence_number, output items added/done in opening order, content parts,
 // deltas, and one terminal event whose response repeats every item with the usage.
 #include "protocol/error_shapes.h"
+#include "translate/errors.h"
 #include "translate/openai_responses/codec.h"
 #include "translate/openai_responses/json_out.h"
 #include "translate/openai_responses/output_items.h"
@@ -323,8 +324,13 @@ void Encoder::fail(int status, std::string_view message, std::string& out) {
   start("", "", out);
   if (status < 400) status = 500;
   protocol::OpenAiErrorClass cls = protocol::openAiErrorClass(status);
-  // response.error.code is a required string: the type stands in when OpenAI has no code.
+  // response.error.code is a required string: the type stands in when OpenAI has no code. Codex
+  // recognises a context overflow by OpenAI's code only.
   std::string_view code = cls.code.empty() ? cls.type : cls.code;
+  if (isContextOverflow("", message)) {
+    cls.type = "invalid_request_error";
+    code = "context_length_exceeded";
+  }
   // The SDK's type reads code/message at the top, the API nests them: write both (REFERENCE §2.4).
   begin(out, "error");
   out += ",\"code\":";

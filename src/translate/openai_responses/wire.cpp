@@ -1,5 +1,6 @@
 #include "translate/openai_responses/wire.h"
 
+#include "translate/errors.h"
 #include "translate/json_access.h"
 #include "translate/openai_responses/json_out.h"
 
@@ -111,11 +112,16 @@ void appendDataUrl(std::string& out, std::string_view media_type, std::string_vi
   out.push_back('"');
 }
 
-int statusForErrorCode(std::string_view code) {
+namespace {
+
+int statusForCode(std::string_view code) {
   if (code == "context_length_exceeded" || code == "invalid_request_error" ||
-      code == "invalid_prompt" || code == "invalid_value") {
+      code == "invalid_prompt" || code == "invalid_value" || code.starts_with("decimal_") ||
+      code.starts_with("integer_") || code == "unsupported_parameter" ||
+      code == "missing_required_parameter") {
     return 400;
   }
+  if (code == "invalid_api_key" || code == "authentication_error") return 401;
   if (code == "rate_limit_exceeded" || code == "rate_limit_error" || code == "insufficient_quota" ||
       code == "tokens_exceeded") {
     return 429;
@@ -124,6 +130,14 @@ int statusForErrorCode(std::string_view code) {
     return 503;
   }
   return 500;
+}
+
+}  // namespace
+
+int statusForError(std::string_view code, std::string_view type, std::string_view message) {
+  if (isContextOverflow(code, message)) return 400;
+  int status = statusForCode(code);
+  return status != 500 || code == "server_error" ? status : statusForCode(type);
 }
 
 }  // namespace llmux::translate::openai_responses

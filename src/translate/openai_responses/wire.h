@@ -47,8 +47,9 @@ std::optional<DataUrl> parseDataUrl(std::string_view url);
 /// Appends "data:<media>;base64,<data>" as a JSON string.
 void appendDataUrl(std::string& out, std::string_view media_type, std::string_view data);
 
-/// The HTTP status that best matches an in-stream error code or type (context_length_exceeded
-/// 400, rate limits and quota 429, overload 503, anything else 500).
-int statusForErrorCode(std::string_view code);
+/// The HTTP status an error object stands for (an in-stream error, a failed response): a context
+/// overflow (by code or wording) 400; then by `code`, falling back on `type`: invalid requests
+/// 400, authentication 401, rate limits and quota 429, overload 503, anything else 500.
+int statusForError(std::string_view code, std::string_view type, std::string_view message);
 
 }  // namespace llmux::translate::openai_responses

@@ -118,6 +118,10 @@ TEST(ResponsesResponseDecoder, ErrorsAndFailures) {
       R"({"id":"resp_1","status":"failed","error":{"code":"context_length_exceeded","message":"too long"},"output":[]})");
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.error().status(), 400);
+  auto bad_param = decodeResponse(
+      testing::readFixture("openai-responses", "pydantic-ai--responses_http_error_400.response.json"));
+  ASSERT_FALSE(bad_param.ok());
+  EXPECT_EQ(bad_param.error().status(), 400) << "decimal_below_min_value is a client error";
   auto garbage = decodeResponse("<html>");
   ASSERT_FALSE(garbage.ok());
   EXPECT_EQ(garbage.error().kind, ErrorKind::UpstreamProtocol);

@@ -205,6 +205,15 @@ TEST(ResponsesStreamEncoder, ErrorsUseTheInStreamForm) {
   EXPECT_EQ(types(early), (std::vector<std::string>{"response.created", "response.in_progress",
                                                     "error", "response.failed"}));
   EXPECT_EQ(datas(early)[2].at("code"), "rate_limit_exceeded");
+
+  std::string overflow = testing::encodeStream(
+      {start(), Event{.type = EventType::Error,
+                      .text = "prompt is too long: 219898 tokens > 200000 maximum",
+                      .error_status = 400}},
+      options());
+  EXPECT_EQ(joined(validators::openai_responses::validateStream(overflow)), "");
+  EXPECT_EQ(datas(overflow)[2].at("code"), "context_length_exceeded") << "what Codex looks for";
+  EXPECT_EQ(datas(overflow)[3].at("response").at("error").at("code"), "context_length_exceeded");
 }
 
 TEST(ResponsesStreamEncoder, SloppyInputStillMakesAValidStream) {
