@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cctype>
+#include <cstring>
 
 #include "protocol/json_scan.h"
 #include "translate/json_access.h"
@@ -210,6 +211,63 @@ bool isProModel(std::string_view model) {
 
 bool isFlashLiteModel(std::string_view model) {
   return bareModelName(model).find("flash-lite") != std::string_view::npos;
+}
+
+namespace {
+
+/// Bytes that cannot appear raw inside a JSON string.
+constexpr std::array<bool, 256> kNeedsEscape = [] {
+  std::array<bool, 256> table{};
+  for (int c = 0; c < 0x20; ++c) table[c] = true;
+  table['"'] = true;
+  table['\\'] = true;
+  return table;
+}();
+
+}  // namespace
+
+/// Whether any of the 8 bytes of `w` is a control byte, '"' or '\\' (SWAR: a word at a time).
+bool wordNeedsEscape(std::uint64_t w) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+  auto zero_byte = [](std::uint64_t v) { return (v - kOnes) & ~v & kHigh; };
+  std::uint64_t below_space = (w - kOnes * 0x20) & ~w & kHigh;
+  return (below_space | zero_byte(w ^ (kOnes * '"')) | zero_byte(w ^ (kOnes * '\\'))) != 0;
+}
+
+void appendJsonText(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.push_back('"');
+  std::size_t run = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    // Skip eight plain bytes at a time.
+    while (i + 8 <= s.size()) {
+      std::uint64_t word;
+      std::memcpy(&word, s.data() + i, 8);
+      if (wordNeedsEscape(word)) break;
+      i += 8;
+    }
+    if (i >= s.size()) break;
+    auto c = static_cast<unsigned char>(s[i]);
+    if (!kNeedsEscape[c]) continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        out += "\\u00";
+        out.push_back(kHex[c >> 4]);
+        out.push_back(kHex[c & 0xF]);
+    }
+  }
+  out.append(s.data() + run, s.size() - run);
+  out.push_back('"');
 }
 
 std::string compactJson(std::string_view text) {

@@ -72,6 +72,10 @@ bool isFlashLiteModel(std::string_view model);
 /// The model name without a leading "models/".
 std::string_view bareModelName(std::string_view model);
 
+/// Appends `s` as a JSON string literal, like core's appendJsonString, but copying the runs of
+/// bytes that need no escape in one go (requests carry hundreds of kilobytes of text).
+void appendJsonText(std::string& out, std::string_view s);
+
 /// `json` (already known to be well-formed JSON) without the whitespace between its tokens, so
 /// that it fits on one SSE `data:` line. Strings are copied byte for byte.
 std::string compactJson(std::string_view json);

@@ -2,7 +2,6 @@
 
 #include <boost/json/serialize.hpp>
 
-#include "core/json_text.h"
 #include "core/strings.h"
 #include "translate/gemini/common.h"
 
@@ -169,9 +168,9 @@ bool appendMediaMember(std::string& out, Block const& block) {
       media_type = block.type == BlockType::Document ? "application/pdf" : "image/png";
     }
     out += "\"inlineData\":{\"mimeType\":";
-    appendJsonString(out, media_type);
+    appendJsonText(out, media_type);
     out += ",\"data\":";
-    appendJsonString(out, block.data);
+    appendJsonText(out, block.data);
     out += '}';
     return true;
   }
@@ -190,9 +189,9 @@ bool appendMediaMember(std::string& out, Block const& block) {
     media_type = block.type == BlockType::Document ? "application/pdf" : "image/jpeg";
   }
   out += "\"fileData\":{\"mimeType\":";
-  appendJsonString(out, media_type);
+  appendJsonText(out, media_type);
   out += ",\"fileUri\":";
-  appendJsonString(out, uri);
+  appendJsonText(out, uri);
   out += '}';
   return true;
 }
@@ -200,11 +199,11 @@ bool appendMediaMember(std::string& out, Block const& block) {
 void appendTextPart(std::string& out, std::string_view text, bool thought,
                     std::string_view signature) {
   out += "{\"text\":";
-  appendJsonString(out, text);
+  appendJsonText(out, text);
   if (thought) out += ",\"thought\":true";
   if (!signature.empty()) {
     out += ",\"thoughtSignature\":";
-    appendJsonString(out, signature);
+    appendJsonText(out, signature);
   }
   out += '}';
 }
@@ -212,17 +211,17 @@ void appendTextPart(std::string& out, std::string_view text, bool thought,
 void appendCallPart(std::string& out, std::string_view name, std::string_view args_object,
                     std::string_view id, std::string_view signature) {
   out += "{\"functionCall\":{\"name\":";
-  appendJsonString(out, name);
+  appendJsonText(out, name);
   out += ",\"args\":";
   out += args_object;
   if (!id.empty()) {
     out += ",\"id\":";
-    appendJsonString(out, id);
+    appendJsonText(out, id);
   }
   out += '}';
   if (!signature.empty()) {
     out += ",\"thoughtSignature\":";
-    appendJsonString(out, signature);
+    appendJsonText(out, signature);
   }
   out += '}';
 }

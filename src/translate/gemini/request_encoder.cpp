@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "core/json_text.h"
 #include "protocol/json_scan.h"
 #include "translate/gemini/codec.h"
 #include "translate/gemini/common.h"
@@ -51,7 +50,7 @@ bool hasGeminiSignature(Block const& block) {
 void appendSignature(std::string& out, Block const& block) {
   if (!hasGeminiSignature(block)) return;
   out += ",\"thoughtSignature\":";
-  appendJsonString(out, block.signature);
+  appendJsonText(out, block.signature);
 }
 
 /// One Gemini content being built: its role and its parts as JSON texts.
@@ -83,14 +82,14 @@ std::string responseObject(Block const& result) {
   std::string out;
   if (result.is_error) {
     out = "{\"error\":";
-    appendJsonString(out, text);
+    appendJsonText(out, text);
     out += '}';
     return out;
   }
   protocol::JsonScan scan = protocol::scanJson(text);
   if (scan.ok() && scan.root == protocol::JsonType::Object) return compactJson(text);
   out = "{\"result\":";
-  appendJsonString(out, text);
+  appendJsonText(out, text);
   out += '}';
   return out;
 }
@@ -98,10 +97,10 @@ std::string responseObject(Block const& result) {
 std::string functionResponsePart(std::string_view id, std::string_view name,
                                  std::string const& response) {
   std::string part = "{\"functionResponse\":{\"name\":";
-  appendJsonString(part, name);
+  appendJsonText(part, name);
   if (!id.empty()) {
     part += ",\"id\":";
-    appendJsonString(part, id);
+    appendJsonText(part, id);
   }
   part += ",\"response\":";
   part += response;
@@ -177,7 +176,7 @@ class Encoder {
       case BlockType::Text:
         if (block.text.empty() && !hasGeminiSignature(block)) return true;
         part = "{\"text\":";
-        appendJsonString(part, block.text);
+        appendJsonText(part, block.text);
         appendSignature(part, block);
         part += '}';
         break;
@@ -189,7 +188,7 @@ class Encoder {
           part = "{\"text\":\"\"";
         } else {
           part = "{\"text\":";
-          appendJsonString(part, block.text);
+          appendJsonText(part, block.text);
           part += ",\"thought\":true";
         }
         appendSignature(part, block);
@@ -227,19 +226,19 @@ class Encoder {
       if (block->type == BlockType::ToolCall) {
         if (block->name.empty()) return invalid("a tool call has no function name");
         std::string part = "{\"functionCall\":{\"name\":";
-        appendJsonString(part, block->name);
+        appendJsonText(part, block->name);
         part += ",\"args\":";
         part += argumentsObjectText(block->arguments);
         if (!block->id.empty()) {
           part += ",\"id\":";
-          appendJsonString(part, block->id);
+          appendJsonText(part, block->id);
         }
         part += '}';
         if (hasGeminiSignature(*block)) {
           appendSignature(part, *block);
         } else if (first_call && needsCallSignature()) {
           part += ",\"thoughtSignature\":";
-          appendJsonString(part, kForeignCallSignature);
+          appendJsonText(part, kForeignCallSignature);
         }
         part += '}';
         first_call = false;
@@ -295,7 +294,7 @@ class Encoder {
       if (!*handled && block->type == BlockType::ToolCall) {
         // A call inside a user turn cannot be expressed: say what it was.
         std::string part = "{\"text\":";
-        appendJsonString(part, "[call to " + block->name + ": " + block->arguments + "]");
+        appendJsonText(part, "[call to " + block->name + ": " + block->arguments + "]");
         part += '}';
         turn.parts.push_back(std::move(part));
       }
@@ -323,7 +322,7 @@ class Encoder {
     text += "]: ";
     text += resultText(result);
     std::string part = "{\"text\":";
-    appendJsonString(part, text);
+    appendJsonText(part, text);
     part += '}';
     return part;
   }
@@ -335,7 +334,7 @@ class Encoder {
       out += any ? "," : ",\"systemInstruction\":{\"parts\":[";
       any = true;
       out += "{\"text\":";
-      appendJsonString(out, block.text);
+      appendJsonText(out, block.text);
       out += '}';
     }
     if (any) out += "]}";
@@ -349,10 +348,10 @@ class Encoder {
       if (tool.name.empty()) return invalid("a tool has no name");
       if (i != 0) out += ',';
       out += "{\"name\":";
-      appendJsonString(out, tool.name);
+      appendJsonText(out, tool.name);
       if (!tool.description.empty()) {
         out += ",\"description\":";
-        appendJsonString(out, tool.description);
+        appendJsonText(out, tool.description);
       }
       if (auto schema = jsonSchemaForGemini(tool.parameters)) {
         out += ",\"parametersJsonSchema\":";
@@ -370,7 +369,7 @@ class Encoder {
         case ToolChoiceMode::Required: out += "\"ANY\""; break;
         case ToolChoiceMode::Named:
           out += "\"ANY\",\"allowedFunctionNames\":[";
-          appendJsonString(out, choice.name);
+          appendJsonText(out, choice.name);
           out += ']';
           break;
       }
@@ -407,7 +406,7 @@ class Encoder {
       config += '[';
       for (std::size_t i = 0; i < request_.stop.size() && i < kMaxStopSequences; ++i) {
         if (i != 0) config += ',';
-        appendJsonString(config, request_.stop[i]);
+        appendJsonText(config, request_.stop[i]);
       }
       config += ']';
     }

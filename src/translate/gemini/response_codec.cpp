@@ -1,7 +1,6 @@
 // A complete Gemini GenerateContentResponse ↔ the neutral Response (REFERENCE §4.3, §7, §8).
 #include <string>
 
-#include "core/json_text.h"
 #include "translate/gemini/codec.h"
 #include "translate/gemini/common.h"
 #include "translate/gemini/parts.h"
@@ -155,9 +154,9 @@ std::string encodeResponse(Response const& response, EncodeOptions const& option
   out += ',';
   appendUsageMetadata(out, response.usage.value_or(Usage{}));
   out += ",\"modelVersion\":";
-  appendJsonString(out, options.model.empty() ? response.model : options.model);
+  appendJsonText(out, options.model.empty() ? response.model : options.model);
   out += ",\"responseId\":";
-  appendJsonString(out, response.id.empty() ? options.id : response.id);
+  appendJsonText(out, response.id.empty() ? options.id : response.id);
   out += '}';
   return out;
 }

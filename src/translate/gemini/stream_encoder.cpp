@@ -7,7 +7,6 @@
 #include <optional>
 #include <string>
 
-#include "core/json_text.h"
 #include "protocol/error_shapes.h"
 #include "translate/gemini/codec.h"
 #include "translate/gemini/common.h"
@@ -152,9 +151,9 @@ class Encoder final : public StreamEncoder {
       appendUsageMetadata(body, *usage_);
     }
     body += ",\"modelVersion\":";
-    appendJsonString(body, model_);
+    appendJsonText(body, model_);
     body += ",\"responseId\":";
-    appendJsonString(body, id_);
+    appendJsonText(body, id_);
     body += '}';
     if (framing_ == StreamFraming::Sse) {
       out += "data: ";
