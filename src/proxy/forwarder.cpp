@@ -11,58 +11,19 @@
 #include "protocol/model_splice.h"
 #include "protocol/retry_after.h"
 #include "proxy/error_reply.h"
+#include "proxy/forwarder_support.h"
+#include "proxy/translation.h"
 #include "proxy/upstream_request.h"
 #include "telemetry/log.h"
 
 namespace llmux::proxy {
 
 using net::Task;
-
-/// How one attempt ended.
-struct Forwarder::AttemptResult {
-  enum class Kind {
-    Answered,  ///< the client got a response (relayed success or relayed upstream error)
-    Failed,    ///< nothing reached the client: the next candidate may try
-    Aborted,   ///< the client left or the gateway is shutting down: stop
-  };
-  Kind kind = Kind::Failed;
-  routing::FailurePolicy policy;
-  int status = 0;                    ///< upstream status when a head arrived
-  std::optional<Error> error;        ///< transport failure
-  std::optional<Millis> retry_after; ///< from a 429
-};
+using namespace forwarding;
 
 namespace {
-
-double msSince(MonoTime start) { return millisBetween(start, MonoClock::now()); }
-
-/// Adds the time until destruction to an accumulator: waits on upstreams are not gateway overhead.
-class WaitClock {
- public:
-  explicit WaitClock(std::chrono::nanoseconds& total) : total_(total), start_(MonoClock::now()) {}
-  ~WaitClock() { total_ += MonoClock::now() - start_; }
-  WaitClock(WaitClock const&) = delete;
-  WaitClock& operator=(WaitClock const&) = delete;
-
- private:
-  std::chrono::nanoseconds& total_;
-  MonoTime start_;
-};
-
-/// While alive, a client disconnect or a shutdown closes the exchange's connection at once.
-class AbortOnCancel {
- public:
-  AbortOnCancel(http::Cancellation& cancellation, http::UpstreamExchange& exchange)
-      : cancellation_(cancellation),
-        id_(cancellation.add([&exchange](http::CancelReason) { exchange.abort(); })) {}
-  ~AbortOnCancel() { cancellation_.remove(id_); }
-  AbortOnCancel(AbortOnCancel const&) = delete;
-  AbortOnCancel& operator=(AbortOnCancel const&) = delete;
-
- private:
-  http::Cancellation& cancellation_;
-  std::size_t id_;
-};
+// Error documents are small; anything larger is not one.
+constexpr std::size_t kErrorBodyLimit = 1u << 20;
 
 /// The upstream's response id, when it is in this piece of a Responses stream (for the
 /// `response.failed` event if the stream breaks later).
@@ -74,42 +35,8 @@ void noteResponseId(std::string_view piece, std::string& response_id) {
   auto end = piece.find('"', pos);
   if (end != std::string_view::npos) response_id = std::string(piece.substr(pos, end - pos));
 }
-
-MonoTime earlier(MonoTime a, MonoTime b) { return std::min(a, b); }
-
-/// The outcome of an attempt that failed: "failover:<reason>" when another candidate follows,
-/// "failed:<reason>" for the last one (the request log and metrics read these).
-std::string failureOutcome(bool last, std::string_view reason) {
-  return std::string(last ? "failed:" : "failover:") + std::string(reason);
-}
-
-/// The outcome of a relayed answer: the upstream's success, or the client's own error.
-char const* relayedOutcome(int status) { return status >= 400 ? "client_error" : "ok"; }
-
-/// The client went away while its answer was being written: not an upstream failure.
-void markClientGone(RequestContext& ctx, AttemptRecord& record) {
-  ctx.record.status = 499;
-  ctx.record.error = "client_gone";
-  record.outcome = "cancelled";
-}
-
-/// Reads a whole (error) body that is expected to be small; fails past 1 MiB.
-Task<Result<std::string>> readSmallBody(http::UpstreamExchange& exchange, MonoTime attempt_deadline,
-                                        Millis idle) {
-  constexpr std::size_t kLimit = 1u << 20;
-  std::string body;
-  while (!exchange.done()) {
-    auto piece = co_await exchange.readBody(earlier(MonoClock::now() + idle, attempt_deadline));
-    if (!piece) co_return piece.error();
-    body.append(*piece);
-    if (body.size() > kLimit) {
-      co_return makeError(ErrorKind::UpstreamProtocol, "upstream error body larger than 1 MiB");
-    }
-  }
-  co_return body;
-}
-
 }  // namespace
+
 
 Forwarder::Forwarder(GatewayServices& services, http::UpstreamPool& pool)
     : services_(services), pool_(pool) {}
@@ -131,23 +58,47 @@ void Forwarder::pauseKeyAfter(routing::FailurePolicy const& policy, int status,
 Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::Candidate candidate,
                                                   bool last, AttemptRecord& record) {
   auto const& channel = ctx.catalog->settings().channels[candidate.channel];
+  auto const& row = channel.rows[candidate.row];
   auto const& key = channel.keys[candidate.key];
   std::string const& upstream_model = channel.upstreamModel(ctx.profile.model);
   record.channel = channel.name;
   record.key_label = key.label;
   record.upstream_model = upstream_model;
+  AttemptResult result;
 
-  UpstreamTarget target = upstreamTarget(channel, key, ctx.route, upstream_model, ctx.request.query());
-  protocol::SplicedBody body = protocol::spliceModel(ctx.request.body, ctx.profile, upstream_model);
-  std::string head = buildUpstreamHead(ctx.request.method, target, ctx.request.headers, channel,
-                                       key, ctx.request_id, body.size());
+  // Same protocol: the client's bytes with the model spliced in. Another protocol: the request
+  // translated through the neutral model (see translation.h).
+  bool translated = row.protocol != ctx.protocol;
+  std::string translated_body;
+  protocol::SplicedBody body;
+  if (translated) {
+    auto made = translatedBody(ctx, row.protocol, upstream_model);
+    if (!made) {
+      co_await replyError(ctx, 400, made.error().message);
+      result.kind = AttemptResult::Kind::Answered;
+      record.outcome = "client_error";
+      co_return result;
+    }
+    translated_body = std::move(*made);
+    body.before = translated_body;
+  } else {
+    body = protocol::spliceModel(ctx.request.body, ctx.profile, upstream_model);
+  }
+  UpstreamTarget target =
+      translated ? upstreamTarget(channel, row, key,
+                                  targetRoute(row.protocol, upstream_model, ctx.profile.stream),
+                                  upstream_model, translatedQuery(row.protocol, ctx.profile.stream))
+                 : upstreamTarget(channel, row, key, ctx.route, upstream_model, ctx.request.query());
+  std::string head = buildUpstreamHead(
+      ctx.request.method, target, ctx.request.headers,
+      translated ? ForwardedHeaders::Generic : ForwardedHeaders::EndToEnd, channel, row, key,
+      ctx.request_id, body.size());
   std::array<std::string_view, http::UpstreamExchange::kMaxPieces> pieces{
       head, body.before, body.model_token, body.after, {}, {}};
 
   MonoTime started = MonoClock::now();
   MonoTime attempt_deadline = started + channel.timeouts.total;
   auto& cancellation = ctx.response.cancellation();
-  AttemptResult result;
 
   // A pooled connection the peer closed while idle fails without a byte of answer: the request
   // is then sent once more on a fresh connection (this is not an upstream failure).
@@ -209,26 +160,43 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::
   record.status = result.status;
   record.first_byte_ms = millisBetween(started, exchange->headReceivedAt());
   result.policy = routing::policyForStatus(result.status);
+  if (translated) {
+    AttemptResult translated_result;
+    if (result.status >= 300) {
+      translated_result = co_await answerTranslatedError(ctx, *exchange, record, row.protocol, result,
+                                                         last, key.id, attempt_deadline,
+                                                         channel.timeouts.idle);
+    } else {
+      translated_result = co_await relayTranslated(ctx, *exchange, record, row.protocol,
+                                                   attempt_deadline, channel.timeouts.idle);
+      if (translated_result.kind == AttemptResult::Kind::Failed) {
+        record.outcome = failureOutcome(last, translated_result.policy.reason);
+      }
+    }
+    record.duration_ms = msSince(started);
+    co_return translated_result;
+  }
 
   // Some answers are only understood with their body (Gemini's 400 for a wrong key); such bodies
   // are small error documents, read whole before deciding.
   std::optional<std::string> read_body;
-  if (routing::needsBodyToDecide(channel.protocol, result.status)) {
+  if (routing::needsBodyToDecide(row.protocol, result.status)) {
     WaitClock wait(ctx.upstream_wait);
-    auto body = co_await readSmallBody(*exchange, attempt_deadline, channel.timeouts.idle);
-    if (!body) {
+    auto error_body = co_await readWholeBody(*exchange, attempt_deadline, channel.timeouts.idle,
+                                             kErrorBodyLimit);
+    if (!error_body) {
       exchange->abort();
-      result.error = body.error();
+      result.error = error_body.error();
       result.status = 0;
-      result.policy = routing::policyForTransportError(body.error().kind);
+      result.policy = routing::policyForTransportError(error_body.error().kind);
       record.outcome = failureOutcome(last, result.policy.reason);
       record.duration_ms = msSince(started);
       co_return result;
     }
-    if (routing::isRejectedKeyAnswer(channel.protocol, result.status, *body)) {
+    if (routing::isRejectedKeyAnswer(row.protocol, result.status, *error_body)) {
       result.policy = {routing::Verdict::NextKey, "key_rejected"};
     }
-    read_body = std::move(*body);
+    read_body = std::move(*error_body);
   }
   pauseKeyAfter(result.policy, result.status, exchange->headers(), read_body, key.id,
                 result.retry_after);

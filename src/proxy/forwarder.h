@@ -32,12 +32,34 @@ class Forwarder {
   net::Task<void> forward(RequestContext& ctx, std::vector<routing::Candidate> candidates);
 
  private:
-  struct AttemptResult;
+  /// How one attempt ended.
+  struct AttemptResult {
+    enum class Kind {
+      Answered,  ///< the client got a response (relayed success or relayed upstream error)
+      Failed,    ///< nothing reached the client: the next candidate may try
+      Aborted,   ///< the client left or the gateway is shutting down: stop
+    };
+    Kind kind = Kind::Failed;
+    routing::FailurePolicy policy;
+    int status = 0;                    ///< upstream status when a head arrived
+    std::optional<Error> error;        ///< transport failure
+    std::optional<Millis> retry_after; ///< from a 429
+  };
+
   net::Task<AttemptResult> attempt(RequestContext& ctx, routing::Candidate candidate, bool last,
                                    AttemptRecord& record);
   net::Task<AttemptResult> relay(RequestContext& ctx, http::UpstreamExchange& exchange,
                                  AttemptRecord& record, MonoTime attempt_deadline, Millis idle,
                                  HeaderList extra_headers);
+  // Translated attempts (translated_relay.cpp): an upstream of another protocol.
+  net::Task<AttemptResult> answerTranslatedError(RequestContext& ctx, http::UpstreamExchange& exchange,
+                                                 AttemptRecord& record, Protocol upstream,
+                                                 AttemptResult result, bool last,
+                                                 std::string const& key_id,
+                                                 MonoTime attempt_deadline, Millis idle);
+  net::Task<AttemptResult> relayTranslated(RequestContext& ctx, http::UpstreamExchange& exchange,
+                                           AttemptRecord& record, Protocol upstream,
+                                           MonoTime attempt_deadline, Millis idle);
   void pauseKeyAfter(routing::FailurePolicy const& policy, int status, HeaderList const& headers,
                      std::optional<std::string> const& body, std::string const& key_id,
                      std::optional<Millis>& retry_after);

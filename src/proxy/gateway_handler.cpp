@@ -4,6 +4,7 @@
 #include "http/response_writer.h"
 #include "http/server_request.h"
 #include "protocol/client_auth.h"
+#include "protocol/client_detect.h"
 #include "protocol/error_shapes.h"
 #include "protocol/model_list.h"
 #include "protocol/routes.h"
@@ -37,13 +38,8 @@ Protocol errorProtocolFor(protocol::Route const& route, HeaderList const& header
   return Protocol::OpenAiChat;
 }
 
-std::string joinProtocols(std::vector<Protocol> const& protocols) {
-  std::string out;
-  for (auto p : protocols) {
-    if (!out.empty()) out += ", ";
-    out += protocolName(p);
-  }
-  return out;
+bool isTokenCount(RouteKind kind) {
+  return kind == RouteKind::CountTokens || kind == RouteKind::GeminiCountTokens;
 }
 
 bool isProbe(RouteKind kind) {
@@ -168,6 +164,8 @@ Task<void> GatewayHandler::serveModelRequest(RequestContext& ctx) {
     co_return;
   }
   ctx.profile = std::move(*profile);
+  ctx.record.client = std::string(protocol::clientKindName(
+      protocol::detectClient(ctx.request.headers, ctx.profile.client_hint, ctx.request.body)));
   ctx.record.model = ctx.profile.model;
   ctx.record.stream = ctx.profile.stream;
 
@@ -176,13 +174,6 @@ Task<void> GatewayHandler::serveModelRequest(RequestContext& ctx) {
   switch (plan.status) {
     case routing::PlanStatus::UnknownModel:
       co_await replyError(ctx, 404, "model '" + ctx.profile.model + "' is not served by this gateway");
-      co_return;
-    case routing::PlanStatus::OtherProtocolsOnly:
-      co_await replyError(ctx, 400,
-                          "model '" + ctx.profile.model + "' is only served by channels speaking " +
-                              joinProtocols(plan.other_protocols) + ", and this gateway does not " +
-                              "translate between protocols yet: send a " +
-                              joinProtocols(plan.other_protocols) + " request instead");
       co_return;
     case routing::PlanStatus::AllPaused: {
       auto wait = std::chrono::ceil<std::chrono::seconds>(*plan.resume_at - services_.clock.now());
@@ -196,6 +187,19 @@ Task<void> GatewayHandler::serveModelRequest(RequestContext& ctx) {
       co_return;
     }
     case routing::PlanStatus::Ready: break;
+  }
+  if (isTokenCount(ctx.route.kind)) {
+    // Token counts are answered by the upstream's own tokenizer: never translated.
+    auto const& channels = ctx.catalog->settings().channels;
+    std::erase_if(plan.candidates, [&](routing::Candidate const& c) {
+      return channels[c.channel].rows[c.row].protocol != ctx.protocol;
+    });
+    if (plan.candidates.empty()) {
+      co_await replyError(ctx, 400,
+                          "token counting for model '" + ctx.profile.model +
+                              "' needs a channel speaking " + std::string(protocolName(ctx.protocol)));
+      co_return;
+    }
   }
   co_await forwarder_.forward(ctx, std::move(plan.candidates));
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/clock.h"
@@ -8,6 +9,7 @@
 #include "protocol/inspect.h"
 #include "protocol/routes.h"
 #include "routing/catalog.h"
+#include "translate/neutral.h"
 
 namespace llmux::http {
 struct ServerRequest;
@@ -28,6 +30,9 @@ struct RequestContext {
   std::string request_id;
   MonoTime started{};
   std::chrono::nanoseconds upstream_wait{0};  ///< spent waiting on upstreams (not overhead)
+  /// The client's request in the neutral model, decoded on the first attempt that needs
+  /// translation (see translation.h).
+  std::optional<translate::Request> neutral;
   RequestRecord record;
 };
 

@@ -55,17 +55,16 @@ void appendHeader(std::string& head, std::string_view name, std::string_view val
 
 }  // namespace
 
-UpstreamTarget upstreamTarget(config::Channel const& channel, config::ChannelKey const& key,
-                              protocol::Route const& route, std::string_view upstream_model,
-                              std::string_view client_query) {
+UpstreamTarget upstreamTarget(config::Channel const& channel, config::ProtocolRow const& row,
+                              config::ChannelKey const& key, protocol::Route const& route,
+                              std::string_view upstream_model, std::string_view query_in) {
   UpstreamTarget target;
-  target.peer = http::PeerAddress{channel.url.tls, channel.url.host, channel.url.port,
-                                  channel.tls_ca_file};
-  target.host_header = config::hostHeaderValue(channel.url);
+  target.peer = http::PeerAddress{row.url.tls, row.url.host, row.url.port, channel.tls_ca_file};
+  target.host_header = config::hostHeaderValue(row.url);
 
-  target.path_and_query = protocol::upstreamPath(channel.url.path_prefix, route, upstream_model);
-  std::string query = protocol::queryWithoutClientKey(client_query);
-  auto auth = config::resolveAuth(channel.protocol, channel.auth);
+  target.path_and_query = protocol::upstreamPath(row.url.path_prefix, route, upstream_model);
+  std::string query = protocol::queryWithoutClientKey(query_in);
+  auto auth = config::resolveAuth(row.protocol, row.auth);
   if (auth.style == config::AuthStyle::Query) {
     if (!query.empty()) query += '&';
     query += auth.name + "=" + key.secret;
@@ -75,7 +74,8 @@ UpstreamTarget upstreamTarget(config::Channel const& channel, config::ChannelKey
 }
 
 std::string buildUpstreamHead(std::string_view method, UpstreamTarget const& target,
-                              HeaderList const& client_headers, config::Channel const& channel,
+                              HeaderList const& client_headers, ForwardedHeaders forwarded,
+                              config::Channel const& channel, config::ProtocolRow const& row,
                               config::ChannelKey const& key, std::string_view request_id,
                               std::size_t content_length) {
   std::string head;
@@ -86,17 +86,24 @@ std::string buildUpstreamHead(std::string_view method, UpstreamTarget const& tar
   head += " HTTP/1.1\r\n";
   appendHeader(head, "Host", target.host_header);
   for (auto const& field : client_headers) {
+    if (forwarded == ForwardedHeaders::Generic && !equalsIgnoreCase(field.name, "user-agent")) {
+      continue;
+    }
     if (isListed(kDroppedRequestHeaders, field.name)) continue;
     if (channel.headers.has(field.name)) continue;  // the channel's value wins
     if (namedInConnection(client_headers, field.name)) continue;
     appendHeader(head, field.name, field.value);
   }
+  if (forwarded == ForwardedHeaders::Generic) {
+    if (!channel.headers.has("content-type")) appendHeader(head, "Content-Type", "application/json");
+  }
   for (auto const& field : channel.headers) appendHeader(head, field.name, field.value);
-  if (channel.protocol == Protocol::Anthropic && !client_headers.has("anthropic-version") &&
+  bool client_version = forwarded == ForwardedHeaders::EndToEnd && client_headers.has("anthropic-version");
+  if (row.protocol == Protocol::Anthropic && !client_version &&
       !channel.headers.has("anthropic-version")) {
     appendHeader(head, "anthropic-version", "2023-06-01");  // required by the API
   }
-  auto auth = config::resolveAuth(channel.protocol, channel.auth);
+  auto auth = config::resolveAuth(row.protocol, row.auth);
   switch (auth.style) {
     case config::AuthStyle::Bearer: appendHeader(head, "Authorization", "Bearer " + key.secret); break;
     case config::AuthStyle::XApiKey: appendHeader(head, "x-api-key", key.secret); break;

@@ -17,18 +17,27 @@ struct UpstreamTarget {
   std::string host_header;     ///< host[:port] (port omitted when it is the scheme's default)
 };
 
-/// The URL of the request on `channel`: the channel's base path plus the protocol's standard path
-/// for `route`, and the client's query string without its gateway key (plus the upstream key when
-/// the channel authenticates by query parameter).
-UpstreamTarget upstreamTarget(config::Channel const& channel, config::ChannelKey const& key,
-                              protocol::Route const& route, std::string_view upstream_model,
-                              std::string_view client_query);
+/// The URL of the request on `channel` spoken to in `row`: the row's base path plus the
+/// protocol's standard path for `route`, and `query` (the client's, without its gateway key, for
+/// passthrough) plus the upstream key when the row authenticates by query parameter.
+UpstreamTarget upstreamTarget(config::Channel const& channel, config::ProtocolRow const& row,
+                              config::ChannelKey const& key, protocol::Route const& route,
+                              std::string_view upstream_model, std::string_view query);
 
-/// The request head sent upstream: the client's end-to-end headers (minus hop-by-hop headers,
-/// the client's credentials, and headers llmux sets itself), the channel's extra headers, the
-/// channel key in the channel's auth style, X-Request-Id, Host and Content-Length.
+/// Which client headers go upstream.
+enum class ForwardedHeaders {
+  EndToEnd,  ///< passthrough: every end-to-end header minus the client's credentials
+  Generic,   ///< translation: only protocol-neutral ones (User-Agent): the client's
+             ///< protocol-specific headers (anthropic-beta, openai-*, x-goog-*) mean nothing
+             ///< to an upstream of another protocol
+};
+
+/// The request head sent upstream: the client's headers as `forwarded` says (never hop-by-hop
+/// headers, the client's credentials, or headers llmux sets itself), the channel's extra headers,
+/// the channel key in the row's auth style, X-Request-Id, Host and Content-Length.
 std::string buildUpstreamHead(std::string_view method, UpstreamTarget const& target,
-                              HeaderList const& client_headers, config::Channel const& channel,
+                              HeaderList const& client_headers, ForwardedHeaders forwarded,
+                              config::Channel const& channel, config::ProtocolRow const& row,
                               config::ChannelKey const& key, std::string_view request_id,
                               std::size_t content_length);
 

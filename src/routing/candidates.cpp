@@ -37,43 +37,47 @@ Plan planCandidates(Catalog const& catalog, Protocol client_protocol, std::strin
                     KeyHealth const& health, Rotation& rotation) {
   Plan plan;
   auto const& settings = catalog.settings();
-  auto const& serving = catalog.channelsFor(model);
+  std::vector<std::size_t> serving = catalog.channelsFor(model);
   if (serving.empty()) return plan;
 
-  std::vector<std::size_t> same_protocol;
-  for (auto c : serving) {
-    Protocol p = settings.channels[c].protocol;
-    if (p == client_protocol) {
-      same_protocol.push_back(c);
-    } else if (std::find(plan.other_protocols.begin(), plan.other_protocols.end(), p) ==
-               plan.other_protocols.end()) {
-      plan.other_protocols.push_back(p);
-    }
-  }
-  if (same_protocol.empty()) {
-    plan.status = PlanStatus::OtherProtocolsOnly;
-    return plan;
-  }
-  std::stable_sort(same_protocol.begin(), same_protocol.end(), [&](std::size_t a, std::size_t b) {
-    return settings.channels[a].priority > settings.channels[b].priority;
+  auto speaksClient = [&](std::size_t c) {
+    return settings.channels[c].rowFor(client_protocol) != nullptr;
+  };
+  // Priority first; then passthrough-capable channels before the ones that need translation.
+  std::stable_sort(serving.begin(), serving.end(), [&](std::size_t a, std::size_t b) {
+    auto const& ca = settings.channels[a];
+    auto const& cb = settings.channels[b];
+    if (ca.priority != cb.priority) return ca.priority > cb.priority;
+    return speaksClient(a) && !speaksClient(b);
   });
 
   std::string model_name(model);
   std::vector<std::size_t> ordered;
-  for (std::size_t begin = 0; begin < same_protocol.size();) {
-    int priority = settings.channels[same_protocol[begin]].priority;
+  for (std::size_t begin = 0; begin < serving.size();) {
+    std::size_t c0 = serving[begin];
+    int priority = settings.channels[c0].priority;
+    bool native = speaksClient(c0);
     std::size_t end = begin;
-    while (end < same_protocol.size() && settings.channels[same_protocol[end]].priority == priority) ++end;
-    std::vector<std::size_t> group(same_protocol.begin() + static_cast<std::ptrdiff_t>(begin),
-                                   same_protocol.begin() + static_cast<std::ptrdiff_t>(end));
+    while (end < serving.size() && settings.channels[serving[end]].priority == priority &&
+           speaksClient(serving[end]) == native) {
+      ++end;
+    }
+    std::vector<std::size_t> group(serving.begin() + static_cast<std::ptrdiff_t>(begin),
+                                   serving.begin() + static_cast<std::ptrdiff_t>(end));
     orderByWeightedRotation(group, settings,
-                            "model:" + model_name + "@" + std::to_string(priority), rotation);
+                            "model:" + model_name + "@" + std::to_string(priority) +
+                                (native ? "" : "/translated"),
+                            rotation);
     ordered.insert(ordered.end(), group.begin(), group.end());
     begin = end;
   }
 
   for (auto c : ordered) {
     auto const& channel = settings.channels[c];
+    std::size_t row = 0;
+    for (std::size_t r = 0; r < channel.rows.size(); ++r) {
+      if (channel.rows[r].protocol == client_protocol) row = r;
+    }
     std::size_t n = channel.keys.size();
     if (n == 0) continue;
     std::size_t first = n > 1 ? rotation.next("keys:" + channel.name) % n : 0;
@@ -83,7 +87,7 @@ Plan planCandidates(Catalog const& catalog, Protocol client_protocol, std::strin
         if (!plan.resume_at || *until < *plan.resume_at) plan.resume_at = until;
         continue;
       }
-      plan.candidates.push_back(Candidate{c, k});
+      plan.candidates.push_back(Candidate{c, row, k});
     }
   }
   plan.status = plan.candidates.empty() ? PlanStatus::AllPaused : PlanStatus::Ready;

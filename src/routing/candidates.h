@@ -15,9 +15,10 @@
 
 namespace llmux::routing {
 
-/// One way to serve a request: a channel and one of its keys.
+/// One way to serve a request: a channel, the protocol row to speak to it, and one of its keys.
 struct Candidate {
   std::size_t channel = 0;  ///< index into Settings::channels
+  std::size_t row = 0;      ///< index into Channel::rows
   std::size_t key = 0;      ///< index into Channel::keys
 };
 
@@ -33,23 +34,23 @@ class Rotation {
 };
 
 enum class PlanStatus {
-  Ready,               ///< `candidates` is not empty
-  UnknownModel,        ///< no enabled channel serves the model
-  OtherProtocolsOnly,  ///< only channels of other protocols serve it (`other_protocols`)
-  AllPaused,           ///< every key that could serve it is paused (`resume_at`)
+  Ready,         ///< `candidates` is not empty
+  UnknownModel,  ///< no enabled channel serves the model
+  AllPaused,     ///< every key that could serve it is paused (`resume_at`)
 };
 
 struct Plan {
   PlanStatus status = PlanStatus::UnknownModel;
   std::vector<Candidate> candidates;
-  std::vector<Protocol> other_protocols;
   std::optional<MonoTime> resume_at;  ///< AllPaused: when the first key comes back
 };
 
-/// The ordered candidates for a request: channels speaking the client's protocol that serve the
-/// model, highest priority first; among equal priorities a weighted rotation picks who leads (a
-/// channel of weight 3 leads three times as often as one of weight 1); each channel's keys rotate
-/// and keys paused by KeyHealth are left out.
+/// The ordered candidates for a request: the channels serving the model, highest priority first;
+/// among equal priorities, channels that speak the client's protocol (byte passthrough) before
+/// those needing translation, and within each of those a weighted rotation picks who leads (a
+/// channel of weight 3 leads three times as often as one of weight 1). A channel is spoken to in
+/// its row of the client's protocol when it has one, else in its first row. Each channel's keys
+/// rotate; keys paused by KeyHealth are left out.
 Plan planCandidates(Catalog const& catalog, Protocol client_protocol, std::string_view model,
                     KeyHealth const& health, Rotation& rotation);
 

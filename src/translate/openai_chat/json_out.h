@@ -32,6 +32,9 @@ class JsonOut {
   /// Copies `json` (already valid JSON text) as the value of `key`.
   JsonOut& raw(std::string_view key, std::string_view json);
 
+  /// Bytes written so far (to tell whether a container got any member).
+  std::size_t size() const { return out_.size(); }
+
  private:
   void separate();
 

@@ -137,7 +137,12 @@ MaybeError RequestReader::readContent(json::value const* content, std::string co
   for (std::size_t j = 0; j < array.size(); ++j) {
     std::string part_where = at(field, j);
     if (!array[j].is_object()) return invalid("'" + part_where + "' must be an object");
+    std::size_t before = out.size();
     if (auto error = readPart(array[j].as_object(), part_where, parts, out)) return error;
+    // OpenRouter-style clients (Cline, Roo Code) mark Anthropic cache breakpoints on parts.
+    if (out.size() > before && objectAt(array[j].as_object(), "cache_control")) {
+      out.back().cache_marker = true;
+    }
   }
   return std::nullopt;
 }

@@ -184,8 +184,10 @@ void writeUserRun(JsonOut& out, std::vector<Message const*> const& run) {
   writeUserMessage(out, parts);
 }
 
-void writeMessages(JsonOut& out, Request const& request) {
+/// The system prompt and the conversation; false when not one message could be written.
+bool writeMessages(JsonOut& out, Request const& request) {
   out.beginArray("messages");
+  std::size_t empty = out.size();
   if (countText(request.system) > 0) {
     out.beginObject().str("role", "system");
     writeTextContent(out, request.system);
@@ -209,7 +211,9 @@ void writeMessages(JsonOut& out, Request const& request) {
       }
     }
   }
+  bool wrote = out.size() != empty;
   out.endArray();
+  return wrote;
 }
 
 Result<void> writeTools(JsonOut& out, Request const& request) {
@@ -298,7 +302,11 @@ Result<std::string> encodeRequest(Request const& request, std::string_view upstr
   JsonOut out(body);
   out.beginObject();
   out.str("model", upstream_model.empty() ? std::string_view(request.model) : upstream_model);
-  writeMessages(out, request);
+  if (!writeMessages(out, request)) {
+    // Everything was something Chat cannot take (a conversation of reasoning only, say).
+    return makeError(ErrorKind::InvalidRequest,
+                     "the conversation has no content that OpenAI Chat Completions accepts");
+  }
   if (auto written = writeTools(out, request); !written) return written.error();
 
   if (request.max_output_tokens) out.num("max_completion_tokens", *request.max_output_tokens);

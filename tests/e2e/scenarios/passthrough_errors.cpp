@@ -188,9 +188,9 @@ TEST_F(E2eTest, UnknownModelIs404NamingTheModel) {
   expectNothingForwarded(mock->port);
 }
 
-// Without translation, a model only channels of another protocol serve is a client error that
-// says which protocol to speak.
-TEST_F(E2eTest, ModelOfAnotherProtocolIs400NamingThatProtocol) {
+// A model only channels of another protocol serve is reached through translation: the upstream
+// gets a request in its own protocol (path, renamed model), the client an answer in its own.
+TEST_F(E2eTest, ModelOfAnotherProtocolIsServedThroughTranslation) {
   auto mock = startMockProvider();
   ASSERT_TRUE(mock.ok()) << mock.error().message;
   auto gateway = startGateway(laneConfig(mock->port));
@@ -206,14 +206,23 @@ TEST_F(E2eTest, ModelOfAnotherProtocolIs400NamingThatProtocol) {
         Case{Protocol::OpenAiChat, Protocol::OpenAiResponses}}) {
     SCOPED_TRACE(std::string(protocolName(c.client)) + " asking for a model of " +
                  std::string(protocolName(c.serving)));
-    for (std::string const& model : {lane(c.serving).model, lane(c.serving).alias}) {
-      ErrorBody error = expectRefusal(gateway->port, c.client, clientHeaders(c.client), model,
-                                      minimalBody(c.client, model, false), 400);
-      EXPECT_NE(error.message.find(protocolName(c.serving)), std::string::npos) << error.message;
-      EXPECT_NE(error.message.find(model), std::string::npos) << error.message;
+    for (bool renamed : {false, true}) {
+      Lane const& serving = lane(c.serving);
+      std::string model = renamed ? serving.alias : serving.model;
+      std::string upstream_model = renamed ? serving.alias_target : serving.model;
+      ASSERT_TRUE(clearJournal(mock->port).ok());
+      auto response = call(gateway->port, "POST", generationTarget(c.client, model, false),
+                           clientHeaders(c.client), minimalBody(c.client, model, false));
+      ASSERT_TRUE(response.ok()) << response.error().message;
+      EXPECT_EQ(response->status(), 200) << response->body;
+      EXPECT_NE(response->body.find("You said"), std::string::npos) << response->body;
+      auto journal = waitForJournal(mock->port, 1);
+      ASSERT_TRUE(journal.ok()) << journal.error().message;
+      auto const& entry = journal->front();
+      EXPECT_EQ(entry.path, upstreamPath(c.serving, upstream_model, false)) << "the serving protocol's path";
+      EXPECT_EQ(entry.status, 200) << "the mock validates requests like the provider: " << entry.response_body;
     }
   }
-  expectNothingForwarded(mock->port);
 }
 
 TEST_F(E2eTest, UnknownPathIs404) {

@@ -56,7 +56,7 @@ protocol::Route chatRoute() { return protocol::matchRoute("POST", "/v1/chat/comp
 TEST(UpstreamRequest, TargetJoinsBasePathAndDropsTheClientKeyFromTheQuery) {
   auto catalog = routing::testing::catalogFrom(kChannels);
   auto const& oai = catalog->settings().channels[0];
-  auto target = upstreamTarget(oai, oai.keys[0], chatRoute(), "gpt-x", "key=sk-dev&debug=1");
+  auto target = upstreamTarget(oai, oai.rows[0], oai.keys[0], chatRoute(), "gpt-x", "key=sk-dev&debug=1");
   EXPECT_TRUE(target.peer.tls);
   EXPECT_EQ(target.peer.host, "api.example.com");
   EXPECT_EQ(target.peer.port, 443);
@@ -68,7 +68,7 @@ TEST(UpstreamRequest, GeminiModelInPathAndQueryAuth) {
   auto catalog = routing::testing::catalogFrom(kChannels);
   auto route = protocol::matchRoute("POST", "/v1beta/models/gemini-x:streamGenerateContent").route;
   auto const& q = catalog->settings().channels[3];
-  auto target = upstreamTarget(q, q.keys[0], route, "gemini-x-001", "alt=sse&key=sk-dev");
+  auto target = upstreamTarget(q, q.rows[0], q.keys[0], route, "gemini-x-001", "alt=sse&key=sk-dev");
   EXPECT_EQ(target.path_and_query, "/v1beta/models/gemini-x-001:streamGenerateContent?alt=sse&key=qk");
   EXPECT_EQ(target.host_header, "127.0.0.1:9000");
 }
@@ -76,8 +76,9 @@ TEST(UpstreamRequest, GeminiModelInPathAndQueryAuth) {
 TEST(UpstreamRequest, HeadCarriesChannelCredentialsNeverTheClients) {
   auto catalog = routing::testing::catalogFrom(kChannels);
   auto const& oai = catalog->settings().channels[0];
-  auto target = upstreamTarget(oai, oai.keys[0], chatRoute(), "gpt-x", "");
-  std::string head = buildUpstreamHead("POST", target, clientHeaders(), oai, oai.keys[0], "rid-1", 42);
+  auto target = upstreamTarget(oai, oai.rows[0], oai.keys[0], chatRoute(), "gpt-x", "");
+  std::string head = buildUpstreamHead("POST", target, clientHeaders(), ForwardedHeaders::EndToEnd, oai,
+                                       oai.rows[0], oai.keys[0], "rid-1", 42);
   EXPECT_EQ(head.rfind("POST /relay/v1/chat/completions HTTP/1.1\r\nHost: api.example.com\r\n", 0), 0u);
   EXPECT_NE(head.find("Authorization: Bearer sk-upstream\r\n"), std::string::npos);
   EXPECT_EQ(head.find("sk-dev"), std::string::npos) << head;
@@ -98,17 +99,34 @@ TEST(UpstreamRequest, ProtocolDefaultAuthStyles) {
   auto catalog = routing::testing::catalogFrom(kChannels);
   auto const& ant = catalog->settings().channels[1];
   auto route = protocol::matchRoute("POST", "/v1/messages").route;
-  std::string head = buildUpstreamHead("POST", upstreamTarget(ant, ant.keys[0], route, "claude-x", ""),
-                                       HeaderList{}, ant, ant.keys[0], "r", 2);
+  std::string head = buildUpstreamHead("POST", upstreamTarget(ant, ant.rows[0], ant.keys[0], route, "claude-x", ""),
+                                       HeaderList{}, ForwardedHeaders::EndToEnd, ant, ant.rows[0],
+                                       ant.keys[0], "r", 2);
   EXPECT_NE(head.find("x-api-key: sk-ant\r\n"), std::string::npos);
   EXPECT_NE(head.find("anthropic-version: 2023-06-01\r\n"), std::string::npos) << "added when missing";
   EXPECT_NE(head.find("Host: 127.0.0.1:8081\r\n"), std::string::npos);
 
   auto const& gem = catalog->settings().channels[2];
   auto groute = protocol::matchRoute("POST", "/v1beta/models/gemini-x:generateContent").route;
-  head = buildUpstreamHead("POST", upstreamTarget(gem, gem.keys[0], groute, "gemini-x", ""),
-                           HeaderList{}, gem, gem.keys[0], "r", 2);
+  head = buildUpstreamHead("POST", upstreamTarget(gem, gem.rows[0], gem.keys[0], groute, "gemini-x", ""),
+                           HeaderList{}, ForwardedHeaders::EndToEnd, gem, gem.rows[0], gem.keys[0],
+                           "r", 2);
   EXPECT_NE(head.find("x-goog-api-key: AIza-upstream\r\n"), std::string::npos);
+}
+
+TEST(UpstreamRequest, TranslatedRequestsCarryOnlyGenericClientHeaders) {
+  auto catalog = routing::testing::catalogFrom(kChannels);
+  auto const& ant = catalog->settings().channels[1];
+  auto route = protocol::matchRoute("POST", "/v1/messages").route;
+  std::string head = buildUpstreamHead("POST", upstreamTarget(ant, ant.rows[0], ant.keys[0], route, "claude-x", ""),
+                                       clientHeaders(), ForwardedHeaders::Generic, ant, ant.rows[0],
+                                       ant.keys[0], "r", 2);
+  EXPECT_NE(head.find("User-Agent: OpenAI/JS 7.0\r\n"), std::string::npos);
+  EXPECT_EQ(head.find("anthropic-beta"), std::string::npos) << "the client's protocol-specific headers stay";
+  EXPECT_NE(head.find("Content-Type: application/json\r\n"), std::string::npos);
+  EXPECT_NE(head.find("anthropic-version: 2023-06-01\r\n"), std::string::npos);
+  EXPECT_NE(head.find("x-api-key: sk-ant\r\n"), std::string::npos);
+  EXPECT_EQ(head.find("sk-dev"), std::string::npos);
 }
 
 TEST(UpstreamRequest, ClientResponseHeadersDropFramingAndRenameTheUpstreamId) {

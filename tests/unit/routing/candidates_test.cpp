@@ -71,11 +71,13 @@ TEST(PlanCandidates, PriorityFirstThenKeysRotateWithinAChannel) {
   auto a = planCandidates(*catalog, Protocol::OpenAiChat, "gpt-x", health, rotation);
   auto b = planCandidates(*catalog, Protocol::OpenAiChat, "gpt-x", health, rotation);
   ASSERT_EQ(a.status, PlanStatus::Ready);
-  ASSERT_EQ(a.candidates.size(), 4u);  // primary x2, heavy, light; never the anthropic channel
+  // primary x2, heavy and light (either order), then claude (needs translation); never "off".
+  ASSERT_EQ(a.candidates.size(), 5u);
   EXPECT_EQ(channelOf(*catalog, a.candidates[0]), "primary");
   EXPECT_EQ(channelOf(*catalog, a.candidates[1]), "primary");
+  EXPECT_EQ(channelOf(*catalog, a.candidates[4]), "claude");
   EXPECT_NE(a.candidates[0].key, b.candidates[0].key) << "keys of a channel rotate";
-  for (auto const& c : a.candidates) EXPECT_NE(channelOf(*catalog, c), "claude");
+  for (auto const& c : a.candidates) EXPECT_NE(channelOf(*catalog, c), "off");
 }
 
 TEST(PlanCandidates, WeightsDecideWhoLeadsAmongEqualPriorities) {
@@ -89,7 +91,7 @@ TEST(PlanCandidates, WeightsDecideWhoLeadsAmongEqualPriorities) {
   std::map<std::string, int> leads;
   for (int i = 0; i < 400; ++i) {
     auto plan = planCandidates(*catalog, Protocol::OpenAiChat, "gpt-x", health, rotation);
-    ASSERT_EQ(plan.candidates.size(), 2u);
+    ASSERT_EQ(plan.candidates.size(), 3u);  // heavy, light, then claude (translated)
     ++leads[channelOf(*catalog, plan.candidates[0])];
   }
   EXPECT_EQ(leads["heavy"], 300);
@@ -113,18 +115,45 @@ TEST(PlanCandidates, PausedKeysAreSkippedUntilTheirTimeComes) {
             PlanStatus::Ready);
 }
 
-TEST(PlanCandidates, UnknownModelAndOtherProtocolOnly) {
+TEST(PlanCandidates, OtherProtocolsAreTranslatedCandidatesAfterNativeOnes) {
   auto catalog = catalogFrom(kPool);
   ManualTimeSource clock;
   KeyHealth health(clock);
   Rotation rotation;
   EXPECT_EQ(planCandidates(*catalog, Protocol::OpenAiChat, "nope", health, rotation).status,
             PlanStatus::UnknownModel);
+  // Only the Anthropic channel serves it: an OpenAI Chat client gets it through translation.
   auto plan = planCandidates(*catalog, Protocol::OpenAiChat, "claude-only", health, rotation);
-  EXPECT_EQ(plan.status, PlanStatus::OtherProtocolsOnly);
-  EXPECT_EQ(plan.other_protocols, std::vector<Protocol>{Protocol::Anthropic});
-  EXPECT_EQ(planCandidates(*catalog, Protocol::Anthropic, "claude-only", health, rotation).status,
-            PlanStatus::Ready);
+  ASSERT_EQ(plan.status, PlanStatus::Ready);
+  ASSERT_EQ(plan.candidates.size(), 1u);
+  EXPECT_EQ(channelOf(*catalog, plan.candidates[0]), "claude");
+  EXPECT_EQ(catalog->settings().channels[plan.candidates[0].channel].rows[plan.candidates[0].row].protocol,
+            Protocol::Anthropic);
+  // Equal priority (0): heavy and light speak Chat, claude needs translation: it comes last.
+  auto mixed = planCandidates(*catalog, Protocol::OpenAiChat, "gpt-x", health, rotation);
+  ASSERT_EQ(mixed.candidates.size(), 5u);
+  EXPECT_EQ(channelOf(*catalog, mixed.candidates.back()), "claude");
+}
+
+TEST(PlanCandidates, AMultiProtocolChannelIsSpokenToInTheClientsProtocol) {
+  auto catalog = catalogFrom(R"(
+gateway_keys: [{name: dev, key: sk-dev}]
+channels:
+  - name: relay
+    base_url: http://127.0.0.1:9
+    protocols: [{protocol: openai-chat}, {protocol: anthropic, base_url: "http://127.0.0.1:9/a"}]
+    keys: [k]
+    models: [m]
+)");
+  ManualTimeSource clock;
+  KeyHealth health(clock);
+  Rotation rotation;
+  for (auto [client, expected_row] : {std::pair{Protocol::Anthropic, 1u}, {Protocol::OpenAiChat, 0u},
+                                      {Protocol::Gemini, 0u}}) {
+    auto plan = planCandidates(*catalog, client, "m", health, rotation);
+    ASSERT_EQ(plan.candidates.size(), 1u);
+    EXPECT_EQ(plan.candidates[0].row, expected_row) << protocolName(client);
+  }
 }
 
 TEST(KeyHealth, LongerPauseWinsAndClearRestores) {

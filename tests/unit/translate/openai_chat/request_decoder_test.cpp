@@ -110,6 +110,18 @@ TEST(ChatRequestDecoder, AssistantReasoningRefusalAndEmptyArguments) {
   EXPECT_EQ(b[3].arguments, "{}");
 }
 
+TEST(ChatRequestDecoder, CacheControlOnPartsIsACacheMarker) {
+  Request r = decoded(R"({"model":"m","messages":[
+      {"role":"system","content":[{"type":"text","text":"long prompt","cache_control":{"type":"ephemeral"}}]},
+      {"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b","cache_control":{"type":"ephemeral"}}]}]})");
+  ASSERT_EQ(r.system.size(), 1u);
+  EXPECT_TRUE(r.system[0].cache_marker);
+  ASSERT_EQ(r.messages.at(0).blocks.size(), 2u);
+  EXPECT_FALSE(r.messages[0].blocks[0].cache_marker);
+  EXPECT_TRUE(r.messages[0].blocks[1].cache_marker);
+  EXPECT_TRUE(r.dropped.empty()) << r.dropped.front();
+}
+
 TEST(ChatRequestDecoder, LegacyFunctionsAndFunctionMessages) {
   Request r = decoded(R"({"model":"m","functions":[{"name":"f","parameters":{"type":"object"}}],
       "function_call":{"name":"f"},"messages":[{"role":"user","content":"q"},

@@ -253,6 +253,18 @@ TEST(ChatRequestEncoder, ResponseFormats) {
   EXPECT_FALSE(encoded(r).contains("response_format"));
 }
 
+TEST(ChatRequestEncoder, AConversationWithNothingChatCanTakeIsRefused) {
+  Request r;
+  r.model = "m";
+  Block thinking{.type = BlockType::Thinking, .text = "only reasoning"};
+  r.messages.push_back(Message{Role::Assistant, {thinking}});
+  auto body = encodeRequest(r, "m");
+  ASSERT_FALSE(body.ok()) << *body;
+  EXPECT_EQ(body.error().kind, ErrorKind::InvalidRequest);
+  r.system.push_back(textBlock("a system prompt alone is a conversation"));
+  EXPECT_TRUE(encodeRequest(r, "m").ok());
+}
+
 TEST(ChatRequestEncoder, InvalidSchemaTextIsRefused) {
   Request r;
   r.model = "m";

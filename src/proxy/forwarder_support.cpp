@@ -1,0 +1,37 @@
+#include "proxy/forwarder_support.h"
+
+#include "http/upstream_exchange.h"
+
+namespace llmux::proxy::forwarding {
+
+AbortOnCancel::AbortOnCancel(http::Cancellation& cancellation, http::UpstreamExchange& exchange)
+    : cancellation_(cancellation),
+      id_(cancellation.add([&exchange](http::CancelReason) { exchange.abort(); })) {}
+
+std::string failureOutcome(bool last, std::string_view reason) {
+  return std::string(last ? "failed:" : "failover:") + std::string(reason);
+}
+
+void markClientGone(RequestContext& ctx, AttemptRecord& record) {
+  ctx.record.status = 499;
+  ctx.record.error = "client_gone";
+  record.outcome = "cancelled";
+}
+
+net::Task<Result<std::string>> readWholeBody(http::UpstreamExchange& exchange,
+                                             MonoTime attempt_deadline, Millis idle,
+                                             std::size_t limit) {
+  std::string body;
+  while (!exchange.done()) {
+    auto piece = co_await exchange.readBody(earlier(MonoClock::now() + idle, attempt_deadline));
+    if (!piece) co_return piece.error();
+    body.append(*piece);
+    if (body.size() > limit) {
+      co_return makeError(ErrorKind::UpstreamProtocol,
+                          "upstream body larger than " + std::to_string(limit) + " bytes");
+    }
+  }
+  co_return body;
+}
+
+}  // namespace llmux::proxy::forwarding

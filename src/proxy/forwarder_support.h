@@ -1,0 +1,68 @@
+#pragma once
+
+// Pieces shared by the forwarder's passthrough and translated paths (forwarder.cpp,
+// translated_relay.cpp). Internal to the proxy module.
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include "core/clock.h"
+#include "core/request_record.h"
+#include "core/result.h"
+#include "http/cancellation.h"
+#include "net/task.h"
+#include "proxy/request_context.h"
+
+namespace llmux::http {
+class UpstreamExchange;
+}
+
+namespace llmux::proxy::forwarding {
+
+inline double msSince(MonoTime start) { return millisBetween(start, MonoClock::now()); }
+inline MonoTime earlier(MonoTime a, MonoTime b) { return a < b ? a : b; }
+
+/// Adds the time until destruction to an accumulator: waits on upstreams are not gateway overhead.
+class WaitClock {
+ public:
+  explicit WaitClock(std::chrono::nanoseconds& total) : total_(total), start_(MonoClock::now()) {}
+  ~WaitClock() { total_ += MonoClock::now() - start_; }
+  WaitClock(WaitClock const&) = delete;
+  WaitClock& operator=(WaitClock const&) = delete;
+
+ private:
+  std::chrono::nanoseconds& total_;
+  MonoTime start_;
+};
+
+/// While alive, a client disconnect or a shutdown closes the exchange's connection at once.
+class AbortOnCancel {
+ public:
+  AbortOnCancel(http::Cancellation& cancellation, http::UpstreamExchange& exchange);
+  ~AbortOnCancel() { cancellation_.remove(id_); }
+  AbortOnCancel(AbortOnCancel const&) = delete;
+  AbortOnCancel& operator=(AbortOnCancel const&) = delete;
+
+ private:
+  http::Cancellation& cancellation_;
+  std::size_t id_;
+};
+
+/// The outcome of an attempt that failed: "failover:<reason>" when another candidate follows,
+/// "failed:<reason>" for the last one (the request log and metrics read these).
+std::string failureOutcome(bool last, std::string_view reason);
+
+/// The outcome of a relayed answer: the upstream's success, or the client's own error.
+inline char const* relayedOutcome(int status) { return status >= 400 ? "client_error" : "ok"; }
+
+/// The client went away while its answer was being written: not an upstream failure.
+void markClientGone(RequestContext& ctx, AttemptRecord& record);
+
+/// Reads a whole body expected to be at most `limit` bytes (an error document, or a non-streamed
+/// answer to translate).
+net::Task<Result<std::string>> readWholeBody(http::UpstreamExchange& exchange,
+                                             MonoTime attempt_deadline, Millis idle,
+                                             std::size_t limit);
+
+}  // namespace llmux::proxy::forwarding

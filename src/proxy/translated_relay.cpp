@@ -1,0 +1,233 @@
+// The forwarder's path for an upstream of another protocol than the client's: its errors and
+// its answers, streamed or not, translated through the neutral model (src/translate).
+#include "http/response_writer.h"
+#include "http/server_request.h"
+#include "http/upstream_exchange.h"
+#include "protocol/error_shapes.h"
+#include "proxy/error_reply.h"
+#include "proxy/forwarder.h"
+#include "proxy/forwarder_support.h"
+#include "proxy/upstream_request.h"
+#include "translate/codec.h"
+#include "translate/errors.h"
+
+namespace llmux::proxy {
+
+using namespace forwarding;
+using net::Task;
+
+namespace {
+
+constexpr std::size_t kErrorBodyLimit = 1u << 20;
+// A non-streamed answer is decoded whole before it is re-encoded for the client.
+constexpr std::size_t kAnswerBodyLimit = 64u << 20;
+
+HeaderList translatedHeaders(RequestContext const& ctx, HeaderList const& upstream, bool stream) {
+  HeaderList headers;
+  headers.add("Content-Type", stream ? "text/event-stream" : "application/json");
+  if (stream) headers.add("Cache-Control", "no-cache");
+  for (char const* name : {"x-request-id", "request-id"}) {
+    if (auto id = upstream.find(name)) headers.add("x-upstream-request-id", *id);
+  }
+  headers.add("X-Request-Id", ctx.request_id);
+  return headers;
+}
+
+translate::EncodeOptions encodeOptions(RequestContext const& ctx, std::int64_t created) {
+  translate::EncodeOptions options;
+  options.model = ctx.profile.model;
+  options.id = ctx.request_id;
+  options.include_usage = ctx.neutral && ctx.neutral->include_usage;
+  options.created = created;
+  return options;
+}
+
+/// Whether an event carries content: up to the first one, a stream can still be failed over.
+bool isContent(translate::Event const& event) {
+  using translate::EventType;
+  return event.type != EventType::MessageStart && event.type != EventType::UsageUpdate &&
+         event.type != EventType::Error;
+}
+
+}  // namespace
+
+Task<Forwarder::AttemptResult> Forwarder::answerTranslatedError(
+    RequestContext& ctx, http::UpstreamExchange& exchange, AttemptRecord& record, Protocol upstream,
+    AttemptResult result, bool last, std::string const& key_id, MonoTime attempt_deadline,
+    Millis idle) {
+  // The body says what the status alone cannot (a context overflow, Gemini's wrong key, its
+  // retry delay), and it is what the client gets, translated, if this is the last candidate.
+  Result<std::string> body = Error{};
+  {
+    WaitClock wait(ctx.upstream_wait);
+    body = co_await readWholeBody(exchange, attempt_deadline, idle, kErrorBodyLimit);
+  }
+  if (!body) {
+    exchange.abort();
+    result.error = body.error();
+    result.status = 0;
+    result.policy = routing::policyForTransportError(body.error().kind);
+    record.outcome = failureOutcome(last, result.policy.reason);
+    co_return result;
+  }
+  exchange.finish();
+  translate::UpstreamError error = translate::readUpstreamError(
+      upstream, result.status, *body, exchange.headers(), services_.clock.wallNow());
+  if (routing::isRejectedKeyAnswer(upstream, result.status, *body)) {
+    result.policy = {routing::Verdict::NextKey, "key_rejected"};
+  }
+  // A prompt too long for the model is the client's problem everywhere: never retried.
+  if (error.cls == translate::ErrorClass::ContextOverflow) result.policy = {routing::Verdict::Relay, "context_overflow"};
+  std::optional<std::string> kept = *body;
+  pauseKeyAfter(result.policy, result.status, exchange.headers(), kept, key_id, result.retry_after);
+
+  bool retryable = result.policy.verdict != routing::Verdict::Relay;
+  bool hide_answer = result.status == 401 || result.status == 403 ||
+                     result.policy.reason == "key_rejected";
+  if (retryable && (!last || hide_answer)) {
+    record.outcome = failureOutcome(last, result.policy.reason);
+    if (hide_answer) result.status = 401;
+    co_return result;
+  }
+  translate::ClientError answer = translate::renderForClient(ctx.protocol, error, ctx.request_id);
+  answer.headers.add("X-Request-Id", ctx.request_id);
+  if (retryable) answer.headers.add("x-llmux-attempts", std::to_string(ctx.record.attempts.size()));
+  ctx.record.status = answer.status;
+  ctx.record.error = error.message;
+  co_await ctx.response.send(answer.status, answer.headers, answer.body);
+  record.outcome = retryable ? failureOutcome(true, result.policy.reason) : "client_error";
+  result.kind = AttemptResult::Kind::Answered;
+  co_return result;
+}
+
+Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
+                                                          http::UpstreamExchange& exchange,
+                                                          AttemptRecord& record, Protocol upstream,
+                                                          MonoTime attempt_deadline, Millis idle) {
+  AttemptResult result;
+  auto& out = ctx.response;
+  std::int64_t created = std::chrono::duration_cast<std::chrono::seconds>(
+                             services_.clock.wallNow().time_since_epoch())
+                             .count();
+  auto fail = [&](Error error) {
+    exchange.abort();
+    result.kind = error.kind == ErrorKind::Cancelled ? AttemptResult::Kind::Aborted
+                                                     : AttemptResult::Kind::Failed;
+    result.policy = routing::policyForTransportError(error.kind);
+    result.error = std::move(error);
+    if (result.kind == AttemptResult::Kind::Aborted) record.outcome = "cancelled";
+    return result;
+  };
+
+  if (!ctx.profile.stream) {
+    Result<std::string> body = Error{};
+    {
+      WaitClock wait(ctx.upstream_wait);
+      body = co_await readWholeBody(exchange, attempt_deadline, idle, kAnswerBodyLimit);
+    }
+    if (!body) co_return fail(body.error());
+    auto decoded = translate::decodeResponse(upstream, *body);
+    if (!decoded) {
+      co_return fail(makeError(ErrorKind::UpstreamProtocol,
+                               "the upstream's answer could not be read: " + decoded.error().message));
+    }
+    exchange.finish();
+    std::string answer = translate::encodeResponse(ctx.protocol, *decoded, encodeOptions(ctx, created));
+    ctx.record.status = 200;
+    record.outcome = "ok";
+    result.kind = AttemptResult::Kind::Answered;
+    if (!co_await out.send(200, translatedHeaders(ctx, exchange.headers(), false), answer)) {
+      markClientGone(ctx, record);
+    }
+    co_return result;
+  }
+
+  auto decoder = translate::makeStreamDecoder(upstream);
+  auto encoder = translate::makeStreamEncoder(ctx.protocol, encodeOptions(ctx, created));
+  std::vector<translate::Event> events;
+  std::string bytes;      // client bytes produced by the last upstream piece
+  bool committed = false;  // the head went out: from here on, no failover
+  bool client_ok = true;
+  while (client_ok) {
+    Result<std::string_view> piece = Error{};
+    {
+      WaitClock wait(ctx.upstream_wait);
+      piece = co_await exchange.readBody(earlier(MonoClock::now() + idle, attempt_deadline));
+    }
+    events.clear();
+    if (!piece) {
+      if (!committed || piece.error().kind == ErrorKind::Cancelled ||
+          out.cancellation().reason() == http::CancelReason::ClientGone) {
+        if (committed) {
+          markClientGone(ctx, record);
+          exchange.abort();
+          result.kind = AttemptResult::Kind::Answered;
+          co_return result;
+        }
+        co_return fail(piece.error());
+      }
+      bool shutdown = out.cancellation().reason() == http::CancelReason::Shutdown;
+      translate::Event error;
+      error.type = translate::EventType::Error;
+      error.error_status = 502;
+      error.text = shutdown ? "the gateway is shutting down"
+                            : "the upstream failed mid-response: " + piece.error().message;
+      events.push_back(std::move(error));
+      ctx.record.error = shutdown ? "shutdown" : "upstream_broke_mid_stream";
+      record.outcome = "failed:mid_stream";
+      exchange.abort();
+    } else {
+      decoder->feed(*piece, events);
+      if (exchange.done()) decoder->finish(events);
+    }
+
+    bytes.clear();
+    bool stream_over = !piece || exchange.done();
+    for (auto const& event : events) {
+      if (!committed && event.type == translate::EventType::Error) {
+        // Failed before any content: like an error status, so the next candidate may try.
+        exchange.abort();
+        result.kind = AttemptResult::Kind::Failed;
+        result.status = event.error_status;
+        result.policy = routing::policyForStatus(event.error_status > 0 ? event.error_status : 502);
+        if (result.policy.verdict == routing::Verdict::Relay) {
+          result.policy = {routing::Verdict::NextCandidate, "stream_error"};
+        }
+        result.error = makeError(ErrorKind::UpstreamStatus, event.text);
+        co_return result;
+      }
+      encoder->encode(event, bytes);
+      if (event.type == translate::EventType::Error) stream_over = true;
+      if (!committed && isContent(event)) committed = true;
+    }
+    if (!committed && !stream_over) continue;  // hold the preamble until content comes
+
+    if (!out.headSent()) {
+      ctx.record.status = 200;
+      record.outcome = record.outcome.empty() ? "ok" : record.outcome;
+      result.kind = AttemptResult::Kind::Answered;
+      HeaderList headers = translatedHeaders(ctx, exchange.headers(), true);
+      if (stream_over) {
+        client_ok = co_await out.send(200, headers, bytes);
+        break;
+      }
+      client_ok = co_await out.beginBody(200, headers, std::nullopt, bytes);
+      continue;
+    }
+    if (stream_over) {
+      client_ok = co_await out.endBody(bytes);
+      break;
+    }
+    client_ok = co_await out.writeBody(bytes);
+  }
+  if (!client_ok) {
+    exchange.abort();
+    markClientGone(ctx, record);
+  } else if (exchange.done()) {
+    exchange.finish();
+  }
+  result.kind = AttemptResult::Kind::Answered;
+  co_return result;
+}
+
+}  // namespace llmux::proxy

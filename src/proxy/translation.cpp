@@ -1,0 +1,39 @@
+#include "proxy/translation.h"
+
+#include "http/server_request.h"
+#include "translate/codec.h"
+
+namespace llmux::proxy {
+
+protocol::Route targetRoute(Protocol target, std::string const& upstream_model, bool stream) {
+  protocol::Route route;
+  route.protocol = target;
+  switch (target) {
+    case Protocol::OpenAiChat: route.kind = protocol::RouteKind::ChatCompletions; break;
+    case Protocol::OpenAiResponses: route.kind = protocol::RouteKind::Responses; break;
+    case Protocol::Anthropic: route.kind = protocol::RouteKind::Messages; break;
+    case Protocol::Gemini:
+      route.kind = protocol::RouteKind::GeminiGenerate;
+      route.gemini_model = upstream_model;
+      route.gemini_stream = stream;
+      break;
+  }
+  return route;
+}
+
+Result<std::string> translatedBody(RequestContext& ctx, Protocol target,
+                                   std::string const& upstream_model) {
+  if (!ctx.neutral) {
+    auto decoded = translate::decodeRequest(ctx.protocol, ctx.request.body, ctx.profile.model,
+                                            ctx.profile.stream);
+    if (!decoded) return decoded.error();
+    ctx.neutral = std::move(*decoded);
+  }
+  return translate::encodeRequest(target, *ctx.neutral, upstream_model);
+}
+
+std::string translatedQuery(Protocol target, bool stream) {
+  return target == Protocol::Gemini && stream ? "alt=sse" : "";
+}
+
+}  // namespace llmux::proxy

@@ -1,0 +1,27 @@
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/result.h"
+#include "protocol/routes.h"
+#include "proxy/request_context.h"
+
+namespace llmux::proxy {
+
+/// The route a request takes on an upstream of `target` protocol (a generation request; the
+/// model only matters for Gemini, whose URL carries it).
+protocol::Route targetRoute(Protocol target, std::string const& upstream_model, bool stream);
+
+/// The body to send to an upstream of `target` for this request: the client's body decoded into
+/// the neutral model once per request (kept in the context), then encoded for `target` with
+/// `upstream_model`. InvalidRequest when the client's body cannot be translated (the client's
+/// error: it gets a 400).
+Result<std::string> translatedBody(RequestContext& ctx, Protocol target,
+                                   std::string const& upstream_model);
+
+/// The query string sent upstream on a translated request (the client's query belongs to its
+/// own protocol): `alt=sse` for a streamed Gemini request, else nothing.
+std::string translatedQuery(Protocol target, bool stream);
+
+}  // namespace llmux::proxy

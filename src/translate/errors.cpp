@@ -1,0 +1,122 @@
+#include "translate/errors.h"
+
+#include <boost/json/parse.hpp>
+
+#include "core/json_text.h"
+#include "core/strings.h"
+#include "protocol/error_shapes.h"
+#include "protocol/retry_after.h"
+
+namespace llmux::translate {
+namespace {
+
+ErrorClass classForStatus(int status) {
+  switch (status) {
+    case 400: case 413: case 422: return ErrorClass::InvalidRequest;
+    case 401: return ErrorClass::Authentication;
+    case 403: return ErrorClass::PermissionDenied;
+    case 404: return ErrorClass::NotFound;
+    case 408: case 504: return ErrorClass::Timeout;
+    case 429: return ErrorClass::RateLimited;
+    case 503: case 529: return ErrorClass::Overloaded;
+    default: return status >= 500 ? ErrorClass::Server : ErrorClass::InvalidRequest;
+  }
+}
+
+int statusForClass(ErrorClass cls, Protocol client, int upstream_status) {
+  switch (cls) {
+    case ErrorClass::ContextOverflow:
+    case ErrorClass::InvalidRequest: return upstream_status == 413 || upstream_status == 422 ? upstream_status : 400;
+    case ErrorClass::Authentication: return 401;
+    case ErrorClass::PermissionDenied: return 403;
+    case ErrorClass::NotFound: return 404;
+    case ErrorClass::RateLimited: return 429;
+    case ErrorClass::Overloaded: return client == Protocol::Anthropic ? 529 : 503;
+    case ErrorClass::Timeout: return 504;
+    case ErrorClass::Server: return upstream_status >= 500 && upstream_status != 529 ? upstream_status : 500;
+  }
+  return 500;
+}
+
+std::string lower(std::string_view s) { return toLower(s); }
+
+}  // namespace
+
+bool isContextOverflow(std::string_view code, std::string_view message) {
+  if (code == "context_length_exceeded" || code == "model_context_window_exceeded") return true;
+  std::string m = lower(message);
+  for (std::string_view marker :
+       {"prompt is too long", "context_length_exceeded", "maximum context length",
+        "context window", "exceed context limit", "input token count", "too many tokens",
+        "context length"}) {
+    if (m.find(marker) != std::string::npos) {
+      // Gemini's wording: "The input token count (N) exceeds the maximum number of tokens allowed".
+      if (marker == "input token count" && m.find("exceeds") == std::string::npos) continue;
+      return true;
+    }
+  }
+  return false;
+}
+
+UpstreamError readUpstreamError(Protocol protocol, int status, std::string_view body,
+                                HeaderList const& headers, WallTime now) {
+  UpstreamError error;
+  error.status = status;
+  error.cls = classForStatus(status);
+  error.retry_after = protocol::parseRetryAfter(headers, now);
+  std::string code;
+  boost::system::error_code ec;
+  auto doc = boost::json::parse(body, ec);
+  if (!ec && doc.is_object()) {
+    auto const* err = doc.as_object().if_contains("error");
+    if (err && err->is_object()) {
+      auto const& e = err->as_object();
+      if (auto const* m = e.if_contains("message"); m && m->is_string()) error.message = m->as_string();
+      if (auto const* c = e.if_contains("code"); c && c->is_string()) code = c->as_string();
+      if (auto const* t = e.if_contains("type"); t && t->is_string()) {
+        std::string_view type = t->as_string();
+        if (type == "overloaded_error") error.cls = ErrorClass::Overloaded;
+        if (code.empty()) code = std::string(type);
+      }
+    } else if (err && err->is_string()) {
+      error.message = err->as_string();
+    }
+  }
+  if (error.message.empty()) {
+    error.message = body.empty() ? "upstream error " + std::to_string(status)
+                                 : std::string(body.substr(0, 500));
+  }
+  if (!error.retry_after && protocol == Protocol::Gemini) {
+    error.retry_after = protocol::parseGoogleRetryDelay(body);
+  }
+  if (isContextOverflow(code, error.message)) error.cls = ErrorClass::ContextOverflow;
+  return error;
+}
+
+ClientError renderForClient(Protocol client, UpstreamError const& error, std::string_view request_id) {
+  ClientError out;
+  out.status = statusForClass(error.cls, client, error.status);
+  out.headers.add("Content-Type", protocol::errorContentType());
+  if (error.retry_after) {
+    auto seconds = std::chrono::ceil<std::chrono::seconds>(*error.retry_after).count();
+    out.headers.add("retry-after", std::to_string(std::max<long long>(seconds, 0)));
+  }
+  std::string message = error.message;
+  if (error.cls == ErrorClass::ContextOverflow) {
+    if (client == Protocol::Anthropic && toLower(message).find("prompt is too long") == std::string::npos) {
+      // Claude Code recognises this wording (REFERENCE.md §6.3).
+      message = "prompt is too long: " + message;
+    }
+    if (client == Protocol::OpenAiChat || client == Protocol::OpenAiResponses) {
+      std::string body = "{\"error\":{\"message\":";
+      appendJsonString(body, message);
+      body += ",\"type\":\"invalid_request_error\",\"param\":\"messages\",\"code\":\"context_length_exceeded\"}}";
+      out.body = std::move(body);
+      return out;
+    }
+  }
+  out.body = protocol::renderErrorBody(client, out.status, message, request_id);
+  return out;
+}
+
+}  // namespace llmux::translate

@@ -1,0 +1,59 @@
+#include "translate/errors.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json/parse.hpp>
+
+namespace llmux::translate {
+namespace {
+
+WallTime now() { return WallTime(std::chrono::seconds(1'700'000'000)); }
+
+TEST(Errors, ContextOverflowFromEveryProviderBecomesA400InEveryClientShape) {
+  struct Case {
+    Protocol upstream;
+    int status;
+    std::string body;
+  };
+  std::vector<Case> cases = {
+      {Protocol::OpenAiChat, 400,
+       R"({"error":{"message":"This model's maximum context length is 8192 tokens. However, your messages resulted in 8227 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}})"},
+      {Protocol::Anthropic, 400,
+       R"({"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 219898 tokens > 200000 maximum"}})"},
+      {Protocol::Gemini, 400,
+       R"({"error":{"code":400,"message":"The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}})"},
+      {Protocol::OpenAiChat, 413, R"({"error":{"message":"Request too large: too many tokens"}})"},
+  };
+  for (auto const& c : cases) {
+    auto error = readUpstreamError(c.upstream, c.status, c.body, {}, now());
+    EXPECT_EQ(error.cls, ErrorClass::ContextOverflow) << c.body;
+    auto openai = renderForClient(Protocol::OpenAiChat, error, "r");
+    EXPECT_EQ(boost::json::parse(openai.body).at("error").at("code").as_string(), "context_length_exceeded");
+    auto anthropic = renderForClient(Protocol::Anthropic, error, "r");
+    EXPECT_NE(anthropic.body.find("prompt is too long"), std::string::npos) << anthropic.body;
+    auto gemini = renderForClient(Protocol::Gemini, error, "r");
+    EXPECT_EQ(boost::json::parse(gemini.body).at("error").at("status").as_string(), "INVALID_ARGUMENT");
+  }
+}
+
+TEST(Errors, OverloadAndRateLimitKeepTheirMeaningAcrossProtocols) {
+  auto overloaded = readUpstreamError(
+      Protocol::Anthropic, 529, R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})",
+      {}, now());
+  EXPECT_EQ(renderForClient(Protocol::OpenAiChat, overloaded, "r").status, 503);
+  EXPECT_EQ(renderForClient(Protocol::Anthropic, overloaded, "r").status, 529);
+  EXPECT_EQ(renderForClient(Protocol::Gemini, overloaded, "r").status, 503);
+
+  // Gemini's 429 gives its delay in the body only; other clients get it as retry-after.
+  auto limited = readUpstreamError(
+      Protocol::Gemini, 429,
+      R"({"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"34.4s"}]}})",
+      {}, now());
+  auto rendered = renderForClient(Protocol::Anthropic, limited, "r");
+  EXPECT_EQ(rendered.status, 429);
+  EXPECT_EQ(rendered.headers.get("retry-after"), "35");
+  EXPECT_EQ(boost::json::parse(rendered.body).at("error").at("type").as_string(), "rate_limit_error");
+}
+
+}  // namespace
+}  // namespace llmux::translate
