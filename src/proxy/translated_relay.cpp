@@ -7,6 +7,7 @@
 #include "proxy/error_reply.h"
 #include "proxy/forwarder.h"
 #include "proxy/forwarder_support.h"
+#include "proxy/translation.h"
 #include "proxy/upstream_request.h"
 #include "translate/codec.h"
 #include "translate/errors.h"
@@ -22,10 +23,13 @@ constexpr std::size_t kErrorBodyLimit = 1u << 20;
 // A non-streamed answer is decoded whole before it is re-encoded for the client.
 constexpr std::size_t kAnswerBodyLimit = 64u << 20;
 
-HeaderList translatedHeaders(RequestContext const& ctx, HeaderList const& upstream, bool stream) {
+/// `content_type`: "text/event-stream" for a stream, "application/json" otherwise (a Gemini
+/// JSON-array stream included).
+HeaderList translatedHeaders(RequestContext const& ctx, HeaderList const& upstream,
+                             std::string_view content_type) {
   HeaderList headers;
-  headers.add("Content-Type", stream ? "text/event-stream" : "application/json");
-  if (stream) headers.add("Cache-Control", "no-cache");
+  headers.add("Content-Type", content_type);
+  if (ctx.profile.stream) headers.add("Cache-Control", "no-cache");
   for (char const* name : {"x-request-id", "request-id"}) {
     if (auto id = upstream.find(name)) headers.add("x-upstream-request-id", *id);
   }
@@ -136,16 +140,17 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
     ctx.record.status = 200;
     record.outcome = "ok";
     result.kind = AttemptResult::Kind::Answered;
-    if (!co_await out.send(200, translatedHeaders(ctx, exchange.headers(), false), answer)) {
+    if (!co_await out.send(200, translatedHeaders(ctx, exchange.headers(), "application/json"),
+                          answer)) {
       markClientGone(ctx, record);
     }
     co_return result;
   }
 
   auto decoder = translate::makeStreamDecoder(upstream);
-  auto encoder = translate::makeStreamEncoder(ctx.protocol, encodeOptions(ctx, created));
+  auto encoder = clientStreamEncoder(ctx, encodeOptions(ctx, created));
   std::vector<translate::Event> events;
-  std::string bytes;      // client bytes produced by the last upstream piece
+  std::string bytes;      // client bytes not written yet (the preamble is held until content)
   bool committed = false;  // the head went out: from here on, no failover
   bool client_ok = true;
   while (client_ok) {
@@ -181,7 +186,6 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
       if (exchange.done()) decoder->finish(events);
     }
 
-    bytes.clear();
     bool stream_over = !piece || exchange.done();
     for (auto const& event : events) {
       if (!committed && event.type == translate::EventType::Error) {
@@ -206,19 +210,19 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
       ctx.record.status = 200;
       record.outcome = record.outcome.empty() ? "ok" : record.outcome;
       result.kind = AttemptResult::Kind::Answered;
-      HeaderList headers = translatedHeaders(ctx, exchange.headers(), true);
+      HeaderList headers = translatedHeaders(ctx, exchange.headers(), clientStreamContentType(ctx));
       if (stream_over) {
         client_ok = co_await out.send(200, headers, bytes);
         break;
       }
       client_ok = co_await out.beginBody(200, headers, std::nullopt, bytes);
-      continue;
-    }
-    if (stream_over) {
+    } else if (stream_over) {
       client_ok = co_await out.endBody(bytes);
       break;
+    } else {
+      client_ok = co_await out.writeBody(bytes);
     }
-    client_ok = co_await out.writeBody(bytes);
+    bytes.clear();
   }
   if (!client_ok) {
     exchange.abort();

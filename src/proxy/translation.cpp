@@ -2,6 +2,7 @@
 
 #include "http/server_request.h"
 #include "translate/codec.h"
+#include "translate/gemini/codec.h"
 
 namespace llmux::proxy {
 
@@ -30,6 +31,37 @@ Result<std::string> translatedBody(RequestContext& ctx, Protocol target,
     ctx.neutral = std::move(*decoded);
   }
   return translate::encodeRequest(target, *ctx.neutral, upstream_model);
+}
+
+namespace {
+
+/// Whether a Gemini client's query asks for SSE (`alt=sse` among its parameters).
+bool geminiWantsSse(std::string_view query) {
+  while (!query.empty()) {
+    auto amp = query.find('&');
+    if (query.substr(0, amp) == "alt=sse") return true;
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
+  return false;
+}
+
+bool isGeminiJsonArrayStream(RequestContext const& ctx) {
+  return ctx.protocol == Protocol::Gemini && !geminiWantsSse(ctx.request.query());
+}
+
+}  // namespace
+
+std::unique_ptr<translate::StreamEncoder> clientStreamEncoder(RequestContext const& ctx,
+                                                              translate::EncodeOptions const& options) {
+  if (isGeminiJsonArrayStream(ctx)) {
+    return translate::gemini::makeStreamEncoder(options, translate::gemini::StreamFraming::JsonArray);
+  }
+  return translate::makeStreamEncoder(ctx.protocol, options);
+}
+
+std::string_view clientStreamContentType(RequestContext const& ctx) {
+  return isGeminiJsonArrayStream(ctx) ? "application/json" : "text/event-stream";
 }
 
 std::string translatedQuery(Protocol target, bool stream) {

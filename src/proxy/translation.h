@@ -6,6 +6,7 @@
 #include "core/result.h"
 #include "protocol/routes.h"
 #include "proxy/request_context.h"
+#include "translate/codec.h"
 
 namespace llmux::proxy {
 
@@ -23,5 +24,14 @@ Result<std::string> translatedBody(RequestContext& ctx, Protocol target,
 /// The query string sent upstream on a translated request (the client's query belongs to its
 /// own protocol): `alt=sse` for a streamed Gemini request, else nothing.
 std::string translatedQuery(Protocol target, bool stream);
+
+/// The encoder of the client's stream. A Gemini client gets SSE when it asked with `alt=sse`
+/// (what the SDKs and the CLI do), else one JSON array sent element by element.
+std::unique_ptr<translate::StreamEncoder> clientStreamEncoder(RequestContext const& ctx,
+                                                              translate::EncodeOptions const& options);
+
+/// The Content-Type of the client's stream: "application/json" for a Gemini JSON-array stream,
+/// else "text/event-stream".
+std::string_view clientStreamContentType(RequestContext const& ctx);
 
 }  // namespace llmux::proxy
