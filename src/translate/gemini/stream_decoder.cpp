@@ -29,14 +29,23 @@ namespace {
 /// The longest SSE event (or plain JSON body) accepted before the stream counts as broken.
 constexpr std::size_t kMaxFrame = 16 * 1024 * 1024;
 
+/// The array slots one call's `partialArgs` may skip over (filled with null): a few bytes such as
+/// `$[99999][99999]…` would otherwise allocate gigabytes.
+constexpr std::size_t kMaxSkippedSlots = 1024;
+/// The deepest `partialArgs` path followed: Boost.JSON frees (and copies) values recursively, so
+/// a path of a million steps would build arguments whose destruction overflows the stack.
+constexpr std::size_t kMaxPathDepth = 64;
+
 /// Applies one Vertex `partialArgs` entry ({jsonPath, stringValue|numberValue|boolValue|nullValue})
-/// to the arguments gathered so far. Paths look like `$.a.b`, `$.list[0]`, `$['key']`.
-void applyPartialArg(json::value& root, json::object const& entry) {
+/// to the arguments gathered so far. Paths look like `$.a.b`, `$.list[0]`, `$['key']`. An index
+/// past the end pads with nulls, taken from `skips_left`; the entry is dropped when that runs out.
+void applyPartialArg(json::value& root, json::object const& entry, std::size_t& skips_left) {
   auto path = stringMember(entry, "jsonPath", "json_path");
   if (!path || !path->starts_with("$")) return;
   std::string_view rest = path->substr(1);
   json::value* node = &root;
-  while (!rest.empty()) {
+  for (std::size_t depth = 0; !rest.empty(); ++depth) {
+    if (depth == kMaxPathDepth) return;
     if (rest.front() == '.') {
       rest.remove_prefix(1);
       std::size_t end = rest.find_first_of(".[");
@@ -62,6 +71,10 @@ void applyPartialArg(json::value& root, json::object const& entry) {
       }
       if (!node->is_array()) *node = json::array();
       json::array& array = node->get_array();
+      if (position > array.size()) {
+        if (position - array.size() > skips_left) return;
+        skips_left -= position - array.size();
+      }
       while (array.size() <= position) array.emplace_back(nullptr);
       node = &array[position];
     } else {
@@ -282,7 +295,7 @@ class Decoder final : public StreamDecoder {
     if (streaming_call_ && (!name || name->empty())) {
       if (json::array const* partial = arrayMember(call, "partialArgs", "partial_args")) {
         for (auto const& entry : *partial) {
-          if (entry.is_object()) applyPartialArg(partial_args_, entry.get_object());
+          if (entry.is_object()) applyPartialArg(partial_args_, entry.get_object(), skips_left_);
         }
       }
       if (!will_continue) finishCall(out);
@@ -311,12 +324,13 @@ class Decoder final : public StreamDecoder {
     json::object const* args = objectMember(call, "args", "");
     if (will_continue) {
       streaming_call_ = true;
+      skips_left_ = kMaxSkippedSlots;
       // A copy in default storage: `args` lives in the chunk's scratch memory.
       partial_args_ = args != nullptr ? json::value(json::object(*args, json::storage_ptr()))
                                       : json::value(json::object());
       if (json::array const* partial = arrayMember(call, "partialArgs", "partial_args")) {
         for (auto const& entry : *partial) {
-          if (entry.is_object()) applyPartialArg(partial_args_, entry.get_object());
+          if (entry.is_object()) applyPartialArg(partial_args_, entry.get_object(), skips_left_);
         }
       }
       return;
@@ -386,6 +400,7 @@ class Decoder final : public StreamDecoder {
   std::optional<Usage> last_usage_;
   bool streaming_call_ = false;
   json::value partial_args_;
+  std::size_t skips_left_ = 0;  ///< of kMaxSkippedSlots, for the call being gathered
 };
 
 }  // namespace
