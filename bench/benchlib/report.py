@@ -1,5 +1,6 @@
 """Turns the measurements into the printed report: one table per figure, then the targets."""
 
+from . import translate
 from .stats import fmt, fmt_signed, ratio, table
 
 PROXIES = ("nginx", "llmux", "llmux+log")
@@ -118,7 +119,7 @@ def _verdict(ok):
 
 
 def targets(results):
-    """[(what, measured, limit, PASS/MISS, margin)] for llmux and llmux+log."""
+    """[(what, measured, limit, PASS/MISS, margin)] for llmux and llmux+log, then translation."""
     rows = []
     t = results.get("throughput")
     if t:
@@ -157,6 +158,8 @@ def targets(results):
             added = b["total"][name]["added_p50_us"]
             rows.append([f"{name} 1 MiB body added (p50)", f"{added:+.0f} us", "<= 1000 us",
                          _verdict(added <= 1000), f"{1000 - added:+.0f} us"])
+    if "translate" in results:
+        rows += translate.target_rows(results["translate"], _verdict)
     return rows
 
 
@@ -173,7 +176,7 @@ def render(results):
     parts = []
     for key, fn in (("throughput", throughput_section), ("low_load", low_load_section),
                     ("ttfb", ttfb_section), ("memory", memory_section),
-                    ("big_body", big_body_section)):
+                    ("big_body", big_body_section), ("translate", translate.section)):
         if key in results:
             parts.append(fn(results[key]))
     parts.append(targets_section(results))
