@@ -64,7 +64,7 @@ def section(result):
     by_pair = {(c["from"], c["to"]): c for c in _cases(result, "request")}
     decodes = {c["from"]: c for c in _cases(result, "decode")}
     rows = []
-    for source in PROTOCOLS:
+    for source in ["anthropic"] + [p for p in PROTOCOLS if p != "anthropic"]:  # Claude Code first
         d = decodes.get(source)
         if d is None:
             continue
