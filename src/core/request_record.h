@@ -1,10 +1,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/clock.h"
+#include "core/token_usage.h"
 
 namespace llmux {
 
@@ -17,6 +19,8 @@ struct AttemptRecord {
   std::string outcome;        ///< "ok", "failover:<reason>", "client_error", "failed:<reason>", "cancelled"
   double first_byte_ms = -1;  ///< response head after request sent; -1 when none
   double duration_ms = 0;
+  std::string upstream_protocol;  ///< the protocol spoken to the upstream (protocolName())
+  bool translated = false;        ///< the upstream speaks another protocol than the client
 };
 
 /// Everything known about one client request when it ends: the row of the request log and the
@@ -40,6 +44,9 @@ struct RequestRecord {
   double overhead_ms = 0;       ///< time spent inside llmux, upstream waits excluded
   std::uint64_t bytes_in = 0;   ///< request body bytes
   std::uint64_t bytes_out = 0;  ///< response body bytes sent to the client
+  /// What the answering upstream reported, normalised; nullopt when it reported none (errors,
+  /// broken streams before their usage).
+  std::optional<TokenUsage> usage;
 };
 
 }  // namespace llmux

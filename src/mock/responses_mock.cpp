@@ -362,6 +362,16 @@ void addHeaders(MockReply& reply, IdSource& ids) {
 
 auto const kNoOutput = [](JsonWriter&) {};
 
+/// The first chunk at or after `from` that carries a token (a text, reasoning or arguments
+/// delta): item and content-part openings before it are structure, not content, so the stream
+/// faults (slow first token, stall, cut) act after them. `from` when there is none.
+std::size_t firstDeltaChunk(MockReply const& reply, std::size_t from) {
+  for (std::size_t i = from; i < reply.chunks.size(); ++i) {
+    if (reply.chunks[i].bytes.find(".delta\"") != std::string::npos) return i;
+  }
+  return from;
+}
+
 }  // namespace
 
 std::optional<MockReply> inspect(MockCall const& call, RequestFacts& facts) {
@@ -426,6 +436,7 @@ std::optional<MockReply> inspect(MockCall const& call, RequestFacts& facts) {
   return std::nullopt;
 }
 
+
 Rendered render(MockCall const& call, RequestFacts const& facts, AnswerPlan const& plan) {
   Items items = decideItems(call, plan);
   Rendered out;
@@ -448,11 +459,12 @@ Rendered render(MockCall const& call, RequestFacts const& facts, AnswerPlan cons
   };
   s.event("response.created", inProgress);
   s.event("response.in_progress", inProgress);
-  out.first_content = out.reply.chunks.size();
+  std::size_t first_item = out.reply.chunks.size();
   std::int64_t index = 0;
   if (!items.reasoning_id.empty()) streamReasoning(s, items, plan, index++);
   if (plan.calls.empty()) streamMessage(s, items, plan, index++);
   for (std::size_t i = 0; i < plan.calls.size(); ++i) streamCall(s, items, plan, i, index++);
+  out.first_content = firstDeltaChunk(out.reply, first_item);
   s.event("response.completed", [&](JsonWriter& w) {
     w.key("response");
     writeResponse(

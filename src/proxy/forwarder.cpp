@@ -10,10 +10,12 @@
 #include "protocol/error_shapes.h"
 #include "protocol/model_splice.h"
 #include "protocol/retry_after.h"
+#include "proxy/answer_meter.h"
 #include "proxy/error_reply.h"
 #include "proxy/forwarder_support.h"
 #include "proxy/translation.h"
 #include "proxy/upstream_request.h"
+#include "translate/errors.h"
 #include "telemetry/log.h"
 
 namespace llmux::proxy {
@@ -24,6 +26,10 @@ using namespace forwarding;
 namespace {
 // Error documents are small; anything larger is not one.
 constexpr std::size_t kErrorBodyLimit = 1u << 20;
+
+/// Statuses under which relays report a context overflow besides the usual 400 (which is relayed
+/// as it is): 413, 422 and 500 bodies are read to tell.
+bool mayHideContextOverflow(int status) { return status == 413 || status == 422 || status == 500; }
 
 /// The upstream's response id, when it is in this piece of a Responses stream (for the
 /// `response.failed` event if the stream breaks later).
@@ -64,11 +70,13 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::
   record.channel = channel.name;
   record.key_label = key.label;
   record.upstream_model = upstream_model;
+  record.upstream_protocol = std::string(protocolName(row.protocol));
   AttemptResult result;
 
   // Same protocol: the client's bytes with the model spliced in. Another protocol: the request
   // translated through the neutral model (see translation.h).
   bool translated = row.protocol != ctx.protocol;
+  record.translated = translated;
   std::string translated_body;
   protocol::SplicedBody body;
   if (translated) {
@@ -168,7 +176,7 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::
                                                          channel.timeouts.idle);
     } else {
       translated_result = co_await relayTranslated(ctx, *exchange, record, row.protocol,
-                                                   attempt_deadline, channel.timeouts.idle);
+                                                   attempt_deadline, channel.timeouts.idle, last);
       if (translated_result.kind == AttemptResult::Kind::Failed) {
         record.outcome = failureOutcome(last, translated_result.policy.reason);
       }
@@ -177,10 +185,11 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::
     co_return translated_result;
   }
 
-  // Some answers are only understood with their body (Gemini's 400 for a wrong key); such bodies
-  // are small error documents, read whole before deciding.
+  // Some answers are only understood with their body (Gemini's 400 for a wrong key, a relay's
+  // context overflow under another status); such bodies are small error documents, read whole
+  // before deciding.
   std::optional<std::string> read_body;
-  if (routing::needsBodyToDecide(row.protocol, result.status)) {
+  if (routing::needsBodyToDecide(row.protocol, result.status) || mayHideContextOverflow(result.status)) {
     WaitClock wait(ctx.upstream_wait);
     auto error_body = co_await readWholeBody(*exchange, attempt_deadline, channel.timeouts.idle,
                                              kErrorBodyLimit);
@@ -197,6 +206,24 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::
       result.policy = {routing::Verdict::NextKey, "key_rejected"};
     }
     read_body = std::move(*error_body);
+    translate::UpstreamError error = translate::readUpstreamError(
+        row.protocol, result.status, *read_body, exchange->headers(), services_.clock.wallNow());
+    if (error.cls == translate::ErrorClass::ContextOverflow && mayHideContextOverflow(result.status)) {
+      // The client's problem whatever status the relay chose: a 400 in the client's shape, never
+      // retried elsewhere.
+      exchange->finish();
+      translate::ClientError answer = translate::renderForClient(ctx.protocol, error, ctx.request_id);
+      answer.headers.add("X-Request-Id", ctx.request_id);
+      ctx.record.status = answer.status;
+      ctx.record.error = error.message;
+      record.outcome = "client_error";
+      record.duration_ms = msSince(started);
+      if (!co_await ctx.response.send(answer.status, answer.headers, answer.body)) {
+        markClientGone(ctx, record);
+      }
+      result.kind = AttemptResult::Kind::Answered;
+      co_return result;
+    }
   }
   pauseKeyAfter(result.policy, result.status, exchange->headers(), read_body, key.id,
                 result.retry_after);
@@ -226,7 +253,7 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::
     record.outcome = relayedOutcome(result.status);
   } else {
     relayed = co_await relay(ctx, *exchange, record, attempt_deadline, channel.timeouts.idle,
-                             std::move(extra));
+                             std::move(extra), last);
   }
   if (relayed.kind == AttemptResult::Kind::Answered && retryable) {
     record.outcome = failureOutcome(true, result.policy.reason);
@@ -243,48 +270,91 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::
 
 Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::UpstreamExchange& exchange,
                                                 AttemptRecord& record, MonoTime attempt_deadline,
-                                                Millis idle, HeaderList extra_headers) {
+                                                Millis idle, HeaderList extra_headers, bool last) {
   AttemptResult result;
   auto& out = ctx.response;
   auto read_next = [&]() { return earlier(MonoClock::now() + idle, attempt_deadline); };
+  auto failed_before_commit = [&](Error error) {
+    exchange.abort();
+    if (error.kind == ErrorKind::Cancelled) {
+      result.kind = AttemptResult::Kind::Aborted;
+      record.outcome = "cancelled";
+      return result;
+    }
+    result.policy = routing::policyForTransportError(error.kind);
+    if (error.kind == ErrorKind::Timeout) result.policy.reason = "timeout_first_byte";
+    result.error = std::move(error);
+    return result;  // the caller records the outcome: it knows whether a candidate follows
+  };
 
-  // Commit point: nothing goes to the client before the first body piece has arrived, so an
-  // upstream that sends a head and then stalls or breaks can still be failed over.
+  // Commit point: nothing goes to the client before the first body piece has arrived — for a
+  // successful stream, before its first content event — so an upstream that sends a head (or a
+  // stream preamble) and then stalls, breaks or reports an error can still be failed over.
   Result<std::string_view> first = Error{};
   {
     WaitClock wait(ctx.upstream_wait);
     first = co_await exchange.readBody(read_next());
   }
-  if (!first) {
-    exchange.abort();
-    if (first.error().kind == ErrorKind::Cancelled) {
-      result.kind = AttemptResult::Kind::Aborted;
-      record.outcome = "cancelled";
+  if (!first) co_return failed_before_commit(first.error());
+
+  bool success = exchange.status() < 300;
+  AnswerMeter meter(ctx.protocol, success && ctx.profile.stream, success);
+  std::string held;  // stream bytes read before the commit point
+  std::string_view start = *first;
+  std::string failure_outcome;  // set when the stream reported an error in place of content
+  meter.feed(start);
+  if (meter.holding() && !exchange.done()) {
+    held.assign(*first);
+    while (meter.holding() && !exchange.done()) {
+      Result<std::string_view> piece = Error{};
+      {
+        WaitClock wait(ctx.upstream_wait);
+        piece = co_await exchange.readBody(read_next());
+      }
+      if (!piece) co_return failed_before_commit(piece.error());
+      held.append(*piece);
+      meter.feed(*piece);
+    }
+    start = held;
+  }
+  if (exchange.done()) meter.finish();
+  if (auto const& failure = meter.failureBeforeContent()) {
+    // An error event in place of content is judged like an error status. The last candidate's
+    // error, or the client's own (a context overflow, a bad parameter), reaches the client as
+    // the upstream sent it: same protocol, its own error event.
+    translate::UpstreamError error = translate::upstreamError(failure->status, failure->message);
+    routing::FailurePolicy policy = streamFailurePolicy(error);
+    bool retryable = policy.verdict != routing::Verdict::Relay;
+    if (retryable && !last) {
+      exchange.abort();
+      result.kind = AttemptResult::Kind::Failed;
+      result.status = failure->status;
+      result.policy = policy;
+      result.error = makeError(ErrorKind::UpstreamStatus, failure->message);
       co_return result;
     }
-    result.error = first.error();
-    result.policy = routing::policyForTransportError(first.error().kind);
-    if (first.error().kind == ErrorKind::Timeout) result.policy.reason = "timeout_first_byte";
-    co_return result;  // the caller records the outcome: it knows whether a candidate follows
+    ctx.record.error = failure->message;
+    failure_outcome = retryable ? failureOutcome(true, policy.reason) : "client_error";
   }
 
   result.kind = AttemptResult::Kind::Answered;
   protocol::StreamErrorContext stream_context;
   stream_context.model = ctx.profile.model;
-  if (ctx.protocol == Protocol::OpenAiResponses) noteResponseId(*first, stream_context.response_id);
+  if (ctx.protocol == Protocol::OpenAiResponses) noteResponseId(start, stream_context.response_id);
   ctx.record.status = exchange.status();
   HeaderList headers = clientResponseHeaders(exchange.headers(), ctx.request_id);
   for (auto const& field : extra_headers) headers.add(field.name, field.value);
-  record.outcome = relayedOutcome(exchange.status());
+  record.outcome = failure_outcome.empty() ? relayedOutcome(exchange.status()) : failure_outcome;
   if (exchange.done()) {
-    // The whole answer came in one read: one write with a Content-Length, whatever the upstream's
-    // framing (framing is per hop).
-    bool sent = co_await out.send(exchange.status(), headers, *first);
+    // The whole answer came before the commit point: one write with a Content-Length, whatever
+    // the upstream's framing (framing is per hop).
+    bool sent = co_await out.send(exchange.status(), headers, start);
     exchange.finish();
     if (!sent) markClientGone(ctx, record);
+    ctx.record.usage = meter.usage();
     co_return result;
   }
-  bool client_ok = co_await out.beginBody(exchange.status(), headers, exchange.contentLength(), *first);
+  bool client_ok = co_await out.beginBody(exchange.status(), headers, exchange.contentLength(), start);
   while (client_ok) {
     Result<std::string_view> piece = Error{};
     {
@@ -293,6 +363,7 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
     }
     if (!piece) {
       exchange.abort();
+      ctx.record.usage = meter.usage();
       auto reason = out.cancellation().reason();
       if (reason == http::CancelReason::ClientGone) {
         client_ok = false;
@@ -313,7 +384,10 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
       co_return result;
     }
     if (ctx.protocol == Protocol::OpenAiResponses) noteResponseId(*piece, stream_context.response_id);
+    meter.feed(*piece);
     if (exchange.done()) {
+      meter.finish();
+      ctx.record.usage = meter.usage();
       // The last piece and the end of the body in one write.
       client_ok = co_await out.endBody(*piece);
       if (client_ok) {
@@ -325,6 +399,7 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
     client_ok = co_await out.writeBody(*piece);
   }
   exchange.abort();
+  ctx.record.usage = meter.usage();
   markClientGone(ctx, record);
   co_return result;
 }

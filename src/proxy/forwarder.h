@@ -50,7 +50,7 @@ class Forwarder {
                                    AttemptRecord& record);
   net::Task<AttemptResult> relay(RequestContext& ctx, http::UpstreamExchange& exchange,
                                  AttemptRecord& record, MonoTime attempt_deadline, Millis idle,
-                                 HeaderList extra_headers);
+                                 HeaderList extra_headers, bool last);
   // Translated attempts (translated_relay.cpp): an upstream of another protocol.
   net::Task<AttemptResult> answerTranslatedError(RequestContext& ctx, http::UpstreamExchange& exchange,
                                                  AttemptRecord& record, Protocol upstream,
@@ -59,7 +59,10 @@ class Forwarder {
                                                  MonoTime attempt_deadline, Millis idle);
   net::Task<AttemptResult> relayTranslated(RequestContext& ctx, http::UpstreamExchange& exchange,
                                            AttemptRecord& record, Protocol upstream,
-                                           MonoTime attempt_deadline, Millis idle);
+                                           MonoTime attempt_deadline, Millis idle, bool last);
+  /// A translated stream reported an error before any content (translated_relay.cpp).
+  net::Task<AttemptResult> answerStreamFailure(RequestContext& ctx, AttemptRecord& record,
+                                               translate::Event const& failure, bool last);
   void pauseKeyAfter(routing::FailurePolicy const& policy, int status, HeaderList const& headers,
                      std::optional<std::string> const& body, std::string const& key_id,
                      std::optional<Millis>& retry_after);

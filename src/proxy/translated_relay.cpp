@@ -4,6 +4,7 @@
 #include "http/server_request.h"
 #include "http/upstream_exchange.h"
 #include "protocol/error_shapes.h"
+#include "proxy/answer_meter.h"
 #include "proxy/error_reply.h"
 #include "proxy/forwarder.h"
 #include "proxy/forwarder_support.h"
@@ -11,6 +12,7 @@
 #include "proxy/upstream_request.h"
 #include "translate/codec.h"
 #include "translate/errors.h"
+#include "translate/usage_tally.h"
 
 namespace llmux::proxy {
 
@@ -44,13 +46,6 @@ translate::EncodeOptions encodeOptions(RequestContext const& ctx, std::int64_t c
   options.include_usage = ctx.neutral && ctx.neutral->include_usage;
   options.created = created;
   return options;
-}
-
-/// Whether an event carries content: up to the first one, a stream can still be failed over.
-bool isContent(translate::Event const& event) {
-  using translate::EventType;
-  return event.type != EventType::MessageStart && event.type != EventType::UsageUpdate &&
-         event.type != EventType::Error;
 }
 
 }  // namespace
@@ -107,7 +102,8 @@ Task<Forwarder::AttemptResult> Forwarder::answerTranslatedError(
 Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
                                                           http::UpstreamExchange& exchange,
                                                           AttemptRecord& record, Protocol upstream,
-                                                          MonoTime attempt_deadline, Millis idle) {
+                                                          MonoTime attempt_deadline, Millis idle,
+                                                          bool last) {
   AttemptResult result;
   auto& out = ctx.response;
   std::int64_t created = std::chrono::duration_cast<std::chrono::seconds>(
@@ -136,6 +132,7 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
                                "the upstream's answer could not be read: " + decoded.error().message));
     }
     exchange.finish();
+    ctx.record.usage = decoded->usage;
     std::string answer = translate::encodeResponse(ctx.protocol, *decoded, encodeOptions(ctx, created));
     ctx.record.status = 200;
     record.outcome = "ok";
@@ -149,9 +146,9 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
 
   auto decoder = translate::makeStreamDecoder(upstream);
   auto encoder = clientStreamEncoder(ctx, encodeOptions(ctx, created));
+  translate::UsageTally tally;
   std::vector<translate::Event> events;
-  std::string bytes;      // client bytes not written yet (the preamble is held until content)
-  bool committed = false;  // the head went out: from here on, no failover
+  std::string bytes;  // client bytes not written yet (the preamble is held until content)
   bool client_ok = true;
   while (client_ok) {
     Result<std::string_view> piece = Error{};
@@ -159,17 +156,17 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
       WaitClock wait(ctx.upstream_wait);
       piece = co_await exchange.readBody(earlier(MonoClock::now() + idle, attempt_deadline));
     }
+    bool committed = tally.contentStarted();  // from the first content on, no failover
     events.clear();
     if (!piece) {
-      if (!committed || piece.error().kind == ErrorKind::Cancelled ||
+      if (!committed) co_return fail(piece.error());
+      if (piece.error().kind == ErrorKind::Cancelled ||
           out.cancellation().reason() == http::CancelReason::ClientGone) {
-        if (committed) {
-          markClientGone(ctx, record);
-          exchange.abort();
-          result.kind = AttemptResult::Kind::Answered;
-          co_return result;
-        }
-        co_return fail(piece.error());
+        exchange.abort();
+        ctx.record.usage = tally.usage();
+        markClientGone(ctx, record);
+        result.kind = AttemptResult::Kind::Answered;
+        co_return result;
       }
       bool shutdown = out.cancellation().reason() == http::CancelReason::Shutdown;
       translate::Event error;
@@ -187,24 +184,18 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
     }
 
     bool stream_over = !piece || exchange.done();
-    for (auto const& event : events) {
-      if (!committed && event.type == translate::EventType::Error) {
-        // Failed before any content: like an error status, so the next candidate may try.
+    for (auto& event : events) {
+      if (!tally.contentStarted() && event.type == translate::EventType::Error) {
+        // An error in place of content: judged like an error status, nothing was sent yet.
         exchange.abort();
-        result.kind = AttemptResult::Kind::Failed;
-        result.status = event.error_status;
-        result.policy = routing::policyForStatus(event.error_status > 0 ? event.error_status : 502);
-        if (result.policy.verdict == routing::Verdict::Relay) {
-          result.policy = {routing::Verdict::NextCandidate, "stream_error"};
-        }
-        result.error = makeError(ErrorKind::UpstreamStatus, event.text);
-        co_return result;
+        co_return co_await answerStreamFailure(ctx, record, event, last);
       }
+      tally.observe(event);
+      tally.fixUp(event);
       encoder->encode(event, bytes);
       if (event.type == translate::EventType::Error) stream_over = true;
-      if (!committed && isContent(event)) committed = true;
     }
-    if (!committed && !stream_over) continue;  // hold the preamble until content comes
+    if (!tally.contentStarted() && !stream_over) continue;  // hold the preamble until content
 
     if (!out.headSent()) {
       ctx.record.status = 200;
@@ -224,11 +215,42 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
     }
     bytes.clear();
   }
+  ctx.record.usage = tally.usage();
   if (!client_ok) {
     exchange.abort();
     markClientGone(ctx, record);
   } else if (exchange.done()) {
     exchange.finish();
+  }
+  result.kind = AttemptResult::Kind::Answered;
+  co_return result;
+}
+
+Task<Forwarder::AttemptResult> Forwarder::answerStreamFailure(RequestContext& ctx,
+                                                              AttemptRecord& record,
+                                                              translate::Event const& failure,
+                                                              bool last) {
+  AttemptResult result;
+  int status = failure.error_status > 0 ? failure.error_status : 502;
+  translate::UpstreamError error = translate::upstreamError(status, failure.text);
+  result.policy = streamFailurePolicy(error);
+  bool retryable = result.policy.verdict != routing::Verdict::Relay;
+  if (retryable && !last) {
+    result.kind = AttemptResult::Kind::Failed;
+    result.status = status;
+    result.error = makeError(ErrorKind::UpstreamStatus, failure.text);
+    co_return result;  // the caller records the outcome
+  }
+  // The client's own error (a context overflow, a bad parameter), or the last candidate's: an
+  // HTTP error in the client's shape, as if the upstream had answered with its status.
+  translate::ClientError answer = translate::renderForClient(ctx.protocol, error, ctx.request_id);
+  answer.headers.add("X-Request-Id", ctx.request_id);
+  if (retryable) answer.headers.add("x-llmux-attempts", std::to_string(ctx.record.attempts.size()));
+  ctx.record.status = answer.status;
+  ctx.record.error = error.message;
+  record.outcome = retryable ? failureOutcome(true, result.policy.reason) : "client_error";
+  if (!co_await ctx.response.send(answer.status, answer.headers, answer.body)) {
+    markClientGone(ctx, record);
   }
   result.kind = AttemptResult::Kind::Answered;
   co_return result;

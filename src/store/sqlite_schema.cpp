@@ -53,6 +53,19 @@ CREATE TABLE settings (
   updated_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 )sql",
+    // 2: normalised token usage per request (NULL when the upstream reported none), and the
+    // protocol each attempt spoke upstream.
+    R"sql(
+ALTER TABLE requests ADD COLUMN input_tokens INTEGER;
+ALTER TABLE requests ADD COLUMN output_tokens INTEGER;
+ALTER TABLE requests ADD COLUMN cache_read_tokens INTEGER;
+ALTER TABLE requests ADD COLUMN cache_write_tokens INTEGER;
+ALTER TABLE requests ADD COLUMN reasoning_tokens INTEGER;
+ALTER TABLE requests ADD COLUMN total_tokens INTEGER;
+ALTER TABLE requests ADD COLUMN usage_estimated INTEGER;
+ALTER TABLE attempts ADD COLUMN upstream_protocol TEXT NOT NULL DEFAULT '';
+ALTER TABLE attempts ADD COLUMN translated INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 
 constexpr int kVersion = static_cast<int>(std::size(kMigrations));

@@ -13,20 +13,24 @@ namespace {
 constexpr char const* kInsertRequest =
     "INSERT INTO requests (id, started_at, route, client_protocol, gateway_key, model, stream, "
     "channel, key_label, status, error, first_byte_ms, total_ms, overhead_ms, bytes_in, bytes_out, "
-    "client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    "client, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, "
+    "total_tokens, usage_estimated) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 constexpr char const* kInsertAttempt =
     "INSERT INTO attempts (request_seq, request_id, attempt, channel, key_label, upstream_model, "
-    "status, outcome, first_byte_ms, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    "status, outcome, first_byte_ms, duration_ms, upstream_protocol, translated) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 constexpr char const* kSelectRecent =
     "SELECT seq, id, started_at, route, client_protocol, gateway_key, model, stream, channel, "
-    "key_label, status, error, first_byte_ms, total_ms, overhead_ms, bytes_in, bytes_out, client "
-    "FROM requests ORDER BY seq DESC LIMIT ?";
+    "key_label, status, error, first_byte_ms, total_ms, overhead_ms, bytes_in, bytes_out, client, "
+    "input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, "
+    "usage_estimated FROM requests ORDER BY seq DESC LIMIT ?";
 
 constexpr char const* kSelectAttempts =
     "SELECT request_seq, channel, key_label, upstream_model, status, outcome, first_byte_ms, "
-    "duration_ms FROM attempts WHERE request_seq BETWEEN ? AND ? ORDER BY request_seq, attempt";
+    "duration_ms, upstream_protocol, translated FROM attempts WHERE request_seq BETWEEN ? AND ? ORDER BY request_seq, attempt";
 
 std::int64_t toUnixMillis(WallTime t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
@@ -47,6 +51,36 @@ void bindMillis(SqliteStatement& stmt, int index, double ms) {
 
 double columnMillis(SqliteStatement const& stmt, int column) {
   return stmt.columnIsNull(column) ? -1.0 : stmt.columnDouble(column);
+}
+
+/// Binds the seven usage columns from `first` on (input, output, cache read, cache write,
+/// reasoning, total, estimated): all NULL when there is no usage.
+void bindUsage(SqliteStatement& stmt, int first, std::optional<TokenUsage> const& usage) {
+  if (!usage) {
+    for (int i = 0; i < 7; ++i) stmt.bindNull(first + i);
+    return;
+  }
+  stmt.bind(first, usage->input);
+  stmt.bind(first + 1, usage->output);
+  stmt.bind(first + 2, usage->cache_read);
+  stmt.bind(first + 3, usage->cache_write);
+  stmt.bind(first + 4, usage->reasoning);
+  stmt.bind(first + 5, usage->total());
+  stmt.bind(first + 6, std::int64_t{usage->estimated ? 1 : 0});
+}
+
+/// Reads what bindUsage wrote, from `first` on (input, output, cache read, cache write,
+/// reasoning, estimated: the total is derived).
+std::optional<TokenUsage> columnUsage(SqliteStatement const& stmt, int first) {
+  if (stmt.columnIsNull(first)) return std::nullopt;
+  TokenUsage usage;
+  usage.input = stmt.columnInt(first);
+  usage.output = stmt.columnInt(first + 1);
+  usage.cache_read = stmt.columnInt(first + 2);
+  usage.cache_write = stmt.columnInt(first + 3);
+  usage.reasoning = stmt.columnInt(first + 4);
+  usage.estimated = stmt.columnInt(first + 5) != 0;
+  return usage;
 }
 
 [[noreturn]] void throwStoreError(Error const& error) {
@@ -197,6 +231,7 @@ Result<void> SqliteStore::writeBatch(WriterStatements& s, std::vector<RequestRec
     q.bind(15, static_cast<std::int64_t>(r.bytes_in));
     q.bind(16, static_cast<std::int64_t>(r.bytes_out));
     q.bind(17, r.client);
+    bindUsage(q, 18, r.usage);
     if (auto done = q.step(); !done.ok()) return fail(done.takeError());
     std::int64_t seq = writer_.lastInsertRowid();
 
@@ -214,6 +249,8 @@ Result<void> SqliteStore::writeBatch(WriterStatements& s, std::vector<RequestRec
       qa.bind(8, a.outcome);
       bindMillis(qa, 9, a.first_byte_ms);
       qa.bind(10, a.duration_ms);
+      qa.bind(11, a.upstream_protocol);
+      qa.bind(12, std::int64_t{a.translated ? 1 : 0});
       if (auto done = qa.step(); !done.ok()) return fail(done.takeError());
     }
   }
@@ -291,6 +328,7 @@ Result<std::vector<RequestRecord>> SqliteStore::recentRequests(std::size_t limit
     r.bytes_in = static_cast<std::uint64_t>(q.columnInt(15));
     r.bytes_out = static_cast<std::uint64_t>(q.columnInt(16));
     r.client = q.columnText(17);
+    r.usage = columnUsage(q, 18);
     if (out.empty()) max_seq = seq;
     min_seq = seq;
     index_of_seq.emplace(seq, out.size());
@@ -317,6 +355,8 @@ Result<std::vector<RequestRecord>> SqliteStore::recentRequests(std::size_t limit
     a.outcome = q.columnText(5);
     a.first_byte_ms = columnMillis(q, 6);
     a.duration_ms = q.columnDouble(7);
+    a.upstream_protocol = q.columnText(8);
+    a.translated = q.columnInt(9) != 0;
     out[it->second].attempts.push_back(std::move(a));
   }
   return out;

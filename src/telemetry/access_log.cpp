@@ -90,12 +90,33 @@ void appendAttempts(std::string& out, std::vector<AttemptRecord> const& attempts
     appendStringField(out, "key_label", a.key_label);
     appendIntField(out, "status", a.status);
     appendStringField(out, "outcome", a.outcome);
+    if (!a.upstream_protocol.empty()) appendStringField(out, "upstream_protocol", a.upstream_protocol);
+    if (a.translated) out += "\"translated\":true,";
     appendMillisField(out, "first_byte_ms", a.first_byte_ms);
     out.back() = '}';
     out.push_back(',');
   }
   if (out.back() == ',') out.pop_back();
   out += "],";
+}
+
+/// "usage":{input, output, cache_read, cache_write, reasoning, total[, estimated]} or null.
+void appendUsage(std::string& out, std::optional<TokenUsage> const& usage) {
+  appendKey(out, "usage");
+  if (!usage) {
+    out += "null,";
+    return;
+  }
+  out.push_back('{');
+  appendIntField(out, "input", usage->input);
+  appendIntField(out, "output", usage->output);
+  appendIntField(out, "cache_read", usage->cache_read);
+  appendIntField(out, "cache_write", usage->cache_write);
+  appendIntField(out, "reasoning", usage->reasoning);
+  appendIntField(out, "total", usage->total());
+  if (usage->estimated) out += "\"estimated\":true,";
+  out.back() = '}';
+  out.push_back(',');
 }
 
 Result<int> openAppend(std::string const& path) {
@@ -134,6 +155,7 @@ void appendAccessLine(std::string& out, RequestRecord const& r) {
   appendMillisField(out, "overhead_ms", r.overhead_ms);
   appendIntField(out, "bytes_in", r.bytes_in);
   appendIntField(out, "bytes_out", r.bytes_out);
+  appendUsage(out, r.usage);
   out.back() = '}';
   out.push_back('\n');
 }

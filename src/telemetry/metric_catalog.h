@@ -58,6 +58,16 @@ inline constexpr std::span<double const> kOverheadSecondsBuckets{kOverheadSecond
   X(UpstreamAttemptsTotal, Counter, "llmux_upstream_attempts_total", kNoBuckets,                  \
     "Upstream attempts, by channel and outcome (ok, or the failure reason).", "channel",          \
     "outcome")                                                                                    \
+  X(TokensTotal, Counter, "llmux_tokens_total", kNoBuckets,                                       \
+    "Tokens of answered requests as the upstreams reported them, normalised (input includes "     \
+    "cache reads and writes, output includes reasoning), by channel, model asked and kind.",      \
+    "channel", "model", "kind")                                                                   \
+  X(UsageEstimatedTotal, Counter, "llmux_usage_estimated_total", kNoBuckets,                      \
+    "Answers whose usage the gateway estimated (the upstream reported none or 0 output tokens "   \
+    "for content it produced), by channel.", "channel")                                           \
+  X(TranslatedAttemptsTotal, Counter, "llmux_translated_attempts_total", kNoBuckets,              \
+    "Upstream attempts translated between protocols, by client and upstream protocol.", "from",   \
+    "to")                                                                                         \
   X(FailoversTotal, Counter, "llmux_failovers_total", kNoBuckets,                                 \
     "Attempts abandoned for the next candidate, by reason.", "reason")                            \
   X(UpstreamFirstByteSeconds, Histogram, "llmux_upstream_first_byte_seconds",                     \

@@ -15,6 +15,9 @@ RequestMetrics::RequestMetrics(MetricsRegistry& registry)
       by_client_(registry.counter(MetricId::RequestsByClientTotal)),
       attempts_(registry.counter(MetricId::UpstreamAttemptsTotal)),
       failovers_(registry.counter(MetricId::FailoversTotal)),
+      tokens_(registry.counter(MetricId::TokensTotal)),
+      usage_estimated_(registry.counter(MetricId::UsageEstimatedTotal)),
+      translated_(registry.counter(MetricId::TranslatedAttemptsTotal)),
       first_byte_(registry.histogram(MetricId::UpstreamFirstByteSeconds)),
       duration_(registry.histogram(MetricId::UpstreamDurationSeconds)),
       in_flight_(registry.gauge(MetricId::RequestsInFlight).get()),
@@ -39,6 +42,22 @@ void RequestMetrics::observe(RequestRecord const& record) {
     if (attempt.first_byte_ms >= 0)
       first_byte_.labels({attempt.channel}).observe(attempt.first_byte_ms / 1000.0);
     duration_.labels({attempt.channel}).observe(attempt.duration_ms / 1000.0);
+    if (attempt.translated) {
+      translated_.labels({record.client_protocol, attempt.upstream_protocol}).inc();
+    }
+  }
+
+  if (record.usage) {
+    TokenUsage const& u = *record.usage;
+    auto add = [&](std::string_view kind, std::int64_t n) {
+      if (n > 0) tokens_.labels({record.channel, record.model, kind}).inc(static_cast<std::uint64_t>(n));
+    };
+    add("input", u.input);
+    add("output", u.output);
+    add("cache_read", u.cache_read);
+    add("cache_write", u.cache_write);
+    add("reasoning", u.reasoning);
+    if (u.estimated) usage_estimated_.labels({record.channel}).inc();
   }
 
   overhead_.observe(record.overhead_ms / 1000.0);

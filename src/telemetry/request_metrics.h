@@ -34,6 +34,9 @@ class RequestMetrics {
   CounterFamily& by_client_;
   CounterFamily& attempts_;
   CounterFamily& failovers_;
+  CounterFamily& tokens_;
+  CounterFamily& usage_estimated_;
+  CounterFamily& translated_;
   HistogramFamily& first_byte_;
   HistogramFamily& duration_;
   Gauge& in_flight_;

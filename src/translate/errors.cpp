@@ -25,8 +25,10 @@ ErrorClass classForStatus(int status) {
 
 int statusForClass(ErrorClass cls, Protocol client, int upstream_status) {
   switch (cls) {
-    case ErrorClass::ContextOverflow:
-    case ErrorClass::InvalidRequest: return upstream_status == 413 || upstream_status == 422 ? upstream_status : 400;
+    case ErrorClass::ContextOverflow: return 400;  // whatever status a relay chose
+    case ErrorClass::InvalidRequest:
+      // 402 (billing), 409, 413, 422 keep their meaning; anything else is a plain 400.
+      return upstream_status >= 400 && upstream_status < 500 ? upstream_status : 400;
     case ErrorClass::Authentication: return 401;
     case ErrorClass::PermissionDenied: return 403;
     case ErrorClass::NotFound: return 404;
@@ -39,6 +41,10 @@ int statusForClass(ErrorClass cls, Protocol client, int upstream_status) {
 }
 
 std::string lower(std::string_view s) { return toLower(s); }
+
+/// A rate limit is never a context overflow, whatever its wording (AWS Bedrock throttles with
+/// "Too many tokens, please wait before trying again.").
+bool mayBeContextOverflow(int status) { return status != 429; }
 
 }  // namespace
 
@@ -56,6 +62,16 @@ bool isContextOverflow(std::string_view code, std::string_view message) {
     }
   }
   return false;
+}
+
+UpstreamError upstreamError(int status, std::string message) {
+  UpstreamError error;
+  error.status = status;
+  error.cls = mayBeContextOverflow(status) && isContextOverflow({}, message)
+                  ? ErrorClass::ContextOverflow
+                  : classForStatus(status);
+  error.message = std::move(message);
+  return error;
 }
 
 UpstreamError readUpstreamError(Protocol protocol, int status, std::string_view body,
@@ -89,7 +105,9 @@ UpstreamError readUpstreamError(Protocol protocol, int status, std::string_view 
   if (!error.retry_after && protocol == Protocol::Gemini) {
     error.retry_after = protocol::parseGoogleRetryDelay(body);
   }
-  if (isContextOverflow(code, error.message)) error.cls = ErrorClass::ContextOverflow;
+  if (mayBeContextOverflow(status) && isContextOverflow(code, error.message)) {
+    error.cls = ErrorClass::ContextOverflow;
+  }
   return error;
 }
 

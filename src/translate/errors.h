@@ -39,6 +39,10 @@ struct UpstreamError {
 UpstreamError readUpstreamError(Protocol protocol, int status, std::string_view body,
                                 HeaderList const& headers, WallTime now);
 
+/// An error known only by its status and message (an in-stream error event, a relay's odd
+/// answer): classed by status, a context overflow recognised by wording.
+UpstreamError upstreamError(int status, std::string message);
+
 /// Whether an error message or code says the context window overflowed.
 bool isContextOverflow(std::string_view code, std::string_view message);
 

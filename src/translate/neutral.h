@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/token_usage.h"
 #include "core/wire_protocol.h"
 
 namespace llmux::translate {
@@ -134,18 +135,9 @@ enum class StopReason {
   Other,
 };
 
-/// Token usage in the canonical record of REFERENCE.md §8: `input` includes cache reads and
-/// writes, `output` includes reasoning; the total is always input + output.
-struct Usage {
-  std::int64_t input = 0;
-  std::int64_t cache_read = 0;
-  std::int64_t cache_write = 0;
-  std::int64_t output = 0;
-  std::int64_t reasoning = 0;
-  bool estimated = false;  ///< made up by the gateway (see usage.h), not reported by the upstream
-
-  std::int64_t total() const { return input + output; }
-};
+/// Token usage in the canonical record (core/token_usage.h): input includes cache reads and
+/// writes, output includes reasoning, total = input + output.
+using Usage = TokenUsage;
 
 /// A complete (non-streamed) answer.
 struct Response {

@@ -2,8 +2,10 @@
 
 namespace llmux::translate {
 
-std::int64_t estimateTokens(std::string_view text) {
-  return static_cast<std::int64_t>((text.size() + 3) / 4);
+std::int64_t estimateTokens(std::string_view text) { return estimateTokensForBytes(text.size()); }
+
+std::int64_t estimateTokensForBytes(std::size_t bytes) {
+  return static_cast<std::int64_t>((bytes + 3) / 4);
 }
 
 std::int64_t estimateOutputTokens(Response const& response) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -11,6 +12,9 @@ namespace llmux::translate {
 /// documented rough estimate (English text averages ~4 characters per token in the OpenAI,
 /// Anthropic and Gemini tokenizers); usage built from it is marked `estimated`.
 std::int64_t estimateTokens(std::string_view text);
+
+/// The same estimate for `bytes` bytes of content.
+std::int64_t estimateTokensForBytes(std::size_t bytes);
 
 /// Output tokens estimated from everything a response produced (text, reasoning, tool-call
 /// arguments).

@@ -131,7 +131,7 @@ class ChatStreamEncoder final : public StreamEncoder {
       Usage usage = usage_.value_or(Usage{});
       // The zero-completion fallback (usage.h): output counted as 0 for content that was sent.
       if (usage.output == 0 && output_bytes_ > 0) {
-        usage.output = estimateTokens(std::string(output_bytes_, ' '));
+        usage.output = estimateTokensForBytes(output_bytes_);
         usage.estimated = true;
       }
       std::string body;

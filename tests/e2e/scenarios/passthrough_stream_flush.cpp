@@ -18,6 +18,19 @@ double msBetween(MonoTime a, MonoTime b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
+/// How many events of the mock's stream come before its first content: Chat's role chunk;
+/// Responses' created, in_progress and output_item.added (its content_part.added opens content);
+/// Anthropic's message_start (its content_block_start opens content); none for Gemini.
+std::size_t preambleEvents(Protocol protocol) {
+  switch (protocol) {
+    case Protocol::OpenAiChat: return 1;
+    case Protocol::OpenAiResponses: return 3;
+    case Protocol::Anthropic: return 1;
+    case Protocol::Gemini: return 0;
+  }
+  return 0;
+}
+
 /// Streams one answer paced by the mock (`x-mock-chunk-delay`) and checks that events arrive one
 /// by one, about one delay apart, rather than together at the end.
 void expectEventsArriveAsSent(std::uint16_t gateway_port, std::uint16_t mock_port,
@@ -46,17 +59,25 @@ void expectEventsArriveAsSent(std::uint16_t gateway_port, std::uint16_t mock_por
   }
   ASSERT_GE(events.size(), 4u);
 
-  // The mock waits the delay before each chunk (one event per chunk): the first event comes
-  // after one delay, each next one a delay later.
-  EXPECT_GE(msBetween(sent, events.front().arrived), kChunkDelayMs * 0.6);
+  // The mock waits the delay before each chunk (one event per chunk). The stream's preamble
+  // (`held` events before the first content) is held back until that content — the commit point —
+  // and arrives with it; from there on, each event comes a delay after the previous one.
+  std::size_t held = preambleEvents(protocol);
+  ASSERT_GT(events.size(), held + 2);
+  EXPECT_GE(msBetween(sent, events.front().arrived), kChunkDelayMs * 0.6 * double(held + 1));
   for (std::size_t i = 1; i < events.size(); ++i) {
     double gap = msBetween(events[i - 1].arrived, events[i].arrived);
-    EXPECT_GE(gap, kChunkDelayMs * 0.6) << "event " << i << " (" << events[i].event.event << " "
-                                        << events[i].event.data.substr(0, 60) << ")";
-    EXPECT_LE(gap, kChunkDelayMs * 6.0) << "event " << i;
+    std::string what = "event " + std::to_string(i) + " (" + events[i].event.event + " " +
+                       events[i].event.data.substr(0, 60) + ")";
+    if (i <= held) {
+      EXPECT_LT(gap, kChunkDelayMs * 0.6) << what << " should come with the first content";
+      continue;
+    }
+    EXPECT_GE(gap, kChunkDelayMs * 0.6) << what;
+    EXPECT_LE(gap, kChunkDelayMs * 6.0) << what;
   }
-  double span = msBetween(events.front().arrived, events.back().arrived);
-  EXPECT_GE(span, kChunkDelayMs * 0.8 * static_cast<double>(events.size() - 1));
+  double span = msBetween(events[held].arrived, events.back().arrived);
+  EXPECT_GE(span, kChunkDelayMs * 0.8 * static_cast<double>(events.size() - 1 - held));
 
   // What was paced is the real stream, complete.
   auto journal = waitForJournal(mock_port, 1);
@@ -128,8 +149,16 @@ GatewayConfig scriptedChatConfig(std::uint16_t upstream_port) {
 // The upstream splits an event across two writes 300 ms apart: the first half reaches the
 // client without waiting for the second (no buffering up to event boundaries).
 TEST_F(E2eTest, PartialEventsAreRelayedWithoutWaitingForTheRest) {
+  // Content from the first segment on (the commit point is the first content), then an event
+  // cut in two, then the end.
+  std::string const chunk_head =
+      R"(data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini",)"
+      R"("choices":[{"index":0,"delta":)";
   std::vector<std::string> segments = {
-      "data: {\"n\":1}\n\n", "data: {\"n\":2,\"part\":", "\"b\"}\n\n", "data: [DONE]\n\n"};
+      chunk_head + R"({"role":"assistant","content":"Hi"},"finish_reason":null}]})" + "\n\n",
+      chunk_head + R"({"content":" the)",
+      R"(re"},"finish_reason":null}]})" + std::string("\n\n"),
+      "data: [DONE]\n\n"};
   std::string body = minimalBody(Protocol::OpenAiChat, "gpt-4o-mini", true);
   ScriptedServer upstream;
   upstream.accept().expect("\r\n\r\n").expectBytes(body.size());

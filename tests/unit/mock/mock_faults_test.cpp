@@ -174,8 +174,10 @@ TEST(FaultInjection, CutEndsTheStreamAbruptly) {
   MockReply reply = mock.handle(request);
   ASSERT_EQ(reply.status, 200);
   EXPECT_EQ(reply.ending, MockEnding::Cut);
+  // The cut comes after the first token, not after the item's opening events.
   EXPECT_EQ(join(kindSequence(Protocol::OpenAiResponses, parseSse(reply.body()))),
-            "response.created | response.in_progress | response.output_item.added:message");
+            "response.created | response.in_progress | response.output_item.added:message | "
+            "response.content_part.added | response.output_text.delta");
 }
 
 TEST(FaultInjection, StallOrCutOfAWholeBodySendsHalfOfItChunked) {

@@ -46,12 +46,15 @@ RequestRecord failedOverRecord(std::string id) {
   r.status = 200;
   r.attempts.push_back(
       {"primary", "primary#0", "gpt-4o-2024", 429, "failover:status_429", 35.5, 36});
-  r.attempts.push_back({"backup", "backup#1", "gpt-4o", 200, "ok", 410.25, 2500.75});
+  r.attempts.push_back(
+      {"backup", "backup#1", "gpt-4o", 200, "ok", 410.25, 2500.75, "anthropic", true});
   r.first_byte_ms = 450.5;
   r.total_ms = 2600.125;
   r.overhead_ms = 0.075;
   r.bytes_in = 1234;
   r.bytes_out = 56789;
+  r.usage = TokenUsage{.input = 900, .cache_read = 600, .cache_write = 50, .output = 120,
+                       .reasoning = 40, .estimated = false};
   return r;
 }
 
@@ -82,6 +85,7 @@ TEST(SqliteStore, RecordsAndAttemptsRoundTrip) {
   EXPECT_EQ(newest.status, 401);
   EXPECT_EQ(newest.error, "unknown gateway key");
   EXPECT_TRUE(newest.attempts.empty());
+  EXPECT_FALSE(newest.usage.has_value()) << "no usage stays NULL, not zeros";
   EXPECT_EQ(newest.first_byte_ms, -1);
   EXPECT_FALSE(newest.stream);
 
@@ -104,6 +108,7 @@ TEST(SqliteStore, RecordsAndAttemptsRoundTrip) {
   EXPECT_DOUBLE_EQ(r.overhead_ms, expected.overhead_ms);
   EXPECT_EQ(r.bytes_in, expected.bytes_in);
   EXPECT_EQ(r.bytes_out, expected.bytes_out);
+  EXPECT_EQ(r.usage, expected.usage);
   ASSERT_EQ(r.attempts.size(), 2u);
   for (std::size_t i = 0; i < 2; ++i) {
     AttemptRecord const& got = r.attempts[i];
@@ -115,7 +120,25 @@ TEST(SqliteStore, RecordsAndAttemptsRoundTrip) {
     EXPECT_EQ(got.outcome, want.outcome);
     EXPECT_DOUBLE_EQ(got.first_byte_ms, want.first_byte_ms);
     EXPECT_DOUBLE_EQ(got.duration_ms, want.duration_ms);
+    EXPECT_EQ(got.upstream_protocol, want.upstream_protocol);
+    EXPECT_EQ(got.translated, want.translated);
   }
+}
+
+TEST(SqliteStore, TotalTokensAreStoredAsInputPlusOutput) {
+  TempDir dir;
+  auto store = openStore(dir.path());
+  ASSERT_TRUE(store);
+  store->record(failedOverRecord("r-usage"));
+  store->flush();
+  auto db = SqliteDb::open((dir.path() / "llmux.db").string());
+  ASSERT_TRUE(db.ok()) << db.error().message;
+  auto stmt = db->prepare("SELECT total_tokens, usage_estimated FROM requests");
+  ASSERT_TRUE(stmt.ok()) << stmt.error().message;
+  auto row = stmt->step();
+  ASSERT_TRUE(row.ok() && *row);
+  EXPECT_EQ(stmt->columnInt(0), 1020);
+  EXPECT_EQ(stmt->columnInt(1), 0);
 }
 
 TEST(SqliteStore, RecentRequestsHonoursTheLimitAndKeepsDuplicateIds) {

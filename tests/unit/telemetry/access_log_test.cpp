@@ -98,7 +98,29 @@ TEST(AccessLine, IsOneJsonObjectWithEveryField) {
   EXPECT_EQ(first.at("outcome").as_string(), "failover:status_529");
   EXPECT_DOUBLE_EQ(first.at("first_byte_ms").to_number<double>(), 12.346);
   EXPECT_TRUE(attempts[1].as_object().at("first_byte_ms").is_null());
-  EXPECT_EQ(o.size(), 19u) << line;
+  EXPECT_TRUE(o.at("usage").is_null()) << "no usage reported";
+  EXPECT_EQ(o.size(), 20u) << line;
+}
+
+TEST(AccessLine, UsageIsTheNormalisedRecordWithItsTotalAndHowItWasObtained) {
+  RequestRecord r = sampleRecord();
+  r.usage = TokenUsage{.input = 1200, .cache_read = 1000, .cache_write = 100, .output = 80,
+                       .reasoning = 30, .estimated = true};
+  r.attempts[1].upstream_protocol = "openai-chat";
+  r.attempts[1].translated = true;
+  json::object o = json::parse(formatAccessLine(r)).as_object();
+  json::object const& usage = o.at("usage").as_object();
+  EXPECT_EQ(usage.at("input").to_number<int>(), 1200);
+  EXPECT_EQ(usage.at("cache_read").to_number<int>(), 1000);
+  EXPECT_EQ(usage.at("cache_write").to_number<int>(), 100);
+  EXPECT_EQ(usage.at("output").to_number<int>(), 80);
+  EXPECT_EQ(usage.at("reasoning").to_number<int>(), 30);
+  EXPECT_EQ(usage.at("total").to_number<int>(), 1280) << "input + output, cache not added again";
+  EXPECT_EQ(usage.at("estimated").as_bool(), true);
+  json::object const& answered = o.at("attempt_list").as_array()[1].as_object();
+  EXPECT_EQ(answered.at("upstream_protocol").as_string(), "openai-chat");
+  EXPECT_EQ(answered.at("translated").as_bool(), true);
+  EXPECT_FALSE(o.at("attempt_list").as_array()[0].as_object().contains("translated"));
 }
 
 TEST(AccessLine, NoAttemptsAndNoFirstByte) {

@@ -16,7 +16,10 @@ RequestRecord failedOverRecord() {
   r.channel = "backup";
   r.attempts.push_back({"primary", "primary#0", "gpt-4o", 429, "failover:status_429", 40, 41});
   r.attempts.push_back({"slow", "slow#1", "gpt-4o", 0, "failover:timeout_first_byte", -1, 3000});
-  r.attempts.push_back({"backup", "backup#0", "gpt-4o", 200, "ok", 200, 1500});
+  r.attempts.push_back({"backup", "backup#0", "gpt-4o", 200, "ok", 200, 1500, "anthropic", true});
+  r.model = "gpt-4o";
+  r.usage = TokenUsage{.input = 500, .cache_read = 400, .output = 60, .reasoning = 20,
+                       .estimated = true};
   r.overhead_ms = 0.03;
   r.bytes_in = 120;
   r.bytes_out = 4000;
@@ -72,6 +75,18 @@ TEST(RequestMetrics, OneRecordFeedsEveryFamily) {
   EXPECT_TRUE(hasLine(text, "llmux_request_bytes_total{direction=\"out\"} 4000"));
   EXPECT_TRUE(hasLine(text, "llmux_config_reloads_total{result=\"error\"} 1"));
   EXPECT_TRUE(hasLine(text, "llmux_config_reloads_total{result=\"ok\"} 2"));
+  EXPECT_TRUE(hasLine(
+      text, "llmux_tokens_total{channel=\"backup\",model=\"gpt-4o\",kind=\"input\"} 500"));
+  EXPECT_TRUE(hasLine(
+      text, "llmux_tokens_total{channel=\"backup\",model=\"gpt-4o\",kind=\"cache_read\"} 400"));
+  EXPECT_TRUE(hasLine(
+      text, "llmux_tokens_total{channel=\"backup\",model=\"gpt-4o\",kind=\"output\"} 60"));
+  EXPECT_TRUE(hasLine(
+      text, "llmux_tokens_total{channel=\"backup\",model=\"gpt-4o\",kind=\"reasoning\"} 20"));
+  EXPECT_EQ(text.find("kind=\"cache_write\""), std::string::npos) << "zero counts are not added";
+  EXPECT_TRUE(hasLine(text, "llmux_usage_estimated_total{channel=\"backup\"} 1"));
+  EXPECT_TRUE(hasLine(
+      text, "llmux_translated_attempts_total{from=\"openai-chat\",to=\"anthropic\"} 1"));
 }
 
 TEST(RequestMetrics, InFlightGaugeIsTheRegistrysOne) {

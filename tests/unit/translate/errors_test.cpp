@@ -28,6 +28,7 @@ TEST(Errors, ContextOverflowFromEveryProviderBecomesA400InEveryClientShape) {
     auto error = readUpstreamError(c.upstream, c.status, c.body, {}, now());
     EXPECT_EQ(error.cls, ErrorClass::ContextOverflow) << c.body;
     auto openai = renderForClient(Protocol::OpenAiChat, error, "r");
+    EXPECT_EQ(openai.status, 400) << "normalised whatever the upstream's status: " << c.status;
     EXPECT_EQ(boost::json::parse(openai.body).at("error").at("code").as_string(), "context_length_exceeded");
     auto anthropic = renderForClient(Protocol::Anthropic, error, "r");
     EXPECT_NE(anthropic.body.find("prompt is too long"), std::string::npos) << anthropic.body;
@@ -53,6 +54,29 @@ TEST(Errors, OverloadAndRateLimitKeepTheirMeaningAcrossProtocols) {
   EXPECT_EQ(rendered.status, 429);
   EXPECT_EQ(rendered.headers.get("retry-after"), "35");
   EXPECT_EQ(boost::json::parse(rendered.body).at("error").at("type").as_string(), "rate_limit_error");
+}
+
+TEST(Errors, AThrottlingMessageAboutTokensIsARateLimitNotAnOverflow) {
+  // AWS Bedrock's throttling wording mentions tokens; the status says what it is.
+  auto error = readUpstreamError(
+      Protocol::Anthropic, 429,
+      R"({"type":"error","error":{"type":"rate_limit_error","message":"Too many tokens, please wait before trying again."}})",
+      {}, now());
+  EXPECT_EQ(error.cls, ErrorClass::RateLimited);
+  EXPECT_EQ(renderForClient(Protocol::OpenAiChat, error, "r").status, 429);
+  EXPECT_EQ(upstreamError(429, "Too many tokens").cls, ErrorClass::RateLimited);
+  EXPECT_EQ(upstreamError(500, "maximum context length exceeded").cls, ErrorClass::ContextOverflow);
+}
+
+TEST(Errors, OtherClientErrorsKeepTheirStatus) {
+  auto billing = readUpstreamError(
+      Protocol::Anthropic, 402,
+      R"({"type":"error","error":{"type":"billing_error","message":"Your credit balance is too low"}})",
+      {}, now());
+  EXPECT_EQ(renderForClient(Protocol::OpenAiChat, billing, "r").status, 402);
+  EXPECT_EQ(renderForClient(Protocol::Gemini, billing, "r").status, 402);
+  auto conflict = readUpstreamError(Protocol::OpenAiChat, 409, R"({"error":{"message":"conflict"}})", {}, now());
+  EXPECT_EQ(renderForClient(Protocol::Anthropic, conflict, "r").status, 409);
 }
 
 }  // namespace

@@ -1,0 +1,47 @@
+#include "translate/usage_tally.h"
+
+#include "translate/usage.h"
+
+namespace llmux::translate {
+
+bool isContentEvent(Event const& event) {
+  switch (event.type) {
+    case EventType::MessageStart:
+    case EventType::UsageUpdate:
+    case EventType::Error: return false;
+    default: return true;
+  }
+}
+
+void UsageTally::observe(Event const& event) {
+  switch (event.type) {
+    case EventType::UsageUpdate: usage_ = event.usage; break;
+    case EventType::TextDelta:
+    case EventType::ThinkingDelta:
+    case EventType::ArgumentsDelta: content_bytes_ += event.text.size(); break;
+    case EventType::BlockStart:
+      content_bytes_ += event.block.text.size() + event.block.arguments.size();
+      break;
+    default: break;
+  }
+  if (isContentEvent(event)) content_started_ = true;
+}
+
+Usage UsageTally::withFallback(Usage usage) const {
+  if (usage.output == 0 && content_bytes_ > 0) {
+    usage.output = estimateTokensForBytes(content_bytes_);
+    usage.estimated = true;
+  }
+  return usage;
+}
+
+void UsageTally::fixUp(Event& event) const {
+  if (event.type == EventType::UsageUpdate) event.usage = withFallback(event.usage);
+}
+
+std::optional<Usage> UsageTally::usage() const {
+  if (!usage_) return std::nullopt;
+  return withFallback(*usage_);
+}
+
+}  // namespace llmux::translate
