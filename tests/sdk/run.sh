@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Runs the official-SDK conformance tests against an llmux binary.
-#   tests/sdk/run.sh [path/to/llmux]
+#   tests/sdk/run.sh [path/to/llmux]      (or LLMUX_BIN=path/to/llmux tests/sdk/run.sh)
 # Installs the pinned SDKs (npm ci) when node_modules is missing or older than the lock file.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-cd "$here"
 
+# The binary: the argument, else $LLMUX_BIN; made absolute before leaving the caller's directory.
 if [[ $# -ge 1 && -n "$1" ]]; then
-  LLMUX_BIN="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+  LLMUX_BIN="$1"
+fi
+if [[ -n "${LLMUX_BIN:-}" ]]; then
+  LLMUX_BIN="$(cd "$(dirname "$LLMUX_BIN")" && pwd)/$(basename "$LLMUX_BIN")"
   export LLMUX_BIN
 fi
+cd "$here"
 
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   echo "run.sh: node and npm are required (Node.js 20 or later)" >&2

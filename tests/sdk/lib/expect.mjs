@@ -33,10 +33,47 @@ export const TIME_TOOL = {
   expectedArguments: { city: 'Paris' },
 };
 
+/** A conversation with a system prompt and history, in neutral form: what every client sends in
+ *  its own way, and what the upstream must get in its own. The mock quotes the last user turn. */
+export const CONVERSATION = {
+  system: 'You are a terse assistant.',
+  turns: [
+    ['user', 'My name is Ada.'],
+    ['assistant', 'Hello Ada.'],
+    ['user', PROMPT],
+  ],
+};
+
+/** A prompt with what JSON escaping and UTF-8 splitting get wrong: quotes, backslashes, control
+ *  characters, U+2028, multi-byte and astral characters. Short enough to be quoted whole. */
+export const UNICODE_PROMPT = 'Ünïcödé "quotes" \\ back\\slash\ttab\nnewline \u0007 bell, ' +
+    '中文, emoji 🦀🌍, \u2028 and </script>';
+export const UNICODE_ANSWER = `You said: "${UNICODE_PROMPT}"`;
+
+/** A tool whose only argument is an enum: the mock answers with its first value, which carries
+ *  the same hard characters through the tool-call arguments. */
+export const MOOD_TOOL = {
+  name: 'set_mood',
+  description: 'Sets the mood',
+  schema: {
+    type: 'object',
+    properties: {
+      mood: { type: 'string', enum: ['très "heureux" \\ 😀\n\u0001 中文', 'sad'] },
+    },
+    required: ['mood'],
+  },
+  expectedArguments: { mood: 'très "heureux" \\ 😀\n\u0001 中文' },
+};
+
 export const TOOL_PROMPT = 'What is the weather in Paris?';
 export const TOOL_RESULT = '{"temperature": 21, "unit": "celsius"}';
 /** After a tool result the mock answers in text, quoting the last user message. */
 export const AFTER_TOOL_ANSWER = `You said: "${TOOL_PROMPT}"`;
+
+/** How tests name a client → upstream pair. */
+export function pairName(client, upstream) {
+  return `${client} → ${upstream}`;
+}
 
 /** How the mock's thinking / reasoning summary starts when asked to think about `prompt`. */
 export function thinkingStart(prompt) {
@@ -60,6 +97,44 @@ export async function expectSdkError(action, ErrorClass, status) {
             `${caught?.message}`);
   assert.equal(caught.status, status, `status of ${caught.constructor.name}: ${caught.message}`);
   return caught;
+}
+
+/**
+ * A plain answer whose upstream dropped the connection halfway (the mock's `cut`). Translated, the
+ * gateway reads the answer whole before re-encoding it, so the client gets a 502 in its own shape
+ * (`ErrorClass`). Passed through, the bytes are relayed as they arrive, so the client sees the
+ * upstream's broken answer as the provider itself would have left it: the call fails while the
+ * body is read.
+ */
+export async function expectCutAnswer(passthrough, call, ErrorClass) {
+  if (!passthrough) {
+    await expectSdkError(call, ErrorClass, 502);
+    return;
+  }
+  await assert.rejects(call, (error) => error instanceof Error,
+                       'a broken passthrough answer must fail the call');
+}
+
+/**
+ * The error an SDK raises when the upstream drops a stream after its first content event. A
+ * Responses upstream's first content event is an output item without text, so the gateway has
+ * nothing to relay yet and answers with an HTTP 502 (`HttpErrorClass`); other upstreams have sent
+ * text, so the failure arrives in the stream, with no HTTP status (`StreamErrorClass`). Returns
+ * expectSdkError's class and status.
+ */
+export function cutStreamError(upstream, StreamErrorClass, HttpErrorClass) {
+  return upstream === 'responses' ? [HttpErrorClass, 502] : [StreamErrorClass, undefined];
+}
+
+/** The text a client got before a cut stream failed: none when the failure came before content
+ *  (a Responses upstream, see cutStreamError), else a proper beginning of `answer`. */
+export function assertCutText(upstream, text, answer) {
+  if (upstream === 'responses') {
+    assert.equal(text, '', 'no text before the failure');
+  } else {
+    assert.ok(text.length > 0 && answer.startsWith(text) && text !== answer,
+              `the text before the failure: ${JSON.stringify(text)}`);
+  }
 }
 
 /** Positive whole-number token count. */

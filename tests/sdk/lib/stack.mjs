@@ -16,6 +16,17 @@ export const WRONG_KEY = 'sk-sdk-wrong';
 /** A model no channel serves. */
 export const UNKNOWN_MODEL = 'no-such-model-9000';
 
+/** The four wire protocols, by the names the tests use (client and upstream alike). */
+export const PROTOCOLS = ['chat', 'responses', 'anthropic', 'gemini'];
+
+/** The channel protocol (llmux config) of each. */
+const kChannelProtocol = {
+  chat: 'openai-chat',
+  responses: 'openai-responses',
+  anthropic: 'anthropic',
+  gemini: 'gemini',
+};
+
 /** The model each protocol's channel serves. */
 export const MODELS = {
   chat: 'gpt-4o-mini',
@@ -24,6 +35,32 @@ export const MODELS = {
   anthropic: 'claude-haiku-4-5',
   gemini: 'gemini-2.5-flash',
 };
+
+/** The retry delay the rate-limited channels' upstream gives (seconds). */
+export const RATE_LIMIT_RETRY_AFTER = 7;
+
+/** Every request that may get a 429 from the upstream has its own channel and model: a 429 pauses
+ *  the channel's key for the retry delay, and the next request for that model would be answered
+ *  by the gateway itself (every key paused) without reaching the upstream. */
+export const RATE_LIMITED_CALLS = ['create', 'stream'];
+
+/** The model of a channel of `upstream`'s protocol whose upstream always answers 429, reserved for
+ *  one `call` (RATE_LIMITED_CALLS) of one `client`. */
+export function rateLimitedModel(client, upstream, call) {
+  return `ratelimited-${client}-${upstream}-${call}`;
+}
+
+/** The model of a channel of `upstream`'s protocol whose upstream drops the connection after
+ *  the first content event of a stream (half of a plain answer). */
+export function cutModel(upstream) {
+  return `cut-${upstream}`;
+}
+
+/** The model of a channel of `upstream`'s protocol whose upstream always refuses the prompt as
+ *  too long for its context window. */
+export function overflowModel(upstream) {
+  return `overflow-${upstream}`;
+}
 
 const kStartTimeoutMs = 15000;
 
@@ -35,9 +72,26 @@ export function llmuxBinary() {
 }
 
 function configYaml(mockUrl, stateDir) {
-  const channel = (name, protocol, model) =>
-    `  - {name: ${name}, protocol: ${protocol}, base_url: "${mockUrl}", keys: [mock-key], ` +
-    `models: [${model}]}`;
+  // Faults come from the channel's own headers: a translated request carries only generic client
+  // headers upstream, so a client could not ask the mock for them.
+  const channel = (name, upstream, model, fault) =>
+    `  - {name: ${name}, protocol: ${kChannelProtocol[upstream]}, base_url: "${mockUrl}", ` +
+    `keys: [mock-key], models: [${model}]` +
+    (fault ? `, headers: {x-mock-fault: "${fault}"}` : '') + '}';
+  const channels = [];
+  for (const upstream of PROTOCOLS) {
+    channels.push(channel(`mock-${upstream}`, upstream, MODELS[upstream]));
+    channels.push(channel(`mock-${upstream}-overflow`, upstream, overflowModel(upstream),
+                          'context-overflow'));
+    channels.push(channel(`mock-${upstream}-cut`, upstream, cutModel(upstream), 'cut'));
+    for (const client of PROTOCOLS) {
+      for (const call of RATE_LIMITED_CALLS) {
+        channels.push(channel(`mock-${upstream}-429-${client}-${call}`, upstream,
+                              rateLimitedModel(client, upstream, call),
+                              `429=${RATE_LIMIT_RETRY_AFTER}`));
+      }
+    }
+  }
   return [
     'listen: 127.0.0.1:0',
     'gateway_keys:',
@@ -45,10 +99,7 @@ function configYaml(mockUrl, stateDir) {
     'log: {access_log: off}',
     `state_dir: ${JSON.stringify(stateDir)}`,
     'channels:',
-    channel('mock-chat', 'openai-chat', MODELS.chat),
-    channel('mock-responses', 'openai-responses', MODELS.responses),
-    channel('mock-anthropic', 'anthropic', MODELS.anthropic),
-    channel('mock-gemini', 'gemini', MODELS.gemini),
+    ...channels,
     '',
   ].join('\n');
 }
@@ -97,6 +148,33 @@ export class Stack {
                                          options));
     const gatewayPort = await gateway.waitForListening(kStartTimeoutMs);
     this.gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  }
+
+  /** The mock provider's journal: every request it got and the exact body it answered, oldest
+   *  first (docs/mock-provider.md). */
+  async journal() {
+    const response = await fetch(`${this.mockUrl}/_mock/journal`);
+    if (!response.ok) throw new Error(`GET /_mock/journal: HTTP ${response.status}`);
+    return (await response.json()).entries;
+  }
+
+  /** The sequence number of the newest journal entry (0 when empty): pass it to `upstreamCalls`
+   *  to get what the mock served after this point. */
+  async journalMark() {
+    const entries = await this.journal();
+    return entries.length > 0 ? entries.at(-1).seq : 0;
+  }
+
+  /** The journal entries after `mark`, waiting until there are at least `count`: the mock
+   *  records an exchange once its last byte is written, which can be just after the gateway has
+   *  relayed that byte to the SDK. */
+  async upstreamCalls(mark, count = 1) {
+    const deadline = Date.now() + 2000;
+    for (;;) {
+      const entries = (await this.journal()).filter((entry) => entry.seq > mark);
+      if (entries.length >= count || Date.now() > deadline) return entries;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   }
 
   /** Throws when a server died while the tests ran, with its output. */
