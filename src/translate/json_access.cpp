@@ -24,13 +24,32 @@ std::optional<std::string_view> stringAt(boost::json::object const& object, std:
   return std::string_view(v->as_string());
 }
 
+std::optional<std::int64_t> exactInteger(boost::json::value const& v) {
+  constexpr std::int64_t kLimit = std::int64_t{1} << 53;
+  std::int64_t n = 0;
+  if (v.is_int64()) {
+    n = v.as_int64();
+  } else if (v.is_uint64()) {
+    if (v.as_uint64() > static_cast<std::uint64_t>(kLimit)) return std::nullopt;
+    n = static_cast<std::int64_t>(v.as_uint64());
+  } else if (v.is_double()) {
+    // Checked before the conversion, which is undefined behaviour out of int64's range.
+    double d = v.as_double();
+    if (!(d >= -static_cast<double>(kLimit) && d <= static_cast<double>(kLimit))) {
+      return std::nullopt;
+    }
+    n = static_cast<std::int64_t>(d);
+  } else {
+    return std::nullopt;
+  }
+  if (n < -kLimit || n > kLimit) return std::nullopt;
+  return n;
+}
+
 std::optional<std::int64_t> intAt(boost::json::object const& object, std::string_view key) {
   auto const* v = object.if_contains(key);
   if (!v) return std::nullopt;
-  if (v->is_int64()) return v->as_int64();
-  if (v->is_uint64()) return static_cast<std::int64_t>(v->as_uint64());
-  if (v->is_double()) return static_cast<std::int64_t>(v->as_double());
-  return std::nullopt;
+  return exactInteger(*v);
 }
 
 std::optional<double> numberAt(boost::json::object const& object, std::string_view key) {

@@ -18,7 +18,13 @@ namespace llmux::translate {
 /// Parses `text` as a JSON object; InvalidRequest ("<what> is not valid JSON: …") otherwise.
 Result<boost::json::object> parseObject(std::string_view text, std::string_view what);
 
-/// The member `key` of `object` when it is a string / integer / number / bool / object / array.
+/// `v` as an integer when it is one within ±2^53 (what a double holds exactly). Larger numbers
+/// read as not there: no count an upstream sends can overflow the sums made of it (usage totals)
+/// or the conversion from double.
+std::optional<std::int64_t> exactInteger(boost::json::value const& v);
+
+/// The member `key` of `object` when it is a string / integer (see exactInteger) / number / bool
+/// / object / array.
 std::optional<std::string_view> stringAt(boost::json::object const& object, std::string_view key);
 std::optional<std::int64_t> intAt(boost::json::object const& object, std::string_view key);
 std::optional<double> numberAt(boost::json::object const& object, std::string_view key);

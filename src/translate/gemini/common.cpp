@@ -41,10 +41,7 @@ std::optional<std::int64_t> intMember(json::object const& object, std::string_vi
                                       std::string_view snake) {
   json::value const* v = member(object, camel, snake);
   if (!v) return std::nullopt;
-  if (v->is_int64()) return v->get_int64();
-  if (v->is_uint64()) return static_cast<std::int64_t>(v->get_uint64());
-  if (v->is_double()) return static_cast<std::int64_t>(v->get_double());
-  return std::nullopt;
+  return exactInteger(*v);
 }
 
 std::optional<double> numberMember(json::object const& object, std::string_view camel,

@@ -57,5 +57,26 @@ TEST(GeminiFuzzRegression, DeepPathDoesNotOverflowTheStack) {
   EXPECT_LT(arguments.size(), 64u * 1024);
 }
 
+TEST(GeminiFuzzRegression, HugeUsageCountsDoNotOverflow) {
+  // promptTokenCount + toolUsePromptTokenCount at INT64_MAX each overflowed; 1e41 as a count
+  // was an undefined conversion from double.
+  auto events = decodeGeminiStream(
+      "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"a\"}]},"
+      "\"finishReason\":\"STOP\"}],\"usageMetadata\":{\"promptTokenCount\":"
+      "9223372036854775807,\"toolUsePromptTokenCount\":9223372036854775807,"
+      "\"thoughtsTokenCount\":1e41,\"candidatesTokenCount\":5}}\r\n\r\n");
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back().type, EventType::MessageStop);
+  int usages = 0;
+  for (auto const& e : events) {
+    if (e.type != EventType::UsageUpdate) continue;
+    ++usages;
+    EXPECT_EQ(e.usage.input, 0);
+    EXPECT_EQ(e.usage.reasoning, 0);
+    EXPECT_EQ(e.usage.output, 5);
+  }
+  EXPECT_EQ(usages, 1);
+}
+
 }  // namespace
 }  // namespace llmux::translate::gemini
