@@ -1,5 +1,25 @@
 // Assertions shared by the SDK suites.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const kClientFixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..',
+                                     'data', 'fixtures', 'clients');
+
+/** A real CLI's captured request (tests/data/fixtures/clients/<name>.request.json): its body and
+ *  the headers worth resending (no credentials, no transport headers). */
+export function cliRequest(name) {
+  const file = path.join(kClientFixtures, `${name}.request.json`);
+  const captured = JSON.parse(readFileSync(file, 'utf8'));
+  const headers = {};
+  const skip = new Set(['host', 'connection', 'content-length', 'accept-encoding', 'x-api-key',
+                        'x-goog-api-key', 'authorization']);
+  for (const [name, value] of Object.entries(captured.headers)) {
+    if (!skip.has(name.toLowerCase())) headers[name] = value;
+  }
+  return { body: captured.body, headers };
+}
 
 /** The prompt every plain call sends, and what the mock provider answers to it. */
 export const PROMPT = 'Say hello to llmux';
@@ -115,26 +135,11 @@ export async function expectCutAnswer(passthrough, call, ErrorClass) {
                        'a broken passthrough answer must fail the call');
 }
 
-/**
- * The error an SDK raises when the upstream drops a stream after its first content event. A
- * Responses upstream's first content event is an output item without text, so the gateway has
- * nothing to relay yet and answers with an HTTP 502 (`HttpErrorClass`); other upstreams have sent
- * text, so the failure arrives in the stream, with no HTTP status (`StreamErrorClass`). Returns
- * expectSdkError's class and status.
- */
-export function cutStreamError(upstream, StreamErrorClass, HttpErrorClass) {
-  return upstream === 'responses' ? [HttpErrorClass, 502] : [StreamErrorClass, undefined];
-}
-
-/** The text a client got before a cut stream failed: none when the failure came before content
- *  (a Responses upstream, see cutStreamError), else a proper beginning of `answer`. */
-export function assertCutText(upstream, text, answer) {
-  if (upstream === 'responses') {
-    assert.equal(text, '', 'no text before the failure');
-  } else {
-    assert.ok(text.length > 0 && answer.startsWith(text) && text !== answer,
-              `the text before the failure: ${JSON.stringify(text)}`);
-  }
+/** The text a client got before a stream failed after its first text delta (the mock's `cut`):
+ *  a proper beginning of `answer`. */
+export function assertCutText(text, answer) {
+  assert.ok(text.length > 0 && answer.startsWith(text) && text !== answer,
+            `the text before the failure: ${JSON.stringify(text)}`);
 }
 
 /** Positive whole-number token count. */

@@ -133,6 +133,82 @@ export function upstreamContent(protocol, body) {
   return content;
 }
 
+/**
+ * The opaque reasoning payloads an upstream answer carries, which only that provider can read
+ * and which must come back unchanged on the next turn for the reasoning to continue: Anthropic
+ * thinking signatures and redacted-thinking data, Responses `encrypted_content`, Gemini
+ * `thoughtSignature`s.
+ */
+export function answerSignatures(protocol, body) {
+  const objects = bodyObjects(body);
+  const found = [];
+  switch (protocol) {
+    case 'anthropic': {
+      const blocks = [];
+      for (const o of objects) {
+        if (o.type === 'message') blocks.push(...o.content);
+        if (o.type === 'content_block_start') blocks[o.index] = { ...o.content_block };
+        if (o.type === 'content_block_delta' && o.delta.type === 'signature_delta') {
+          blocks[o.index].signature += o.delta.signature;
+        }
+      }
+      for (const b of blocks) {
+        if (b.type === 'thinking' && b.signature) found.push(b.signature);
+        if (b.type === 'redacted_thinking') found.push(b.data);
+      }
+      break;
+    }
+    case 'responses': {
+      const items = objects.length === 1 && objects[0].object === 'response'
+        ? objects[0].output
+        : objects.filter((o) => o.type === 'response.output_item.done').map((o) => o.item);
+      for (const item of items) {
+        if (item.type === 'reasoning' && item.encrypted_content) found.push(item.encrypted_content);
+      }
+      break;
+    }
+    case 'gemini':
+      for (const o of objects) {
+        for (const part of o.candidates?.[0]?.content?.parts ?? []) {
+          if (part.thoughtSignature) found.push(part.thoughtSignature);
+        }
+      }
+      break;
+    default:
+      break;  // Chat has none
+  }
+  return found;
+}
+
+/** The opaque reasoning payloads (see answerSignatures) in the history of an upstream request. */
+export function requestSignatures(protocol, body) {
+  const request = JSON.parse(body);
+  const found = [];
+  switch (protocol) {
+    case 'anthropic':
+      for (const m of request.messages) {
+        for (const b of typeof m.content === 'string' ? [] : m.content) {
+          if (b.type === 'thinking' && b.signature) found.push(b.signature);
+          if (b.type === 'redacted_thinking') found.push(b.data);
+        }
+      }
+      break;
+    case 'responses':
+      for (const item of typeof request.input === 'string' ? [] : request.input) {
+        if (item.type === 'reasoning' && item.encrypted_content) found.push(item.encrypted_content);
+      }
+      break;
+    case 'gemini':
+      for (const c of request.contents) {
+        for (const part of c.parts) if (part.thoughtSignature) found.push(part.thoughtSignature);
+      }
+      break;
+    default:
+      break;
+  }
+  return found;
+}
+
 /** Text of a content given as a string or as parts/blocks with `text`. */
 function textOfContent(content) {
   if (typeof content === 'string') return content;
@@ -385,7 +461,7 @@ export async function assertConversationReached(stack, mark, upstream, conversat
  *   the client's convention;
  * - `content` ({text, reasoning, calls}: what the SDK's answer holds), when given, equals what
  *   the upstream answered.
- * Returns {canonical, upstream: the upstream's content}.
+ * Returns {canonical, upstream: the upstream's content, entry: the journal entry}.
  */
 export async function assertMatchesUpstream(stack, mark, client, { usage, content, upstream }) {
   const { entry, protocol } = await theUpstreamCall(stack, mark, { upstream });
@@ -401,5 +477,21 @@ export async function assertMatchesUpstream(stack, mark, client, { usage, conten
   if (content) {
     assert.deepEqual(content, said, `${client} answer differs from the ${protocol} upstream's`);
   }
-  return { canonical, upstream: said };
+  return { canonical, upstream: said, entry };
+}
+
+/**
+ * Asserts that the reasoning payloads the upstream minted in its answer (journal entry `first`)
+ * came back to it, unchanged, in the history of the next request (journal entry `second`).
+ */
+export function assertSignaturesReturned(protocol, first, second) {
+  const minted = answerSignatures(protocol, first.response_body);
+  assert.ok(minted.length > 0, `the ${protocol} upstream minted no reasoning signature`);
+  const returned = requestSignatures(protocol, second.body);
+  for (const signature of minted) {
+    assert.ok(returned.includes(signature),
+              `a reasoning signature of the ${protocol} upstream did not come back: ` +
+              `${signature.slice(0, 40)}… ` +
+              `(request: ${second.body.slice(0, 600)})`);
+  }
 }

@@ -7,13 +7,15 @@ import { ApiError, FinishReason, GoogleGenAI } from '@google/genai';
 
 import {
   AFTER_TOOL_ANSWER, ANSWER, CONVERSATION, MOOD_TOOL, PROMPT, TIME_TOOL, TOOL_PROMPT,
-  UNICODE_ANSWER, UNICODE_PROMPT, WEATHER_TOOL, assertCutText, expectCutAnswer, expectSdkError,
-  pairName, thinkingStart,
+  UNICODE_ANSWER, UNICODE_PROMPT, WEATHER_TOOL, assertCutText, cliRequest, expectCutAnswer,
+  expectSdkError, pairName, thinkingStart,
 } from '../lib/expect.mjs';
 import {
   GATEWAY_KEY, MODELS, UNKNOWN_MODEL, WRONG_KEY, cutModel, overflowModel, rateLimitedModel,
 } from '../lib/stack.mjs';
-import { assertConversationReached, assertMatchesUpstream } from '../lib/upstream.mjs';
+import {
+  assertConversationReached, assertMatchesUpstream, assertSignaturesReturned,
+} from '../lib/upstream.mjs';
 import { checkStreamFraming } from '../lib/wire.mjs';
 
 /** The SDK sends the key as `x-goog-api-key`. Without `apiVersion` it calls `/v1/...`; the Gemini
@@ -104,21 +106,33 @@ export function registerGemini(stack, upstream) {
       await assertConversationReached(stack, mark, upstream, CONVERSATION);
     });
 
-    test('cachedContent: cached tokens as the upstream counted them', async () => {
-      const mark = await stack.journalMark();
-      const response = await sdkClient(stack).models.generateContent({
-        model,
-        contents: PROMPT,
-        config: { cachedContent: 'cachedContents/sdk-conformance' },
-      });
-      assert.equal(response.text, ANSWER);
-      const { canonical } = await matches(mark, response.usageMetadata,
-                                          partsContent(responseParts(response)));
-      if (upstream === 'gemini') {
-        assert.ok(canonical.cacheRead > 0,
-                  `the upstream reported no cache read: ${JSON.stringify(canonical)}`);
-      }
-    });
+    test('cachedContent: cached tokens as the upstream counted them, not streamed and streamed',
+         async () => {
+           const request = {
+             model,
+             contents: PROMPT,
+             config: { cachedContent: 'cachedContents/sdk-conformance' },
+           };
+           for (const stream of [false, true]) {
+             const mark = await stack.journalMark();
+             let usage;
+             let content;
+             if (stream) {
+               ({ usage, content } = await drain(
+                   await sdkClient(stack).models.generateContentStream(request)));
+             } else {
+               const response = await sdkClient(stack).models.generateContent(request);
+               usage = response.usageMetadata;
+               content = partsContent(responseParts(response));
+             }
+             assert.equal(content.text, ANSWER);
+             const { canonical } = await matches(mark, usage, content);
+             if (upstream === 'gemini') {
+               assert.ok(canonical.cacheRead > 0,
+                         `the upstream reported no cache read: ${JSON.stringify(canonical)}`);
+             }
+           }
+         });
 
     test('tool call round, not streamed', async () => {
       const ai = sdkClient(stack);
@@ -222,6 +236,21 @@ export function registerGemini(stack, upstream) {
       assert.equal(none.text, `You said: "${TOOL_PROMPT}"`);
     });
 
+    test("Gemini CLI's captured request (8 functionDeclarations, thoughts), streamed", async () => {
+      const { body, headers } = cliRequest('gemini-cli');
+      const { contents, systemInstruction, tools, generationConfig } = body;
+      const mark = await stack.journalMark();
+      const result = await drain(await sdkClient(stack, { apiVersion: 'v1beta' })
+          .models.generateContentStream({
+            model,
+            contents,
+            config: { ...generationConfig, systemInstruction, tools, httpOptions: { headers } },
+          }));
+      assert.equal(result.finishReason, FinishReason.STOP);
+      assert.ok(result.calls.length > 0, 'the mock calls the first of the tools');
+      await matches(mark, result.usage, result.content);
+    });
+
     test('thoughts, not streamed: thought parts and thoughtsTokenCount', async () => {
       const mark = await stack.journalMark();
       const response = await sdkClient(stack).models.generateContent({
@@ -247,7 +276,8 @@ export function registerGemini(stack, upstream) {
       const contents = [{ role: 'user', parts: [{ text: TOOL_PROMPT }] }];
       let mark = await stack.journalMark();
       const first = await drain(await ai.models.generateContentStream({ model, contents, config }));
-      const { canonical, upstream: said } = await matches(mark, first.usage, first.content);
+      const { canonical, upstream: said, entry: firstCall } =
+          await matches(mark, first.usage, first.content);
       // includeThoughts names no budget or level: a Chat upstream is then left to its default,
       // and the mock's Chat models reason only when given an effort (docs/mock-provider.md).
       const thinks = upstream !== 'chat';
@@ -276,7 +306,9 @@ export function registerGemini(stack, upstream) {
       assert.equal(second.calls.length, 0);
       assert.equal(second.content.text, AFTER_TOOL_ANSWER);
       assert.equal(second.finishReason, FinishReason.STOP);
-      await matches(mark, second.usage, second.content);
+      const { entry: secondCall } = await matches(mark, second.usage, second.content);
+      // The functionCall part goes back with its signature.
+      if (upstream === 'gemini') assertSignaturesReturned(upstream, firstCall, secondCall);
     });
 
     for (const [what, extra] of [
@@ -305,6 +337,31 @@ export function registerGemini(stack, upstream) {
         checkStreamFraming('gemini', await response.text());
       });
     }
+
+    // What clients without alt=sse get (llm-gemini, plain REST): one JSON array, sent element by
+    // element. The SDK always asks for SSE, so by hand.
+    test('streamGenerateContent without alt=sse: one JSON array of chunks', async () => {
+      const mark = await stack.journalMark();
+      const url = `${stack.gatewayUrl}/v1beta/models/${model}:streamGenerateContent`;
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-goog-api-key': GATEWAY_KEY },
+        body: JSON.stringify({
+          contents: [{ role: 'user', parts: [{ text: TOOL_PROMPT }] }],
+          tools: [{ functionDeclarations: [geminiTool(WEATHER_TOOL), geminiTool(TIME_TOOL)] }],
+        }),
+      });
+      assert.equal(response.status, 200);
+      assert.match(response.headers.get('content-type'), /^application\/json/);
+      const chunks = JSON.parse(await response.text());
+      assert.ok(Array.isArray(chunks) && chunks.length > 0, 'the body is a JSON array of chunks');
+      const parts = chunks.flatMap((c) => c.candidates?.[0]?.content?.parts ?? []);
+      const content = partsContent(parts);
+      assert.deepEqual(content.calls.map((c) => c.name), [WEATHER_TOOL.name, TIME_TOOL.name]);
+      assert.equal(chunks.filter((c) => c.candidates?.[0]?.finishReason).length, 1);
+      assert.equal(chunks.at(-1).candidates?.[0]?.finishReason, FinishReason.STOP);
+      await matches(mark, chunks.at(-1).usageMetadata, content);
+    });
 
     test('rate limited upstream: ApiError 429', async () => {
       const error = await expectSdkError(
@@ -365,7 +422,7 @@ export function registerGemini(stack, upstream) {
         }
         // An error chunk with its code is how the SDK learns of a failure after the head.
       }, ApiError, 502);
-      assertCutText(upstream, text, ANSWER);
+      assertCutText(text, ANSWER);
       assert.match(error.message, /\S/);
     });
   });
