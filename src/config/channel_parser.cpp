@@ -281,6 +281,58 @@ void readProtocolRows(YamlReader& reader, Fields const& fields, EnvLookup const&
   }
 }
 
+std::optional<ClientPreset> presetNamed(YamlReader& reader, YAML::Node const& node,
+                                        std::string const& path) {
+  auto name = reader.string(node, path);
+  if (!name) return std::nullopt;
+  auto preset = parseClientPreset(*name);
+  if (!preset) {
+    std::string known;
+    for (ClientPreset p : kAllClientPresets) {
+      known += (known.empty() ? "" : ", ") + std::string(clientPresetName(p));
+    }
+    reader.fail(path, "unknown client preset \"" + *name + "\" (expected one of " + known + ")");
+  }
+  return preset;
+}
+
+/// `client_preset:` and `model_presets:`; then a row for each preset protocol no written row
+/// speaks (the first row's address and auth in that protocol: the preset decides the protocol).
+void readPresets(YamlReader& reader, Fields const& fields, Channel& channel) {
+  if (YAML::Node const* node = fields.find("client_preset")) {
+    channel.client_preset = presetNamed(reader, *node, fields.path("client_preset"));
+  }
+  if (YAML::Node const* node = fields.find("model_presets")) {
+    std::string const path = fields.path("model_presets");
+    if (auto entries = reader.anyMap(*node, path)) {
+      for (auto& [model, value] : *entries) {
+        std::string const entry_path = fieldPath(path, model);
+        if (!channel.serves(model)) {
+          reader.fail(entry_path, "the channel does not serve model \"" + model + "\"");
+          continue;
+        }
+        if (auto preset = presetNamed(reader, value, entry_path)) {
+          channel.model_presets.emplace(model, *preset);
+        }
+      }
+    }
+  }
+  if (channel.rows.empty()) return;
+  std::vector<ClientPreset> used;
+  if (channel.client_preset) used.push_back(*channel.client_preset);
+  for (auto const& [model, preset] : channel.model_presets) used.push_back(preset);
+  for (ClientPreset preset : used) {
+    Protocol protocol = presetProtocol(preset);
+    bool spoken = std::any_of(channel.rows.begin(), channel.rows.end(),
+                              [&](ProtocolRow const& row) { return row.protocol == protocol; });
+    if (spoken) continue;
+    ProtocolRow row = channel.rows.front();
+    row.protocol = protocol;
+    row.preset_only = true;
+    channel.rows.push_back(std::move(row));
+  }
+}
+
 Channel parseChannel(YamlReader& reader, Fields const& fields, EnvLookup const& env) {
   Channel channel;
   if (YAML::Node const* node = reader.require(fields, "name")) {
@@ -295,6 +347,7 @@ Channel parseChannel(YamlReader& reader, Fields const& fields, EnvLookup const& 
   readProtocolRows(reader, fields, env, channel);
   readKeys(reader, fields, env, channel);
   readModels(reader, fields, channel);
+  readPresets(reader, fields, channel);
   readHeaders(reader, fields, env, channel);
   readTimeouts(reader, fields, channel);
   if (YAML::Node const* node = fields.find("priority")) {
@@ -376,7 +429,8 @@ std::vector<Channel> parseChannels(YAML::Node const& node, std::string const& pa
     auto fields = reader.strictMap((*items)[i], item_path,
                                    {"name", "protocol", "base_url", "keys", "models", "model_map",
                                     "auth", "headers", "timeouts", "priority", "weight",
-                                    "enabled", "tls_ca_file", "protocols"});
+                                    "enabled", "tls_ca_file", "protocols", "client_preset",
+                                    "model_presets"});
     if (!fields) continue;
     Channel channel = parseChannel(reader, *fields, env);
     if (!channel.name.empty()) {

@@ -17,9 +17,26 @@ AuthSpec resolveAuth(Protocol protocol, AuthSpec const& auth) {
 
 ProtocolRow const* Channel::rowFor(Protocol wanted) const {
   for (auto const& row : rows) {
-    if (row.protocol == wanted) return &row;
+    if (row.protocol == wanted && !row.preset_only) return &row;
   }
   return nullptr;
+}
+
+std::optional<ClientPreset> Channel::presetFor(std::string const& client_model) const {
+  auto it = model_presets.find(client_model);
+  if (it != model_presets.end()) return it->second;
+  return client_preset;
+}
+
+std::size_t Channel::rowIndexFor(Protocol client_protocol, std::string const& client_model) const {
+  std::optional<ClientPreset> preset = presetFor(client_model);
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (preset ? rows[r].protocol == presetProtocol(*preset)
+               : rows[r].protocol == client_protocol && !rows[r].preset_only) {
+      return r;
+    }
+  }
+  return 0;
 }
 
 void Channel::useSingleRow() { rows = {ProtocolRow{protocol, base_url, url, auth}}; }

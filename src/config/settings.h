@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/client_preset.h"
 #include "core/http_headers.h"
 #include "core/wire_protocol.h"
 
@@ -76,6 +77,9 @@ struct ProtocolRow {
   std::string base_url;  ///< as written
   UpstreamUrl url;       ///< parsed from base_url
   AuthSpec auth;
+  /// Made at load time for a client preset whose protocol no written row speaks: the first
+  /// row's address and auth spoken in the preset's protocol. Used only by that preset.
+  bool preset_only = false;
 };
 
 /// An upstream: one provider, relay or account pool.
@@ -101,7 +105,20 @@ struct Channel {
   /// in a loaded configuration (`protocols:` in YAML, or one row made from `protocol`).
   std::vector<ProtocolRow> rows;
 
-  /// The row speaking `protocol`, or nullptr.
+  /// `client_preset:` — requests are built as that client would send them (its protocol,
+  /// headers and default fields; docs/presets.md).
+  std::optional<ClientPreset> client_preset;
+  /// `model_presets:` — a preset for some client model names, instead of `client_preset`.
+  std::map<std::string, ClientPreset> model_presets;
+
+  /// The preset that applies to a request for `client_model`, if any.
+  std::optional<ClientPreset> presetFor(std::string const& client_model) const;
+  /// The row a request of `client_protocol` for `client_model` is spoken in: the preset's
+  /// protocol row when a preset applies; else the row speaking the client's protocol (byte
+  /// passthrough); else the first row (translation).
+  std::size_t rowIndexFor(Protocol client_protocol, std::string const& client_model) const;
+
+  /// The written row speaking `protocol`, or nullptr.
   ProtocolRow const* rowFor(Protocol protocol) const;
   /// Makes `rows` the single row of `protocol`, `base_url`, `url` and `auth`.
   void useSingleRow();

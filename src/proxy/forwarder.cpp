@@ -13,6 +13,7 @@
 #include "proxy/answer_meter.h"
 #include "proxy/error_reply.h"
 #include "proxy/forwarder_support.h"
+#include "proxy/preset_request.h"
 #include "proxy/translation.h"
 #include "proxy/upstream_request.h"
 #include "translate/errors.h"
@@ -77,7 +78,7 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::
   // translated through the neutral model (see translation.h).
   bool translated = row.protocol != ctx.protocol;
   record.translated = translated;
-  std::string translated_body;
+  std::string owned_body;  // the translated body, or one a client preset filled in
   protocol::SplicedBody body;
   if (translated) {
     auto made = translatedBody(ctx, row.protocol, upstream_model);
@@ -87,20 +88,31 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::
       record.outcome = "client_error";
       co_return result;
     }
-    translated_body = std::move(*made);
-    body.before = translated_body;
+    owned_body = std::move(*made);
+    body.before = owned_body;
   } else {
     body = protocol::spliceModel(ctx.request.body, ctx.profile, upstream_model);
   }
-  UpstreamTarget target =
-      translated ? upstreamTarget(channel, row, key,
-                                  targetRoute(row.protocol, upstream_model, ctx.profile.stream),
-                                  upstream_model, translatedQuery(row.protocol, ctx.profile.stream))
-                 : upstreamTarget(channel, row, key, ctx.route, upstream_model, ctx.request.query());
+  std::string query = translated ? translatedQuery(row.protocol, ctx.profile.stream)
+                                 : std::string(ctx.request.query());
+  // A client preset: the request as that client would send it (its headers, query and default
+  // fields where the caller set none).
+  std::optional<PresetRequest> preset = presetRequestFor(ctx, channel, upstream_model, query);
+  if (preset) {
+    std::string whole = translated ? owned_body : body.joined();
+    if (auto filled = translate::withPresetFields(preset->preset, whole, preset->context())) {
+      owned_body = std::move(*filled);
+      body = protocol::SplicedBody{.before = owned_body};
+    }
+    query = joinQuery(std::move(query), preset->query);
+  }
+  protocol::Route const& route =
+      translated ? targetRoute(row.protocol, upstream_model, ctx.profile.stream) : ctx.route;
+  UpstreamTarget target = upstreamTarget(channel, row, key, route, upstream_model, query);
   std::string head = buildUpstreamHead(
       ctx.request.method, target, ctx.request.headers,
-      translated ? ForwardedHeaders::Generic : ForwardedHeaders::EndToEnd, channel, row, key,
-      ctx.request_id, body.size());
+      translated ? ForwardedHeaders::Generic : ForwardedHeaders::EndToEnd,
+      preset ? preset->headers : HeaderList{}, channel, row, key, ctx.request_id, body.size());
   std::array<std::string_view, http::UpstreamExchange::kMaxPieces> pieces{
       head, body.before, body.model_token, body.after, {}, {}};
 

@@ -164,8 +164,8 @@ Task<void> GatewayHandler::serveModelRequest(RequestContext& ctx) {
     co_return;
   }
   ctx.profile = std::move(*profile);
-  ctx.record.client = std::string(protocol::clientKindName(
-      protocol::detectClient(ctx.request.headers, ctx.profile.client_hint, ctx.request.body)));
+  ctx.client = protocol::detectClient(ctx.request.headers, ctx.profile.client_hint, ctx.request.body);
+  ctx.record.client = std::string(protocol::clientKindName(ctx.client));
   ctx.record.model = ctx.profile.model;
   ctx.record.stream = ctx.profile.stream;
 

@@ -6,6 +6,7 @@
 
 #include "core/clock.h"
 #include "core/request_record.h"
+#include "protocol/client_detect.h"
 #include "protocol/inspect.h"
 #include "protocol/routes.h"
 #include "routing/catalog.h"
@@ -33,6 +34,9 @@ struct RequestContext {
   /// The client's request in the neutral model, decoded on the first attempt that needs
   /// translation (see translation.h).
   std::optional<translate::Request> neutral;
+  /// The calling client as detected (User-Agent, body hint, system prompt): for the logs, the
+  /// metrics and routing.
+  protocol::ClientKind client = protocol::ClientKind::Unknown;
   RequestRecord record;
 };
 

@@ -75,7 +75,8 @@ UpstreamTarget upstreamTarget(config::Channel const& channel, config::ProtocolRo
 
 std::string buildUpstreamHead(std::string_view method, UpstreamTarget const& target,
                               HeaderList const& client_headers, ForwardedHeaders forwarded,
-                              config::Channel const& channel, config::ProtocolRow const& row,
+                              HeaderList const& preset_headers, config::Channel const& channel,
+                              config::ProtocolRow const& row,
                               config::ChannelKey const& key, std::string_view request_id,
                               std::size_t content_length) {
   std::string head;
@@ -91,16 +92,20 @@ std::string buildUpstreamHead(std::string_view method, UpstreamTarget const& tar
     }
     if (isListed(kDroppedRequestHeaders, field.name)) continue;
     if (channel.headers.has(field.name)) continue;  // the channel's value wins
+    if (preset_headers.has(field.name)) continue;   // so does the preset's
     if (namedInConnection(client_headers, field.name)) continue;
     appendHeader(head, field.name, field.value);
   }
   if (forwarded == ForwardedHeaders::Generic) {
     if (!channel.headers.has("content-type")) appendHeader(head, "Content-Type", "application/json");
   }
+  for (auto const& field : preset_headers) {
+    if (!channel.headers.has(field.name)) appendHeader(head, field.name, field.value);
+  }
   for (auto const& field : channel.headers) appendHeader(head, field.name, field.value);
   bool client_version = forwarded == ForwardedHeaders::EndToEnd && client_headers.has("anthropic-version");
   if (row.protocol == Protocol::Anthropic && !client_version &&
-      !channel.headers.has("anthropic-version")) {
+      !channel.headers.has("anthropic-version") && !preset_headers.has("anthropic-version")) {
     appendHeader(head, "anthropic-version", "2023-06-01");  // required by the API
   }
   auto auth = config::resolveAuth(row.protocol, row.auth);

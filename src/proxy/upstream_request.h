@@ -33,11 +33,13 @@ enum class ForwardedHeaders {
 };
 
 /// The request head sent upstream: the client's headers as `forwarded` says (never hop-by-hop
-/// headers, the client's credentials, or headers llmux sets itself), the channel's extra headers,
+/// headers, the client's credentials, or headers llmux sets itself), the client preset's headers
+/// (replacing the client's of the same name), the channel's extra headers (winning over both),
 /// the channel key in the row's auth style, X-Request-Id, Host and Content-Length.
 std::string buildUpstreamHead(std::string_view method, UpstreamTarget const& target,
                               HeaderList const& client_headers, ForwardedHeaders forwarded,
-                              config::Channel const& channel, config::ProtocolRow const& row,
+                              HeaderList const& preset_headers, config::Channel const& channel,
+                              config::ProtocolRow const& row,
                               config::ChannelKey const& key, std::string_view request_id,
                               std::size_t content_length);
 

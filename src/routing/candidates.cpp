@@ -40,8 +40,11 @@ Plan planCandidates(Catalog const& catalog, Protocol client_protocol, std::strin
   std::vector<std::size_t> serving = catalog.channelsFor(model);
   if (serving.empty()) return plan;
 
+  std::string model_name(model);
+  // Whether the channel is spoken to in the client's protocol for this model (passthrough).
   auto speaksClient = [&](std::size_t c) {
-    return settings.channels[c].rowFor(client_protocol) != nullptr;
+    auto const& channel = settings.channels[c];
+    return channel.rows[channel.rowIndexFor(client_protocol, model_name)].protocol == client_protocol;
   };
   // Priority first; then passthrough-capable channels before the ones that need translation.
   std::stable_sort(serving.begin(), serving.end(), [&](std::size_t a, std::size_t b) {
@@ -51,7 +54,6 @@ Plan planCandidates(Catalog const& catalog, Protocol client_protocol, std::strin
     return speaksClient(a) && !speaksClient(b);
   });
 
-  std::string model_name(model);
   std::vector<std::size_t> ordered;
   for (std::size_t begin = 0; begin < serving.size();) {
     std::size_t c0 = serving[begin];
@@ -74,10 +76,7 @@ Plan planCandidates(Catalog const& catalog, Protocol client_protocol, std::strin
 
   for (auto c : ordered) {
     auto const& channel = settings.channels[c];
-    std::size_t row = 0;
-    for (std::size_t r = 0; r < channel.rows.size(); ++r) {
-      if (channel.rows[r].protocol == client_protocol) row = r;
-    }
+    std::size_t row = channel.rowIndexFor(client_protocol, model_name);
     std::size_t n = channel.keys.size();
     if (n == 0) continue;
     std::size_t first = n > 1 ? rotation.next("keys:" + channel.name) % n : 0;

@@ -49,7 +49,8 @@ struct Plan {
 /// among equal priorities, channels that speak the client's protocol (byte passthrough) before
 /// those needing translation, and within each of those a weighted rotation picks who leads (a
 /// channel of weight 3 leads three times as often as one of weight 1). A channel is spoken to in
-/// its row of the client's protocol when it has one, else in its first row. Each channel's keys
+/// the row Channel::rowIndexFor picks: its client preset's protocol when one applies to the
+/// model, else the client's protocol when it has that row, else its first row. Each channel's keys
 /// rotate; keys paused by KeyHealth are left out.
 Plan planCandidates(Catalog const& catalog, Protocol client_protocol, std::string_view model,
                     KeyHealth const& health, Rotation& rotation);

@@ -212,6 +212,65 @@ channels:
             "openai-responses, anthropic, gemini)\n");
 }
 
+TEST(Loader, ClientPresetsChooseTheRowTheirProtocolSpeaks) {
+  constexpr char kPresets[] = R"(
+gateway_keys: [{name: a, key: b}]
+channels:
+  - name: codex-relay
+    protocol: openai-chat
+    base_url: https://relay.example/v1
+    client_preset: codex-cli
+    keys: [k]
+    models: [gpt-5-codex, gpt-4o]
+    model_presets: {gpt-4o: cline}
+  - name: plain
+    protocols:
+      - {protocol: openai-chat, base_url: "https://p.example"}
+      - {protocol: anthropic, base_url: "https://p.example/anthropic"}
+    model_presets: {claude-x: claude-code}
+    keys: [k]
+    models: [claude-x, other]
+)";
+  auto outcome = parseSettings(kPresets, fakeEnv());
+  ASSERT_TRUE(outcome.ok()) << formatIssues(outcome.issues);
+  Channel const& relay = outcome.settings->channels[0];
+  EXPECT_EQ(relay.client_preset, ClientPreset::CodexCli);
+  EXPECT_EQ(relay.presetFor("gpt-5-codex"), ClientPreset::CodexCli);
+  EXPECT_EQ(relay.presetFor("gpt-4o"), ClientPreset::Cline) << "the model's preset wins";
+  // The preset decides the protocol: a Responses row on the channel's address is made for it.
+  ASSERT_EQ(relay.rows.size(), 2u);
+  EXPECT_EQ(relay.rows[1].protocol, Protocol::OpenAiResponses);
+  EXPECT_TRUE(relay.rows[1].preset_only);
+  EXPECT_EQ(relay.rows[1].url.path_prefix, "/v1");
+  EXPECT_EQ(relay.rowFor(Protocol::OpenAiResponses), nullptr) << "not a row for other requests";
+  EXPECT_EQ(relay.rowIndexFor(Protocol::OpenAiResponses, "gpt-5-codex"), 1u);
+  EXPECT_EQ(relay.rowIndexFor(Protocol::Anthropic, "gpt-5-codex"), 1u);
+  EXPECT_EQ(relay.rowIndexFor(Protocol::OpenAiChat, "gpt-4o"), 0u) << "cline speaks Chat";
+
+  Channel const& plain = outcome.settings->channels[1];
+  ASSERT_EQ(plain.rows.size(), 2u) << "the written Anthropic row serves the claude-code preset";
+  EXPECT_EQ(plain.rowIndexFor(Protocol::OpenAiChat, "claude-x"), 1u);
+  EXPECT_EQ(plain.rowIndexFor(Protocol::OpenAiChat, "other"), 0u) << "no preset: passthrough";
+  EXPECT_EQ(plain.rowIndexFor(Protocol::Gemini, "other"), 0u) << "no row of its own: the first";
+
+  constexpr char kBad[] = R"(
+gateway_keys: [{name: a, key: b}]
+channels:
+  - name: c
+    protocol: openai-chat
+    base_url: https://x.example
+    client_preset: claude
+    model_presets: {gpt-9: cursor, m: [cline]}
+    keys: [k]
+    models: [m]
+)";
+  EXPECT_EQ(formatIssues(parseSettings(kBad, fakeEnv()).issues),
+            "channels[0].client_preset: unknown client preset \"claude\" (expected one of "
+            "claude-code, codex-cli, gemini-cli, cursor, cline, roo-code, opencode, workbuddy)\n"
+            "channels[0].model_presets.gpt-9: the channel does not serve model \"gpt-9\"\n"
+            "channels[0].model_presets.m: expected a string, got a list\n");
+}
+
 TEST(Loader, AuthVariants) {
   struct Case {
     std::string text;

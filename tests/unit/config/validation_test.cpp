@@ -61,7 +61,7 @@ channels:
              "log.levle: unknown key (expected one of access_log, request_log, level)",
              "gateway_keys[0].secret: unknown key (expected one of name, key, key_env)",
              "channels[0].modles: unknown key (expected one of name, protocol, base_url, keys, "
-             "models, model_map, auth, headers, timeouts, priority, weight, enabled, tls_ca_file, protocols)",
+             "models, model_map, auth, headers, timeouts, priority, weight, enabled, tls_ca_file, protocols, client_preset, model_presets)",
              "channels[0].timeouts.connect: unknown key (expected one of connect_ms, "
              "first_byte_ms, idle_ms, total_ms)"}));
 }
@@ -306,7 +306,7 @@ channels:
                    "channels[1].protocol: unknown protocol \"openai\" (expected openai-chat, "
                    "openai-responses, anthropic, gemini)",
                    "channels[2].extra: unknown key (expected one of name, protocol, base_url, "
-                   "keys, models, model_map, auth, headers, timeouts, priority, weight, enabled, tls_ca_file, protocols)",
+                   "keys, models, model_map, auth, headers, timeouts, priority, weight, enabled, tls_ca_file, protocols, client_preset, model_presets)",
                    "channels[2].base_url: not an http(s) URL"}));
 }
 

@@ -77,7 +77,7 @@ TEST(UpstreamRequest, HeadCarriesChannelCredentialsNeverTheClients) {
   auto catalog = routing::testing::catalogFrom(kChannels);
   auto const& oai = catalog->settings().channels[0];
   auto target = upstreamTarget(oai, oai.rows[0], oai.keys[0], chatRoute(), "gpt-x", "");
-  std::string head = buildUpstreamHead("POST", target, clientHeaders(), ForwardedHeaders::EndToEnd, oai,
+  std::string head = buildUpstreamHead("POST", target, clientHeaders(), ForwardedHeaders::EndToEnd, {}, oai,
                                        oai.rows[0], oai.keys[0], "rid-1", 42);
   EXPECT_EQ(head.rfind("POST /relay/v1/chat/completions HTTP/1.1\r\nHost: api.example.com\r\n", 0), 0u);
   EXPECT_NE(head.find("Authorization: Bearer sk-upstream\r\n"), std::string::npos);
@@ -100,7 +100,7 @@ TEST(UpstreamRequest, ProtocolDefaultAuthStyles) {
   auto const& ant = catalog->settings().channels[1];
   auto route = protocol::matchRoute("POST", "/v1/messages").route;
   std::string head = buildUpstreamHead("POST", upstreamTarget(ant, ant.rows[0], ant.keys[0], route, "claude-x", ""),
-                                       HeaderList{}, ForwardedHeaders::EndToEnd, ant, ant.rows[0],
+                                       HeaderList{}, ForwardedHeaders::EndToEnd, {}, ant, ant.rows[0],
                                        ant.keys[0], "r", 2);
   EXPECT_NE(head.find("x-api-key: sk-ant\r\n"), std::string::npos);
   EXPECT_NE(head.find("anthropic-version: 2023-06-01\r\n"), std::string::npos) << "added when missing";
@@ -109,7 +109,7 @@ TEST(UpstreamRequest, ProtocolDefaultAuthStyles) {
   auto const& gem = catalog->settings().channels[2];
   auto groute = protocol::matchRoute("POST", "/v1beta/models/gemini-x:generateContent").route;
   head = buildUpstreamHead("POST", upstreamTarget(gem, gem.rows[0], gem.keys[0], groute, "gemini-x", ""),
-                           HeaderList{}, ForwardedHeaders::EndToEnd, gem, gem.rows[0], gem.keys[0],
+                           HeaderList{}, ForwardedHeaders::EndToEnd, {}, gem, gem.rows[0], gem.keys[0],
                            "r", 2);
   EXPECT_NE(head.find("x-goog-api-key: AIza-upstream\r\n"), std::string::npos);
 }
@@ -119,7 +119,7 @@ TEST(UpstreamRequest, TranslatedRequestsCarryOnlyGenericClientHeaders) {
   auto const& ant = catalog->settings().channels[1];
   auto route = protocol::matchRoute("POST", "/v1/messages").route;
   std::string head = buildUpstreamHead("POST", upstreamTarget(ant, ant.rows[0], ant.keys[0], route, "claude-x", ""),
-                                       clientHeaders(), ForwardedHeaders::Generic, ant, ant.rows[0],
+                                       clientHeaders(), ForwardedHeaders::Generic, {}, ant, ant.rows[0],
                                        ant.keys[0], "r", 2);
   EXPECT_NE(head.find("User-Agent: OpenAI/JS 7.0\r\n"), std::string::npos);
   EXPECT_EQ(head.find("anthropic-beta"), std::string::npos) << "the client's protocol-specific headers stay";
@@ -127,6 +127,27 @@ TEST(UpstreamRequest, TranslatedRequestsCarryOnlyGenericClientHeaders) {
   EXPECT_NE(head.find("anthropic-version: 2023-06-01\r\n"), std::string::npos);
   EXPECT_NE(head.find("x-api-key: sk-ant\r\n"), std::string::npos);
   EXPECT_EQ(head.find("sk-dev"), std::string::npos);
+}
+
+TEST(UpstreamRequest, PresetHeadersReplaceTheClientsButNotTheChannels) {
+  auto catalog = routing::testing::catalogFrom(kChannels);
+  auto const& ant = catalog->settings().channels[1];
+  auto route = protocol::matchRoute("POST", "/v1/messages").route;
+  HeaderList preset;
+  preset.add("User-Agent", "claude-cli/2.1.332 (external, cli)");
+  preset.add("anthropic-version", "2023-06-01");
+  preset.add("x-app", "cli");
+  config::Channel channel = ant;
+  channel.headers.add("x-app", "from-channel");
+  std::string head = buildUpstreamHead(
+      "POST", upstreamTarget(channel, channel.rows[0], channel.keys[0], route, "claude-x", ""),
+      clientHeaders(), ForwardedHeaders::Generic, preset, channel, channel.rows[0],
+      channel.keys[0], "r", 2);
+  EXPECT_NE(head.find("User-Agent: claude-cli/2.1.332 (external, cli)\r\n"), std::string::npos);
+  EXPECT_EQ(head.find("OpenAI/JS"), std::string::npos) << "the client's User-Agent is replaced";
+  EXPECT_NE(head.find("x-app: from-channel\r\n"), std::string::npos);
+  EXPECT_EQ(head.find("x-app: cli"), std::string::npos) << "the channel's headers win";
+  EXPECT_EQ(head.find("anthropic-version"), head.rfind("anthropic-version")) << "sent once";
 }
 
 TEST(UpstreamRequest, ClientResponseHeadersDropFramingAndRenameTheUpstreamId) {
