@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "translate/usage_tally.h"
@@ -140,6 +143,31 @@ TEST(AnswerUsage, ReadsAWholeAnswer) {
   EXPECT_EQ(usage->output, 8) << "thoughts are part of the output";
   EXPECT_EQ(usage->reasoning, 3);
   EXPECT_FALSE(answerUsage(Protocol::Gemini, "not json"));
+}
+
+// The fast path (only the usage member parsed) agrees with decoding the whole answer, on every
+// recorded answer.
+TEST(AnswerUsage, AgreesWithTheFullDecoderOnEveryRecordedAnswer) {
+  namespace fs = std::filesystem;
+  std::size_t compared = 0;
+  for (auto [protocol, folder] : {std::pair{Protocol::OpenAiChat, "openai-chat"},
+                                  std::pair{Protocol::OpenAiResponses, "openai-responses"},
+                                  std::pair{Protocol::Anthropic, "anthropic"},
+                                  std::pair{Protocol::Gemini, "gemini"}}) {
+    for (auto const& entry : fs::directory_iterator(fs::path(LLMUX_TEST_DATA_DIR) / "fixtures" / folder)) {
+      std::string name = entry.path().filename().string();
+      if (!name.ends_with(".response.json")) continue;
+      std::ifstream in(entry.path());
+      std::stringstream text;
+      text << in.rdbuf();
+      auto full = decodeResponse(protocol, text.str());
+      if (!full || !full->usage) continue;
+      SCOPED_TRACE(name);
+      EXPECT_EQ(answerUsage(protocol, text.str()), full->usage);
+      ++compared;
+    }
+  }
+  EXPECT_GE(compared, 15u);
 }
 
 TEST(UsageTally, FixesUpAZeroOutputSnapshotBeforeItIsSent) {
