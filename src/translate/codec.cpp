@@ -1,6 +1,7 @@
 #include "translate/codec.h"
 
 #include "translate/anthropic/codec.h"
+#include "translate/anthropic/request_encoder.h"
 #include "translate/gemini/codec.h"
 #include "translate/openai_chat/codec.h"
 #include "translate/openai_responses/codec.h"
@@ -27,6 +28,29 @@ Result<std::string> encodeRequest(Protocol protocol, Request const& request,
     case Protocol::Gemini: return gemini::encodeRequest(request, upstream_model);
   }
   return makeError(ErrorKind::Internal, "unknown protocol");
+}
+
+Result<EncodedRequest> encodeRequestReporting(Protocol protocol, Request const& request,
+                                              std::string_view upstream_model) {
+  EncodedRequest encoded;
+  Result<std::string> body = makeError(ErrorKind::Internal, "unknown protocol");
+  switch (protocol) {
+    case Protocol::OpenAiChat:
+      body = openai_chat::encodeRequestReporting(request, upstream_model, encoded.dropped);
+      break;
+    case Protocol::OpenAiResponses:
+      body = openai_responses::encodeRequestReporting(request, upstream_model, encoded.dropped);
+      break;
+    case Protocol::Anthropic:
+      body = anthropic::encodeRequestReporting(request, upstream_model, encoded.dropped);
+      break;
+    case Protocol::Gemini:
+      body = gemini::encodeRequestReporting(request, upstream_model, encoded.dropped);
+      break;
+  }
+  if (!body) return body.error();
+  encoded.body = std::move(*body);
+  return encoded;
 }
 
 Result<Response> decodeResponse(Protocol protocol, std::string_view body) {

@@ -51,6 +51,18 @@ Result<Request> decodeRequest(Protocol protocol, std::string_view body, std::str
 Result<std::string> encodeRequest(Protocol protocol, Request const& request,
                                   std::string_view upstream_model);
 
+/// An encoded request body and what its encoder left out or changed for the target.
+struct EncodedRequest {
+  std::string body;
+  /// Names of what the target could not take (docs/translation.md §9.2), for the logs; the
+  /// decoder's own list stays in `Request::dropped`.
+  std::vector<std::string> dropped;
+};
+
+/// encodeRequest, also reporting what was dropped on the way.
+Result<EncodedRequest> encodeRequestReporting(Protocol protocol, Request const& request,
+                                              std::string_view upstream_model);
+
 /// An upstream's complete answer in the neutral model.
 Result<Response> decodeResponse(Protocol protocol, std::string_view body);
 

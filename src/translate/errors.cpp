@@ -46,6 +46,31 @@ std::string lower(std::string_view s) { return toLower(s); }
 /// "Too many tokens, please wait before trying again.").
 bool mayBeContextOverflow(int status) { return status != 429; }
 
+/// A protobuf Duration in its JSON form, as Google writes retryDelay: "34s", "34.400s".
+std::string durationText(std::chrono::milliseconds delay) {
+  auto ms = std::max<std::int64_t>(delay.count(), 0);
+  std::string out = std::to_string(ms / 1000);
+  if (ms % 1000 != 0) {
+    std::string fraction = std::to_string(ms % 1000);
+    out += "." + std::string(3 - fraction.size(), '0') + fraction;
+  }
+  return out + "s";
+}
+
+/// A Gemini error body that says when to retry the way Google does: a google.rpc.RetryInfo
+/// detail (the Gemini SDKs and CLI read the delay there, not from a header).
+std::string geminiBodyWithRetry(int status, std::string_view message,
+                                std::chrono::milliseconds delay) {
+  std::string body = "{\"error\":{\"code\":" + std::to_string(status) + ",\"message\":";
+  appendJsonString(body, message);
+  body += ",\"status\":";
+  appendJsonString(body, protocol::geminiStatusName(status));
+  body += ",\"details\":[{\"@type\":\"type.googleapis.com/google.rpc.RetryInfo\",\"retryDelay\":\"";
+  body += durationText(delay);
+  body += "\"}]}}";
+  return body;
+}
+
 }  // namespace
 
 bool isContextOverflow(std::string_view code, std::string_view message) {
@@ -132,6 +157,10 @@ ClientError renderForClient(Protocol client, UpstreamError const& error, std::st
       out.body = std::move(body);
       return out;
     }
+  }
+  if (client == Protocol::Gemini && error.retry_after) {
+    out.body = geminiBodyWithRetry(out.status, message, *error.retry_after);
+    return out;
   }
   out.body = protocol::renderErrorBody(client, out.status, message, request_id);
   return out;

@@ -37,7 +37,10 @@ struct Block {
   std::string media_type;  ///< "image/png", "application/pdf"
   std::string data;        ///< base64 payload, without a data: prefix
   std::string url;         ///< an http(s) URL instead of data
-  std::string file_id;     ///< a provider-side file id instead of data (cannot cross protocols)
+  std::string file_id;     ///< a provider-side file id instead of data
+  /// Who issued `file_id`: a file id only means something to its provider's Files API (OpenAI
+  /// Chat and Responses share one), so encoders of other providers drop it (translate/media.h).
+  std::optional<Protocol> file_origin;
   std::string detail;      ///< OpenAI image detail ("low", "high", "auto")
 
   // ToolCall, ToolResult

@@ -41,6 +41,7 @@ Result<void> decodeSource(json::object const& block, std::string_view where, Blo
     auto id = stringAt(*source, "file_id");
     if (!id) return malformed(where, "a file source needs `file_id`");
     b.file_id = *id;
+    b.file_origin = Protocol::Anthropic;
   } else if (type == "text" && b.type == BlockType::Document) {
     auto data = stringAt(*source, "data");
     if (!data) return malformed(where, "a text source needs `data`");

@@ -2,6 +2,7 @@
 
 #include "translate/anthropic/blocks.h"
 #include "translate/anthropic/wire.h"
+#include "translate/media.h"
 
 namespace llmux::translate::anthropic {
 namespace {
@@ -37,6 +38,10 @@ std::optional<Inline> inlineData(Block const& b) {
 
 bool sendableDocument(Block const& b) {
   if (b.type != BlockType::Document) return true;
+  // Anthropic documents are PDF and text; audio and video have no block at all.
+  if (MediaKind kind = mediaKind(b); kind == MediaKind::Audio || kind == MediaKind::Video) {
+    return false;
+  }
   if (auto in = inlineData(b)) {
     return in->media_type == "application/pdf" || in->media_type.starts_with("text/");
   }
@@ -104,6 +109,10 @@ void BodyWriter::toolResult(Block const& b) {
   for (Block const& piece : b.content) {
     if (piece.type == BlockType::Text && piece.text.empty()) continue;
     if (piece.type == BlockType::Image && piece.data.empty() && piece.url.empty()) continue;
+    if (!sendableDocument(piece)) {
+      addDropped(dropped_, "tool_result.content");
+      continue;
+    }
     if (piece.type != BlockType::Text) only_text = false;
     parts.push_back(&piece);
   }

@@ -12,6 +12,7 @@
 #include "translate/anthropic/request_blocks.h"
 #include "translate/anthropic/turns.h"
 #include "translate/anthropic/wire.h"
+#include "translate/media.h"
 #include "translate/reasoning.h"
 
 namespace llmux::translate::anthropic {
@@ -130,9 +131,15 @@ Result<std::string> encodeRequestReporting(Request const& request, std::string_v
   if (unsendable) {
     filtered = request.messages;
     for (Message& m : filtered) {
-      std::erase_if(m.blocks, [](Block const& b) { return !sendableDocument(b); });
+      std::erase_if(m.blocks, [&dropped](Block const& b) {
+        if (sendableDocument(b)) return false;
+        MediaKind kind = mediaKind(b);
+        addDropped(dropped, kind == MediaKind::Audio   ? "audio"
+                            : kind == MediaKind::Video ? "video"
+                                                       : "document");
+        return true;
+      });
     }
-    addDropped(dropped, "document");
     messages = &filtered;
   }
   std::vector<Turn> turns = shapeTurns(*messages, system, dropped);

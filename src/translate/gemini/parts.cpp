@@ -13,6 +13,11 @@ std::string_view partSignature(json::object const& part) {
   return stringMember(part, "thoughtSignature", "thought_signature").value_or("");
 }
 
+bool needsForeignCallSignature(std::string_view model) {
+  int major = geminiMajorVersion(model);
+  return major == 0 || major >= 3;
+}
+
 bool isGeminiFileUri(std::string_view uri) {
   return uri.starts_with("gs://") ||
          uri.starts_with("https://generativelanguage.googleapis.com/") ||
@@ -79,6 +84,7 @@ std::optional<Result<Block>> mediaBlock(json::object const& part) {
     }
     if (isGeminiFileUri(*uri)) {
       block.file_id = std::string(*uri);
+      block.file_origin = Protocol::Gemini;
     } else {
       block.url = std::string(*uri);
     }

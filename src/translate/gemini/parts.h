@@ -25,6 +25,17 @@
 
 namespace llmux::translate::gemini::detail {
 
+/// The thoughtSignature Google documents for function calls Gemini did not produce itself
+/// (history from another model): Gemini 3 rejects a turn whose first function call carries no
+/// signature ("missing thought_signature"). Request encoders send it upstream; answer encoders
+/// give it to a Gemini client, so that the client's next turn passes when it is served by Gemini
+/// directly (passthrough).
+inline constexpr std::string_view kForeignCallSignature = "skip_thought_signature_validator";
+
+/// Whether function calls for `model` need kForeignCallSignature: Gemini 3 checks signatures,
+/// 1.x and 2.x do not; names that do not say their version (aliases) get it.
+bool needsForeignCallSignature(std::string_view model);
+
 /// The part's thoughtSignature ("" when none).
 std::string_view partSignature(boost::json::object const& part);
 

@@ -2,9 +2,10 @@
 // streaming switch go in the URL, not here. What Gemini has no field for is left out (see
 // docs/translation.md): parallel_tool_calls, user, prompt_cache_key, tool `strict`, response
 // format name/strict, Anthropic cache markers, image detail, other providers' signatures and
-// redacted thinking.
+// redacted thinking, other providers' file ids.
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -22,11 +23,6 @@ namespace llmux::translate::gemini {
 using namespace detail;
 
 namespace {
-
-/// The signature Google documents for function calls Gemini did not produce itself (history from
-/// another model): Gemini 3 rejects a turn whose first function call carries no signature. Sent to
-/// Gemini 3 and later, and to model names that do not say their version.
-constexpr std::string_view kForeignCallSignature = "skip_thought_signature_validator";
 
 /// Gemini accepts at most five stop sequences.
 constexpr std::size_t kMaxStopSequences = 5;
@@ -110,7 +106,8 @@ std::string functionResponsePart(std::string_view id, std::string_view name,
 
 class Encoder {
  public:
-  Encoder(Request const& request, std::string_view model) : request_(request), model_(model) {}
+  Encoder(Request const& request, std::string_view model, std::vector<std::string>& dropped)
+      : request_(request), model_(model), dropped_(dropped) {}
 
   Result<std::string> run() {
     std::vector<Turn> turns = groupTurns();
@@ -202,10 +199,16 @@ class Encoder {
         break;
       case BlockType::Image:
       case BlockType::Document:
+        // Another provider's file id means nothing to Gemini: left out, like every field the
+        // target lacks.
+        if (block.data.empty() && block.url.empty() && block.file_origin != Protocol::Gemini) {
+          drop("file_id");
+          return true;
+        }
         part = "{";
         if (!appendMediaMember(part, block)) {
-          return invalid("a " + std::string(block.type == BlockType::Image ? "image" : "document") +
-                         " given by another provider's file id cannot be sent to Gemini");
+          drop("file_id");
+          return true;
         }
         appendSignature(part, block);
         part += '}';
@@ -236,7 +239,7 @@ class Encoder {
         part += '}';
         if (hasGeminiSignature(*block)) {
           appendSignature(part, *block);
-        } else if (first_call && needsCallSignature()) {
+        } else if (first_call && needsForeignCallSignature(model_)) {
           part += ",\"thoughtSignature\":";
           appendJsonText(part, kForeignCallSignature);
         }
@@ -279,7 +282,13 @@ class Encoder {
         for (Block const& piece : answer->content) {
           if (piece.type != BlockType::Image && piece.type != BlockType::Document) continue;
           std::string part = "{";
-          if (appendMediaMember(part, piece)) media.push_back(part + "}");
+          bool foreign_file =
+              piece.data.empty() && piece.url.empty() && piece.file_origin != Protocol::Gemini;
+          if (!foreign_file && appendMediaMember(part, piece)) {
+            media.push_back(part + "}");
+          } else {
+            drop("file_id");
+          }
         }
       }
     }
@@ -300,12 +309,6 @@ class Encoder {
       }
     }
     return {};
-  }
-
-  /// Gemini 3 checks signatures; 1.x and 2.x do not need the bypass value (unknown names get it).
-  bool needsCallSignature() const {
-    int major = geminiMajorVersion(model_);
-    return major == 0 || major >= 3;
   }
 
   /// A result whose call is not in the previous model turn: Gemini would reject a functionResponse
@@ -491,15 +494,28 @@ class Encoder {
     return out + "}";
   }
 
+  void drop(std::string_view name) {
+    if (std::find(dropped_.begin(), dropped_.end(), name) == dropped_.end()) {
+      dropped_.emplace_back(name);
+    }
+  }
+
   Request const& request_;
   std::string_view model_;
+  std::vector<std::string>& dropped_;
   std::vector<std::pair<std::string_view, std::string_view>> names_by_id_;
 };
 
 }  // namespace
 
 Result<std::string> encodeRequest(Request const& request, std::string_view upstream_model) {
-  Encoder encoder(request, upstream_model);
+  std::vector<std::string> dropped;
+  return encodeRequestReporting(request, upstream_model, dropped);
+}
+
+Result<std::string> encodeRequestReporting(Request const& request, std::string_view upstream_model,
+                                           std::vector<std::string>& dropped) {
+  Encoder encoder(request, upstream_model, dropped);
   return encoder.run();
 }
 

@@ -109,6 +109,8 @@ Result<Response> decodeResponse(std::string_view body) {
 
 std::string encodeResponse(Response const& response, EncodeOptions const& options) {
   std::string parts;
+  std::string_view model = options.model.empty() ? std::string_view(response.model) : options.model;
+  bool first_call = needsForeignCallSignature(model);
   for (Block const& block : response.content) {
     std::string_view signature = geminiSignature(block);
     std::size_t before = parts.size();
@@ -123,6 +125,10 @@ std::string encodeResponse(Response const& response, EncodeOptions const& option
         appendTextPart(parts, block.text, !block.text.empty(), signature);
         continue;
       case BlockType::ToolCall:
+        // A call another provider made has no Gemini signature: the client must still be able to
+        // send it back to Gemini 3 itself (only the first call of a turn is checked).
+        if (signature.empty() && first_call) signature = kForeignCallSignature;
+        first_call = false;
         appendCallPart(parts, block.name, argumentsObjectText(block.arguments), block.id, signature);
         continue;
       case BlockType::Image:

@@ -99,6 +99,12 @@ class Encoder final : public StreamEncoder {
     if (!open_) return;
     open_ = false;
     if (type_ == BlockType::ToolCall) {
+      // A call another provider made has no Gemini signature: the client must still be able to
+      // send it back to Gemini 3 itself (the first call of a turn is the one Gemini checks).
+      if (pending_signature_.empty() && !call_sent_ && needsForeignCallSignature(model_)) {
+        pending_signature_ = kForeignCallSignature;
+      }
+      call_sent_ = true;
       std::string part;
       appendCallPart(part, call_name_, argumentsObjectText(call_arguments_), call_id_,
                      pending_signature_);
@@ -179,6 +185,7 @@ class Encoder final : public StreamEncoder {
   bool emitted_ = false;            ///< the open block has written a part
   bool gemini_signatures_ = false;  ///< the open block's signatures are Gemini's
   std::string pending_signature_;
+  bool call_sent_ = false;  ///< a function call was written (only the first one needs a signature)
   std::string call_id_;
   std::string call_name_;
   std::string call_arguments_;

@@ -57,7 +57,13 @@ Result<Request> RequestReader::read(json::object const& body) {
     }
   }
   if (auto key = stringAt(body, "prompt_cache_key")) request_.prompt_cache_key = std::string(*key);
-  if (auto n = intAt(body, "n"); n && *n != 1) drop("n");
+  // Only translated requests are decoded, and no other protocol can give several choices: an
+  // answer with one choice where n asked for more would silently break the client (REFERENCE §9.6).
+  if (auto n = intAt(body, "n"); n && *n != 1) {
+    return invalid(
+        "'n' must be 1: this model is served by a provider that returns a single choice per "
+        "request");
+  }
 
   static constexpr std::string_view kRead[] = {
       "model",       "stream",           "stream_options",    "messages",
@@ -195,6 +201,7 @@ MaybeError RequestReader::readFile(json::object const& part, std::string const& 
   std::string_view filename = stringAt(*file, "filename").value_or("");
   if (auto id = stringAt(*file, "file_id")) {
     document.file_id = std::string(*id);
+    document.file_origin = Protocol::OpenAiChat;
   } else if (auto data = stringAt(*file, "file_data")) {
     if (auto url = parseDataUrl(*data)) {
       document.media_type = std::string(url->media_type);

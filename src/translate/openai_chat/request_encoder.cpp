@@ -9,16 +9,28 @@
 #include <optional>
 #include <string>
 
+#include "translate/media.h"
 #include "translate/openai_chat/codec.h"
 #include "translate/openai_chat/json_out.h"
 #include "translate/openai_chat/wire.h"
 #include "translate/reasoning.h"
+#include "translate/tool_pairing.h"
 
 namespace llmux::translate::openai_chat {
 namespace {
 
 /// OpenAI accepts at most four stop sequences.
 constexpr std::size_t kMaxStopSequences = 4;
+/// OpenAI rejects a longer `user`, as the Responses API does (Claude Code's metadata.user_id is
+/// ~150 characters).
+constexpr std::size_t kMaxUserLength = 64;
+/// OpenAI has refused `tool_calls[].id` values over 40 characters ("string_above_max_length");
+/// the ids only pair calls with results inside one request, so shortening them costs nothing.
+constexpr std::size_t kMaxCallIdLength = 40;
+
+void addDropped(std::vector<std::string>& dropped, std::string_view name) {
+  if (std::find(dropped.begin(), dropped.end(), name) == dropped.end()) dropped.emplace_back(name);
+}
 
 bool isValidJson(std::string_view text) {
   boost::system::error_code ec;
@@ -56,14 +68,34 @@ void writeTextContent(JsonOut& out, std::vector<Block> const& blocks) {
   out.endArray();
 }
 
-/// Whether a user-side block has a Chat content part.
-bool hasPart(Block const& b) {
-  switch (b.type) {
-    case BlockType::Text: return true;
-    case BlockType::Image: return !b.data.empty() || !b.url.empty();
-    case BlockType::Document: return !b.data.empty() || !b.text.empty();
-    default: return false;
+/// Whether a user-side block has a Chat content part: images by data or URL, documents by data
+/// or an OpenAI file id, audio as `input_audio` (base64 WAV or MP3 only). Anything else is named
+/// in `dropped`: another provider's file id, video, other audio, documents by URL.
+bool hasPart(Block const& b, std::vector<std::string>& dropped) {
+  if (b.type == BlockType::Text) return true;
+  if (b.type != BlockType::Image && b.type != BlockType::Document) return false;
+  switch (mediaKind(b)) {
+    case MediaKind::Video:
+      addDropped(dropped, "video");
+      return false;
+    case MediaKind::Audio:
+      if (!b.data.empty() && !chatAudioFormat(b.media_type).empty()) return true;
+      addDropped(dropped, "audio");
+      return false;
+    case MediaKind::Image:
+      if (!b.data.empty() || !b.url.empty()) return true;
+      break;
+    case MediaKind::Document:
+      if (!b.data.empty() || !b.text.empty()) return true;
+      if (b.url.empty() && fileIdUsable(b, Protocol::OpenAiChat)) return true;
+      if (!b.url.empty()) {
+        addDropped(dropped, "document.url");
+        return false;
+      }
+      break;
   }
+  addDropped(dropped, "file_id");
+  return false;
 }
 
 void writeImagePart(JsonOut& out, Block const& b) {
@@ -87,6 +119,16 @@ std::optional<std::string> documentText(Block const& b) {
 }
 
 void writeDocumentPart(JsonOut& out, Block const& b) {
+  if (mediaKind(b) == MediaKind::Audio) {
+    out.beginObject().str("type", "input_audio").beginObject("input_audio");
+    out.str("data", b.data).str("format", chatAudioFormat(b.media_type)).endObject().endObject();
+    return;
+  }
+  if (b.data.empty() && b.text.empty()) {  // an OpenAI file id (hasPart checked it)
+    out.beginObject().str("type", "file").beginObject("file").str("file_id", b.file_id);
+    out.endObject().endObject();
+    return;
+  }
   if (auto text = documentText(b)) {
     out.beginObject().str("type", "text").str("text", *text).endObject();
     return;
@@ -124,14 +166,15 @@ void writeUserMessage(JsonOut& out, std::vector<Block const*> const& parts) {
 
 /// A tool result as a `tool` message. Chat has no error flag: a failed result says so in its
 /// text. Images cannot go in a tool message: they are returned for a user message that follows.
-void writeToolMessage(JsonOut& out, Block const& result, std::vector<Block const*>& images) {
+void writeToolMessage(JsonOut& out, Block const& result, std::vector<Block const*>& images,
+                      std::vector<std::string>& dropped) {
   out.beginObject().str("role", "tool").str("tool_call_id", result.id);
   std::string text = joinText(result.content, "\n");
   if (result.is_error) text = text.empty() ? "Error" : "Error: " + text;
   out.str("content", text);
   out.endObject();
   for (Block const& b : result.content) {
-    if (b.type == BlockType::Image && hasPart(b)) images.push_back(&b);
+    if (b.type == BlockType::Image && hasPart(b, dropped)) images.push_back(&b);
   }
 }
 
@@ -168,14 +211,15 @@ void writeAssistantMessage(JsonOut& out, std::vector<Message const*> const& run)
 
 /// A run of user turns: first every tool result as its own `tool` message (they must follow the
 /// assistant's tool calls directly), then one user message with the rest of the content.
-void writeUserRun(JsonOut& out, std::vector<Message const*> const& run) {
+void writeUserRun(JsonOut& out, std::vector<Message const*> const& run,
+                  std::vector<std::string>& dropped) {
   std::vector<Block const*> parts;
   std::vector<Block const*> images;
   for (Message const* m : run) {
     for (Block const& b : m->blocks) {
       if (b.type == BlockType::ToolResult) {
-        writeToolMessage(out, b, images);
-      } else if (hasPart(b)) {
+        writeToolMessage(out, b, images, dropped);
+      } else if (hasPart(b, dropped)) {
         parts.push_back(&b);
       }
     }
@@ -185,7 +229,7 @@ void writeUserRun(JsonOut& out, std::vector<Message const*> const& run) {
 }
 
 /// The system prompt and the conversation; false when not one message could be written.
-bool writeMessages(JsonOut& out, Request const& request) {
+bool writeMessages(JsonOut& out, Request const& request, std::vector<std::string>& dropped) {
   out.beginArray("messages");
   std::size_t empty = out.size();
   if (countText(request.system) > 0) {
@@ -201,7 +245,7 @@ bool writeMessages(JsonOut& out, Request const& request) {
     if (role == Role::Assistant) {
       writeAssistantMessage(out, run);
     } else if (role == Role::User) {
-      writeUserRun(out, run);
+      writeUserRun(out, run, dropped);
     } else {
       for (Message const* m : run) {
         if (countText(m->blocks) == 0) continue;
@@ -297,12 +341,21 @@ std::string reasoningEffort(Reasoning const& reasoning) {
 }  // namespace
 
 Result<std::string> encodeRequest(Request const& request, std::string_view upstream_model) {
+  std::vector<std::string> dropped;
+  return encodeRequestReporting(request, upstream_model, dropped);
+}
+
+Result<std::string> encodeRequestReporting(Request const& original, std::string_view upstream_model,
+                                           std::vector<std::string>& dropped) {
+  // Every tool_calls[].id must be answered by a tool message right after its assistant message.
+  std::optional<Request> paired = pairToolCalls(original, kMaxCallIdLength, dropped);
+  Request const& request = paired ? *paired : original;
   std::string body;
   body.reserve(4096);
   JsonOut out(body);
   out.beginObject();
   out.str("model", upstream_model.empty() ? std::string_view(request.model) : upstream_model);
-  if (!writeMessages(out, request)) {
+  if (!writeMessages(out, request, dropped)) {
     // Everything was something Chat cannot take (a conversation of reasoning only, say).
     return makeError(ErrorKind::InvalidRequest,
                      "the conversation has no content that OpenAI Chat Completions accepts");
@@ -328,7 +381,11 @@ Result<std::string> encodeRequest(Request const& request, std::string_view upstr
     std::string effort = reasoningEffort(*request.reasoning);
     if (!effort.empty()) out.str("reasoning_effort", effort);
   }
-  if (!request.user.empty()) out.str("user", request.user);
+  if (request.user.size() > kMaxUserLength) {
+    addDropped(dropped, "user");
+  } else if (!request.user.empty()) {
+    out.str("user", request.user);
+  }
   if (!request.prompt_cache_key.empty()) out.str("prompt_cache_key", request.prompt_cache_key);
   if (request.stream) {
     // Usage is always asked for: the gateway needs it whatever the client asked.

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/result.h"
 #include "translate/codec.h"
@@ -14,6 +15,10 @@ namespace llmux::translate::openai_responses {
 
 Result<Request> decodeRequest(std::string_view body);
 Result<std::string> encodeRequest(Request const& request, std::string_view upstream_model);
+/// encodeRequest, also naming in `dropped` what the body leaves out or changes because the
+/// target would refuse it (docs/translation.md §9.2).
+Result<std::string> encodeRequestReporting(Request const& request, std::string_view upstream_model,
+                                           std::vector<std::string>& dropped);
 Result<Response> decodeResponse(std::string_view body);
 std::string encodeResponse(Response const& response, EncodeOptions const& options);
 std::unique_ptr<StreamDecoder> makeStreamDecoder();

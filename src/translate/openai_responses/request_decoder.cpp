@@ -306,6 +306,7 @@ Result<void> Decoder::part(json::object const& part, std::string const& where,
       }
     } else if (file) {
       b.file_id = std::string(*file);
+      b.file_origin = Protocol::OpenAiResponses;
     } else {
       return invalid("'" + where + "' needs an 'image_url' or a 'file_id'.");
     }
@@ -327,6 +328,7 @@ Result<void> Decoder::part(json::object const& part, std::string const& where,
       b.url = std::string(*url);
     } else if (auto file = stringAt(part, "file_id")) {
       b.file_id = std::string(*file);
+      b.file_origin = Protocol::OpenAiResponses;
     } else {
       return invalid("'" + where + "' needs 'file_data', 'file_url' or 'file_id'.");
     }

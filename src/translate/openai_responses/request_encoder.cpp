@@ -2,16 +2,20 @@
 //
 // Deliberately left out (docs/translation.md): stop sequences and top_k (no such parameters),
 // cache markers, thinking signatures minted by other protocols, reasoning items without their
-// encrypted_content, a `user` longer than OpenAI's 64 characters. `store` and `include` are not
-// set here (client presets add them).
+// encrypted_content, another provider's file ids, audio and video, a `user` longer than OpenAI's
+// 64 characters. The history is stateless (REFERENCE §9.5): `store: false`, and encrypted
+// reasoning is asked for whenever reasoning is.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <unordered_set>
 
+#include "translate/media.h"
 #include "translate/openai_responses/codec.h"
 #include "translate/openai_responses/json_out.h"
 #include "translate/openai_responses/wire.h"
 #include "translate/reasoning.h"
+#include "translate/tool_pairing.h"
 
 namespace llmux::translate::openai_responses {
 namespace {
@@ -20,6 +24,12 @@ namespace {
 constexpr std::int64_t kMinOutputTokens = 16;
 /// OpenAI rejects a longer `user` (Claude Code's metadata.user_id is ~150 characters).
 constexpr std::size_t kMaxUserLength = 64;
+/// OpenAI rejects a longer `call_id` ("string_above_max_length").
+constexpr std::size_t kMaxCallIdLength = 64;
+
+void addDropped(std::vector<std::string>& dropped, std::string_view name) {
+  if (std::find(dropped.begin(), dropped.end(), name) == dropped.end()) dropped.emplace_back(name);
+}
 
 bool isContent(Block const& b) {
   return b.type == BlockType::Text || b.type == BlockType::Image || b.type == BlockType::Document;
@@ -34,9 +44,22 @@ std::string_view extensionFor(std::string_view media_type) {
 }
 
 /// Appends one input part for a content block (input_text / input_image / input_file), preceded
-/// by a comma unless it is the first; false (and nothing appended) when the block has nothing
-/// OpenAI can take.
-bool appendInputPart(std::string& out, Block const& b, bool& first) {
+/// by a comma unless it is the first; false (and nothing appended, its name in `dropped`) when the
+/// block has nothing OpenAI can take: another provider's file id, audio or video (the Responses
+/// API takes neither).
+bool appendInputPart(std::string& out, Block const& b, bool& first,
+                     std::vector<std::string>& dropped) {
+  if (b.type == BlockType::Image || b.type == BlockType::Document) {
+    MediaKind kind = mediaKind(b);
+    if (kind == MediaKind::Audio || kind == MediaKind::Video) {
+      addDropped(dropped, kind == MediaKind::Audio ? "audio" : "video");
+      return false;
+    }
+    if (b.data.empty() && b.url.empty() && !fileIdUsable(b, Protocol::OpenAiResponses)) {
+      addDropped(dropped, "file_id");
+      return false;
+    }
+  }
   std::size_t mark = out.size();
   if (!first) out.push_back(',');
   ObjectWriter w(out);
@@ -52,10 +75,8 @@ bool appendInputPart(std::string& out, Block const& b, bool& first) {
                       b.data);
       } else if (!b.url.empty()) {
         w.str("image_url", b.url);
-      } else if (!b.file_id.empty()) {
-        w.str("file_id", b.file_id);
       } else {
-        ok = false;
+        w.str("file_id", b.file_id);
       }
       w.str("detail", b.detail.empty() ? "auto" : b.detail);
       break;
@@ -67,10 +88,8 @@ bool appendInputPart(std::string& out, Block const& b, bool& first) {
         appendDataUrl(w.key("file_data"), media, b.data);
       } else if (!b.url.empty()) {
         w.str("file_url", b.url);
-      } else if (!b.file_id.empty()) {
-        w.str("file_id", b.file_id);
       } else {
-        ok = false;
+        w.str("file_id", b.file_id);
       }
       break;
     default:
@@ -97,9 +116,11 @@ std::string joinedText(std::vector<Block> const& blocks) {
 
 class InputWriter {
  public:
-  explicit InputWriter(std::string& out) : out_(out) {}
+  InputWriter(std::string& out, std::vector<std::string>& dropped) : out_(out), dropped_(dropped) {}
 
   void message(Message const& m);
+  /// Whether a reasoning item was written (its encrypted content must then be asked for again).
+  bool sentReasoning() const { return sent_reasoning_; }
 
  private:
   void beginItem() {
@@ -119,7 +140,9 @@ class InputWriter {
   std::string callId(Block const& b);
 
   std::string& out_;
+  std::vector<std::string>& dropped_;
   bool first_ = true;
+  bool sent_reasoning_ = false;
   std::unordered_set<std::string> calls_;  ///< call ids sent so far (a result must follow its call)
   std::vector<std::pair<std::string, std::string>> unnamed_;  ///< (name, made-up id) to pair
   int made_up_ = 0;
@@ -156,7 +179,7 @@ void InputWriter::contentItem(std::string_view role, std::vector<Block> const& b
   appendString(out_, role);
   out_ += ",\"content\":[";
   bool none = true;
-  for (std::size_t i = begin; i < end; ++i) appendInputPart(out_, blocks[i], none);
+  for (std::size_t i = begin; i < end; ++i) appendInputPart(out_, blocks[i], none, dropped_);
   if (none) {  // nothing OpenAI can take
     out_.resize(mark);
     first_ = was_first;
@@ -220,9 +243,9 @@ void InputWriter::toolResult(Block const& b) {
     bool first = true;
     if (b.is_error) {
       Block flag{.type = BlockType::Text, .text = "Error:"};
-      appendInputPart(o, flag, first);
+      appendInputPart(o, flag, first, dropped_);
     }
-    for (Block const& c : b.content) appendInputPart(o, c, first);
+    for (Block const& c : b.content) appendInputPart(o, c, first, dropped_);
     o.push_back(']');
   }
   w.close();
@@ -260,8 +283,12 @@ void InputWriter::assistantText(std::vector<Block const*> const& run, bool keep_
 
 void InputWriter::reasoning(Block const& b) {
   beginItem();
+  sent_reasoning_ = true;
   ObjectWriter w(out_);
-  w.str("type", "reasoning").str("id", b.item_id);
+  w.str("type", "reasoning");
+  // Stateless history (store: false) needs only the encrypted content; the id goes with it when
+  // known (a Responses upstream's reasoning shown to an Anthropic client comes back without one).
+  if (!b.item_id.empty()) w.str("id", b.item_id);
   std::string& s = w.key("summary");
   s.push_back('[');
   if (!b.text.empty()) {
@@ -278,15 +305,16 @@ void InputWriter::reasoning(Block const& b) {
 /// (an id alone refers to state OpenAI may not hold).
 bool sendableReasoning(Block const& b) {
   return (b.type == BlockType::Thinking || b.type == BlockType::RedactedThinking) &&
-         b.signature_origin == Protocol::OpenAiResponses && !b.signature.empty() &&
-         !b.item_id.empty();
+         b.signature_origin == Protocol::OpenAiResponses && !b.signature.empty();
 }
 
 void InputWriter::assistantTurn(Message const& m) {
   // OpenAI pairs a reasoning item with the items that followed it by their ids; without reasoning
-  // in the turn, ids are left out so that every item reads as client-provided.
+  // known by its id in the turn, ids are left out so that every item reads as client-provided.
   bool keep_ids = false;
-  for (Block const& b : m.blocks) keep_ids = keep_ids || sendableReasoning(b);
+  for (Block const& b : m.blocks) {
+    keep_ids = keep_ids || (sendableReasoning(b) && !b.item_id.empty());
+  }
 
   std::vector<Block const*> run;
   for (Block const& b : m.blocks) {
@@ -319,20 +347,22 @@ std::string_view responsesEffort(std::string_view effort) {
   return effort;
 }
 
-void writeReasoning(ObjectWriter& w, Reasoning const& r) {
-  if (!r.enabled) return;  // off: omit (never "none", which older models reject)
+/// Writes `reasoning` when there is something to say; whether it did.
+bool writeReasoning(ObjectWriter& w, Reasoning const& r) {
+  if (!r.enabled) return false;  // off: omit (never "none", which older models reject)
   std::string effort = r.effort;
   if (effort.empty() && r.budget_tokens) {
-    if (*r.budget_tokens == 0) return;  // a zero budget means off
+    if (*r.budget_tokens == 0) return false;  // a zero budget means off
     if (*r.budget_tokens > 0) effort = effortForBudget(*r.budget_tokens);
     // a negative budget (Gemini's -1) is "dynamic": no effort
   }
-  if (effort.empty() && !r.include_thoughts) return;  // nothing to say: omit, never send {}
+  if (effort.empty() && !r.include_thoughts) return false;  // nothing to say: omit, never {}
   std::string& o = w.key("reasoning");
   ObjectWriter rw(o);
   if (!effort.empty()) rw.str("effort", responsesEffort(effort));
   if (r.include_thoughts) rw.str("summary", "auto");
   rw.close();
+  return true;
 }
 
 /// A format name OpenAI accepts (^[a-zA-Z0-9_-]{1,64}$).
@@ -404,6 +434,15 @@ void writeTools(ObjectWriter& w, Request const& request) {
 }  // namespace
 
 Result<std::string> encodeRequest(Request const& request, std::string_view upstream_model) {
+  std::vector<std::string> dropped;
+  return encodeRequestReporting(request, upstream_model, dropped);
+}
+
+Result<std::string> encodeRequestReporting(Request const& original, std::string_view upstream_model,
+                                           std::vector<std::string>& dropped) {
+  // OpenAI refuses a call without its output and an output without its call.
+  std::optional<Request> paired = pairToolCalls(original, kMaxCallIdLength, dropped);
+  Request const& request = paired ? *paired : original;
   std::string out;
   std::size_t estimate = 256;
   for (Message const& m : request.messages) {
@@ -427,7 +466,7 @@ Result<std::string> encodeRequest(Request const& request, std::string_view upstr
 
   std::string& input = w.key("input");
   input.push_back('[');
-  InputWriter items(input);
+  InputWriter items(input, dropped);
   for (Message const& m : request.messages) items.message(m);
   input.push_back(']');
 
@@ -441,10 +480,21 @@ Result<std::string> encodeRequest(Request const& request, std::string_view upstr
   if (request.temperature) w.number("temperature", *request.temperature);
   if (request.top_p) w.number("top_p", *request.top_p);
   if (request.response_format) writeTextFormat(w, *request.response_format);
-  if (request.reasoning) writeReasoning(w, *request.reasoning);
-  if (!request.user.empty() && request.user.size() <= kMaxUserLength) w.str("user", request.user);
+  bool reasoning = request.reasoning && writeReasoning(w, *request.reasoning);
+  if (request.user.size() > kMaxUserLength) {
+    addDropped(dropped, "user");
+  } else if (!request.user.empty()) {
+    w.str("user", request.user);
+  }
   if (!request.prompt_cache_key.empty()) w.str("prompt_cache_key", request.prompt_cache_key);
   if (request.stream) w.boolean("stream", true);
+  // A translated history is stateless (REFERENCE §9.5): nothing is stored upstream, and the
+  // encrypted reasoning comes back so that a later turn can return it. Asked for only with
+  // reasoning: models without it answer 400 "Encrypted content is not supported with this model".
+  w.boolean("store", false);
+  if (reasoning || items.sentReasoning()) {
+    w.raw("include", "[\"reasoning.encrypted_content\"]");
+  }
   w.close();
   return out;
 }

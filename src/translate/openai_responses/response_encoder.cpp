@@ -55,8 +55,10 @@ std::string encodeResponse(Response const& response, EncodeOptions const& option
         std::string text = b.type == BlockType::Thinking ? b.text : std::string();
         // Nothing this client can use, unless it is an upstream Responses item (its id counts).
         if (text.empty() && encrypted.empty() && !(ours && !b.item_id.empty())) break;
+        // An upstream item id is kept only with its own encrypted reasoning.
+        bool upstream_id = ours && b.item_id.starts_with("rs_") && b.item_id.size() > 3;
         OutputItem item{.kind = ItemKind::Reasoning,
-                        .id = itemId("rs_", ours ? b.item_id : "", stem, items.size())};
+                        .id = upstream_id ? b.item_id : mintedReasoningId(stem, items.size())};
         if (!text.empty()) item.texts.push_back(std::move(text));
         item.encrypted = std::move(encrypted);
         items.push_back(std::move(item));

@@ -174,8 +174,10 @@ void Encoder::openBlock(Block const& block, std::string& out) {
       open_ = Open::Reasoning;
       item_.kind = ItemKind::Reasoning;
       signature_ours_ = block.signature_origin == Protocol::OpenAiResponses;
-      // An upstream item id is kept only with its own encrypted reasoning.
-      item_.id = signature_ours_ ? idFor("rs_") : "rs_" + stem_ + n;
+      // An upstream item id is kept only with its own encrypted reasoning; others are minted.
+      item_.id = signature_ours_ && block.item_id.starts_with("rs_") && block.item_id.size() > 3
+                     ? block.item_id
+                     : mintedReasoningId(stem_, static_cast<std::size_t>(output_index_));
       keep_empty_ = signature_ours_ && item_.id == block.item_id;
       signature_ = block.signature;
       if (block.type == BlockType::Thinking && !block.text.empty()) thinkingDelta(block.text, out);

@@ -37,6 +37,17 @@ void appendUsage(std::string& out, Usage const& usage);
 /// by the letters, digits, '-' and '_' of `id` (or of `fallback` when `id` has none).
 std::string protocolId(std::string_view prefix, std::string_view id, std::string_view fallback);
 
+/// Reasoning items llmux makes up for a Responses client (reasoning another protocol produced, or
+/// Responses reasoning without its item id) get ids with this prefix, never an upstream's: a later
+/// turn that goes to a Responses upstream unchanged must leave them out, because OpenAI knows no
+/// such item (translate/history_cleaner.h).
+inline constexpr std::string_view kMintedReasoningPrefix = "rs_llmux_";
+
+/// The id of a reasoning item llmux made up: kMintedReasoningPrefix + stem + "_" + index.
+inline std::string mintedReasoningId(std::string_view stem, std::size_t index) {
+  return std::string(kMintedReasoningPrefix) + std::string(stem) + "_" + std::to_string(index);
+}
+
 /// "data:<media>;base64,<data>" split into its media type and payload; nullopt for other URLs.
 struct DataUrl {
   std::string_view media_type;

@@ -56,6 +56,38 @@ TEST(Errors, OverloadAndRateLimitKeepTheirMeaningAcrossProtocols) {
   EXPECT_EQ(boost::json::parse(rendered.body).at("error").at("type").as_string(), "rate_limit_error");
 }
 
+TEST(Errors, GeminiClientsGetTheRetryDelayInTheBodyAsGoogleSendsIt) {
+  // The Gemini SDKs and CLI read the delay from google.rpc.RetryInfo, not from a header.
+  HeaderList headers;
+  headers.add("retry-after", "20");
+  auto limited = readUpstreamError(
+      Protocol::Anthropic, 429,
+      R"({"type":"error","error":{"type":"rate_limit_error","message":"slow down"}})", headers,
+      now());
+  auto rendered = renderForClient(Protocol::Gemini, limited, "r");
+  EXPECT_EQ(rendered.status, 429);
+  EXPECT_EQ(rendered.headers.get("retry-after"), "20");
+  EXPECT_EQ(
+      rendered.body,
+      R"({"error":{"code":429,"message":"slow down","status":"RESOURCE_EXHAUSTED",)"
+      R"("details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"20s"}]}})");
+
+  auto from_gemini = readUpstreamError(
+      Protocol::Gemini, 429,
+      R"({"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"34.4s"}]}})",
+      {}, now());
+  auto body = boost::json::parse(renderForClient(Protocol::Gemini, from_gemini, "r").body);
+  EXPECT_EQ(body.at("error").at("details").at(0).at("retryDelay"), "34.400s");
+
+  auto unknown =
+      readUpstreamError(Protocol::OpenAiChat, 429, R"({"error":{"message":"x"}})", {}, now());
+  EXPECT_FALSE(boost::json::parse(renderForClient(Protocol::Gemini, unknown, "r").body)
+                   .at("error")
+                   .as_object()
+                   .contains("details"))
+      << "no delay known, none made up";
+}
+
 TEST(Errors, AThrottlingMessageAboutTokensIsARateLimitNotAnOverflow) {
   // AWS Bedrock's throttling wording mentions tokens; the status says what it is.
   auto error = readUpstreamError(

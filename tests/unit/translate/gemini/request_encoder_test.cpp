@@ -202,6 +202,7 @@ TEST(GeminiRequestEncoder, MediaAndFiles) {
     b.data = std::move(data);
     b.url = std::move(url);
     b.file_id = std::move(file_id);
+    if (!b.file_id.empty()) b.file_origin = Protocol::Gemini;
     return b;
   };
   Request r = conversation({message(
@@ -219,11 +220,21 @@ TEST(GeminiRequestEncoder, MediaAndFiles) {
   EXPECT_EQ(part(body, 0, 3),
             R"({"fileData":{"mimeType":"application/pdf","fileUri":"gs://bucket/doc.pdf"}})");
 
+  // An OpenAI file id means nothing to Gemini: it is left out and named, like any field Gemini
+  // lacks; a request with nothing else left is refused.
+  Block openai_file = media(BlockType::Image, "", "", "", "file-abc123");
+  openai_file.file_origin = Protocol::OpenAiResponses;
   Request foreign_file =
-      conversation({message(Role::User, {media(BlockType::Image, "", "", "", "file-abc123")})});
-  auto rejected = encodeRequest(foreign_file, "gemini-2.5-flash");
-  ASSERT_FALSE(rejected.ok()) << "an OpenAI file id means nothing to Gemini";
-  EXPECT_EQ(rejected.error().kind, ErrorKind::InvalidRequest);
+      conversation({message(Role::User, {openai_file, textBlock("what is it?")})});
+  std::vector<std::string> dropped;
+  auto sent = encodeRequestReporting(foreign_file, "gemini-2.5-flash", dropped);
+  ASSERT_TRUE(sent.ok());
+  EXPECT_EQ(sent->find("file-abc123"), std::string::npos) << *sent;
+  EXPECT_EQ(dropped, std::vector<std::string>{"file_id"});
+  auto nothing_left =
+      encodeRequest(conversation({message(Role::User, {openai_file})}), "gemini-2.5-flash");
+  ASSERT_FALSE(nothing_left.ok());
+  EXPECT_EQ(nothing_left.error().kind, ErrorKind::InvalidRequest);
 }
 
 TEST(GeminiRequestEncoder, ToolChoiceTable) {

@@ -151,6 +151,30 @@ TEST(GeminiResponseEncoder, AnswerFromAnotherProtocol) {
       << "the Anthropic signature and the redacted block stay behind; usage converted back";
 }
 
+TEST(GeminiResponseEncoder, ForeignCallsGetTheDocumentedSignatureForGemini3) {
+  Response r;
+  r.id = "chatcmpl-1";
+  r.content = {callBlock("call_1", "lookup", "{}"), callBlock("call_2", "fetch", "{}")};
+  r.stop = StopReason::ToolUse;
+  Block own = callBlock("call_3", "lookup", "{}");
+  own.signature = "CpUBAdHtim";
+  own.signature_origin = Protocol::Gemini;
+  EncodeOptions options;
+  options.model = "gemini-3-flash-preview";
+  auto partsOf = [&](Response const& answer) {
+    return json::parse(encodeValid(answer, options)).at("candidates").at(0).at("content").at("parts");
+  };
+  json::array parts = partsOf(r).as_array();
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[0].at("thoughtSignature"), "skip_thought_signature_validator")
+      << "without it the client's next turn, sent to Gemini 3 directly, fails";
+  EXPECT_FALSE(parts[1].as_object().contains("thoughtSignature"));
+
+  r.content = {own};
+  parts = partsOf(r).as_array();
+  EXPECT_EQ(parts[0].at("thoughtSignature"), "CpUBAdHtim") << "Gemini's own signature stays";
+}
+
 TEST(GeminiResponseEncoder, StopReasonTable) {
   struct Row {
     StopReason stop;

@@ -137,6 +137,34 @@ TEST(GeminiStreamEncoder, ToolCallsGoOutWhole) {
       << "args is an object in the frame, not a string";
 }
 
+TEST(GeminiStreamEncoder, ForeignCallsGetTheDocumentedSignatureForGemini3) {
+  // A call another provider made must pass Gemini 3's check when the client sends it back there
+  // itself (passthrough): the first call of the answer carries Google's bypass value.
+  std::vector<Event> events = {
+      start(),
+      blockStart(0, BlockType::ToolCall, "call_a", "search"),
+      delta(EventType::ArgumentsDelta, 0, "{}"),
+      blockStop(0),
+      blockStart(1, BlockType::ToolCall, "call_b", "ping"),
+      blockStop(1),
+      stop(StopReason::ToolUse),
+  };
+  EncodeOptions gemini3 = clientOptions();
+  gemini3.model = "gemini-3-pro-preview";
+  auto summary = validators::gemini::summarizeStream(encodeValid(events, gemini3));
+  ASSERT_EQ(summary.tool_calls.size(), 2u);
+  EXPECT_EQ(summary.tool_calls[0].signature, "skip_thought_signature_validator");
+  EXPECT_EQ(summary.tool_calls[1].signature, "") << "Gemini checks the first call of a turn";
+
+  EncodeOptions alias = clientOptions();
+  alias.model = "smart";  // a name without a version may be Gemini 3
+  summary = validators::gemini::summarizeStream(encodeValid(events, alias));
+  EXPECT_EQ(summary.tool_calls[0].signature, "skip_thought_signature_validator");
+
+  summary = validators::gemini::summarizeStream(encodeValid(events, clientOptions()));
+  EXPECT_EQ(summary.tool_calls[0].signature, "") << "Gemini 2.5 checks no signature";
+}
+
 TEST(GeminiStreamEncoder, GeminiSignaturesGoBack) {
   Event text = blockStart(0, BlockType::Text);
   text.block.signature = "U2lnMQ==";

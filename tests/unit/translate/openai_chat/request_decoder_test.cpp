@@ -241,9 +241,9 @@ INSTANTIATE_TEST_SUITE_P(
                      EXPECT_TRUE(dropped(r, "stream_options.include_obfuscation"));
                    }},
         OptionCase{"what the neutral model lacks is dropped by name",
-                   R"("n":2,"seed":1,"logprobs":true,"metadata":{"a":"b"},"store":true,"service_tier":"flex","presence_penalty":0.1,"logit_bias":{})",
+                   R"("seed":1,"logprobs":true,"metadata":{"a":"b"},"store":true,"service_tier":"flex","presence_penalty":0.1,"logit_bias":{})",
                    [](Request const& r) {
-                     for (std::string_view f : {"n", "seed", "logprobs", "metadata", "store",
+                     for (std::string_view f : {"seed", "logprobs", "metadata", "store",
                                                 "service_tier", "presence_penalty", "logit_bias"}) {
                        EXPECT_TRUE(dropped(r, f)) << f;
                      }
@@ -278,6 +278,8 @@ TEST(ChatRequestDecoder, MalformedInputIsAClearInvalidRequest) {
       {R"({"model":"m","messages":[{"role":"user","content":"x"}],"tool_choice":"sometimes"})", "'tool_choice'"},
       {R"({"model":"m","messages":[{"role":"user","content":"x"}],"response_format":{"type":"xml"}})", "response_format.type"},
       {R"({"model":"m","messages":[{"role":"user","content":"x"}],"stream":"yes"})", "'stream' must be a boolean"},
+      // No other protocol gives several choices: one answer where n asked for three is wrong.
+      {R"({"model":"m","messages":[{"role":"user","content":"x"}],"n":3})", "'n' must be 1"},
   };
   for (auto const& c : cases) {
     auto r = decodeRequest(c.body);

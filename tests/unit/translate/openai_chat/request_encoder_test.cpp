@@ -212,8 +212,29 @@ TEST(ChatRequestEncoder, ReasoningSettings) {
   }
 }
 
+TEST(ChatRequestEncoder, AUserIdLongerThanOpenAiTakesIsLeftOut) {
+  Request r;
+  r.model = "m";
+  r.messages.push_back(Message{Role::User, {textBlock("q")}});
+  r.user = std::string(150, 'u');  // Claude Code's metadata.user_id is this long
+  std::vector<std::string> dropped;
+  auto body = encodeRequestReporting(r, "m", dropped);
+  ASSERT_TRUE(body.ok());
+  EXPECT_FALSE(json::parse(*body).as_object().contains("user")) << *body;
+  EXPECT_EQ(dropped, std::vector<std::string>{"user"});
+  r.user = std::string(64, 'u');
+  EXPECT_EQ(encoded(r).at("user"), json::value(r.user)) << "64 characters are fine";
+}
+
 TEST(ChatRequestEncoder, TheMockJudgesLikeOpenAi) {
-  // The judge is real: a call left without its tool message is refused, as OpenAI does.
+  // The judge is real: a call left without its tool message is refused, as OpenAI does...
+  auto refused = askMock(R"({"model":"m","messages":[{"role":"user","content":"q"},)"
+                         R"({"role":"assistant","content":null,"tool_calls":[{"id":"c1",)"
+                         R"("type":"function","function":{"name":"f","arguments":"{}"}}]},)"
+                         R"({"role":"user","content":"never mind"}],)"
+                         R"("tools":[{"type":"function","function":{"name":"f"}}]})");
+  EXPECT_EQ(refused.status, 400) << refused.body();
+  // ... so the encoder answers such a call itself.
   Request r;
   r.model = "m";
   r.messages.push_back(Message{Role::User, {textBlock("q")}});
@@ -221,7 +242,7 @@ TEST(ChatRequestEncoder, TheMockJudgesLikeOpenAi) {
   r.messages.push_back(Message{Role::User, {textBlock("never mind")}});
   r.tools.push_back(ToolSpec{.name = "f"});
   auto reply = askMock(*encodeRequest(r, "m"));
-  EXPECT_EQ(reply.status, 400) << reply.body();
+  EXPECT_EQ(reply.status, 200) << reply.body();
   r.temperature = 3.0;
   r.messages.resize(1);
   EXPECT_EQ(askMock(*encodeRequest(r, "m")).status, 400);

@@ -58,7 +58,8 @@ TEST(ResponsesRequestEncoder, SystemBecomesInstructionsAndSamplingIsKept) {
   EXPECT_EQ(o.at("stream"), true);
   EXPECT_EQ(o.at("user"), "u-42");
   EXPECT_EQ(o.at("prompt_cache_key"), "pk");
-  for (std::string_view absent : {"stop", "top_k", "store", "include", "reasoning", "tools"}) {
+  EXPECT_EQ(o.at("store"), false) << "a translated history is stateless (REFERENCE §9.5)";
+  for (std::string_view absent : {"stop", "top_k", "include", "reasoning", "tools"}) {
     EXPECT_FALSE(o.contains(absent)) << absent << " must not be sent";
   }
 }
@@ -70,6 +71,9 @@ TEST(ResponsesRequestEncoder, LimitsOpenAiEnforces) {
   json::object o = encodeOk(r);
   EXPECT_EQ(o.at("max_output_tokens"), 16) << "OpenAI's minimum";
   EXPECT_FALSE(o.contains("user")) << "longer than OpenAI's 64 characters";
+  std::vector<std::string> dropped;
+  ASSERT_TRUE(encodeRequestReporting(r, "gpt-5", dropped).ok());
+  EXPECT_EQ(dropped, std::vector<std::string>{"user"});
   r.model = "fallback";
   EXPECT_EQ(encodeOk(r, "").at("model"), "fallback");
 }
@@ -263,6 +267,37 @@ TEST(ResponsesRequestEncoder, OnlyOwnEncryptedReasoningGoesBack) {
       dump(in[1]),
       R"({"type":"reasoning","id":"rs_9","summary":[{"type":"summary_text","text":"plan"}],"encrypted_content":"gAAAA"})");
   EXPECT_EQ(in[2].at("id"), "fc_1") << "the call keeps the id its reasoning pairs with";
+}
+
+TEST(ResponsesRequestEncoder, EncryptedReasoningIsAskedForWithReasoningOnly) {
+  // Stateless history (REFERENCE §9.5): with reasoning on, its encrypted content comes back so a
+  // later turn can return it; a model without reasoning refuses `include` (400 "Encrypted content
+  // is not supported with this model"), so without reasoning it is not asked for.
+  Request r = basic();
+  r.reasoning = Reasoning{.effort = "high"};
+  json::object o = encodeOk(r);
+  EXPECT_EQ(o.at("store"), false);
+  EXPECT_EQ(dump(o.at("include")), R"(["reasoning.encrypted_content"])");
+  r.reasoning = Reasoning{.enabled = false};
+  EXPECT_FALSE(encodeOk(r).contains("include"));
+
+  // Responses reasoning an Anthropic client carried back (tagged, so with no item id) goes back
+  // by its encrypted content alone, and asks for the next one.
+  Request back = basic();
+  back.messages.push_back(Message{
+      .role = Role::Assistant,
+      .blocks = {Block{.type = BlockType::Thinking,
+                       .text = "plan",
+                       .signature = "gAAAA",
+                       .signature_origin = Protocol::OpenAiResponses},
+                 text("done")}});
+  back.messages.push_back(Message{.role = Role::User, .blocks = {text("more")}});
+  o = encodeOk(back);
+  EXPECT_EQ(
+      dump(o.at("input").at(1)),
+      R"({"type":"reasoning","summary":[{"type":"summary_text","text":"plan"}],"encrypted_content":"gAAAA"})");
+  EXPECT_FALSE(o.at("input").at(2).as_object().contains("id")) << "no reasoning id to pair with";
+  EXPECT_EQ(dump(o.at("include")), R"(["reasoning.encrypted_content"])");
 }
 
 TEST(ResponsesRequestEncoder, MidConversationSystemTurn) {

@@ -225,6 +225,21 @@ TEST(ResponsesResponseEncoder, OwnReasoningKeepsItsIdAndEncryptedContent) {
   EXPECT_NE(out[2].at("id"), "msg_7");
 }
 
+TEST(ResponsesResponseEncoder, MadeUpReasoningIdsAreRecognisable) {
+  // Reasoning another protocol produced gets an id llmux controls, so that the client's later
+  // turn sent to OpenAI unchanged can leave the item out (translate/history_cleaner.h).
+  Response r;
+  r.id = "msg_01";
+  r.content = {Block{.type = BlockType::Thinking,
+                     .text = "plan",
+                     .signature = "EqQB",
+                     .signature_origin = Protocol::Anthropic},
+               Block{.type = BlockType::Text, .text = "a"}};
+  json::array out = parse(encodeResponse(r, {})).at("output").as_array();
+  EXPECT_EQ(out.at(0).at("id"), "rs_llmux_msg_01_0");
+  EXPECT_FALSE(out.at(0).as_object().contains("encrypted_content"));
+}
+
 TEST(ResponsesResponseCodec, FixturesRoundTrip) {
   for (std::string name : {"pydantic-ai--responses_function_call_roundtrip.i0.response.json",
                            "pydantic-ai--responses_function_call_roundtrip.i1.response.json",

@@ -159,6 +159,20 @@ TEST(ResponsesStreamEncoder, OwnEncryptedReasoningIsKept) {
   EXPECT_EQ(last.at("response").at("output").at(0).at("encrypted_content"), "gAAAA");
 }
 
+TEST(ResponsesStreamEncoder, MadeUpReasoningIdsAreRecognisable) {
+  std::string out = testing::encodeStream(
+      {start("msg_01", "claude"),
+       blockStart(0, Block{.type = BlockType::Thinking,
+                           .signature_origin = Protocol::Anthropic,
+                           .item_id = "rs_up"}),
+       delta(EventType::ThinkingDelta, 0, "plan"), delta(EventType::SignatureDelta, 0, "EqQB"),
+       blockStop(0), stop(StopReason::EndTurn)},
+      EncodeOptions{});
+  EXPECT_EQ(joined(validators::openai_responses::validateStream(out)), "") << out;
+  auto output = datas(out).back().at("response").at("output");
+  EXPECT_TRUE(output.at(0).at("id").as_string().starts_with("rs_llmux_")) << out;
+}
+
 TEST(ResponsesStreamEncoder, StopReasonsChooseTheTerminalEvent) {
   struct Case {
     StopReason stop;
