@@ -11,6 +11,7 @@
 #include "protocol/routes.h"
 #include "routing/catalog.h"
 #include "translate/neutral.h"
+#include "translate/tool_names.h"
 
 namespace llmux::http {
 struct ServerRequest;
@@ -34,6 +35,10 @@ struct RequestContext {
   /// The client's request in the neutral model, decoded on the first attempt that needs
   /// translation (see translation.h).
   std::optional<translate::Request> neutral;
+  /// The tool names the latest translated attempt renamed for its target: planned again by every
+  /// translatedBody call (failover may change the protocol), restored by the translated relay.
+  translate::ToolNameMap tool_names;
+  bool dropped_logged = false;  ///< what translation left out was logged (once per request)
   /// The calling client as detected (User-Agent, body hint, system prompt): for the logs, the
   /// metrics and routing.
   protocol::ClientKind client = protocol::ClientKind::Unknown;

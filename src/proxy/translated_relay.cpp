@@ -12,6 +12,7 @@
 #include "proxy/upstream_request.h"
 #include "translate/codec.h"
 #include "translate/errors.h"
+#include "translate/tool_names.h"
 #include "translate/usage_tally.h"
 
 namespace llmux::proxy {
@@ -133,6 +134,7 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
     }
     exchange.finish();
     ctx.record.usage = decoded->usage;
+    translate::restoreToolNames(*decoded, ctx.tool_names);  // the client's own tool names
     std::string answer = translate::encodeResponse(ctx.protocol, *decoded, encodeOptions(ctx, created));
     ctx.record.status = 200;
     record.outcome = "ok";
@@ -192,6 +194,7 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
       }
       tally.observe(event);
       tally.fixUp(event);
+      translate::restoreToolNames(event, ctx.tool_names);  // the client's own tool names
       encoder->encode(event, bytes);
       if (event.type == translate::EventType::Error) stream_over = true;
     }

@@ -1,10 +1,40 @@
 #include "proxy/translation.h"
 
 #include "http/server_request.h"
+#include "telemetry/log.h"
 #include "translate/codec.h"
 #include "translate/gemini/codec.h"
+#include "translate/tool_names.h"
 
 namespace llmux::proxy {
+
+namespace {
+
+std::string joined(std::vector<std::string> const& names) {
+  std::string out;
+  for (auto const& name : names) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out.empty() ? "-" : out;
+}
+
+/// What translation left out, by name only (never values): what the neutral model could not
+/// carry from the client's body, and what the target could not take. Once per request: a
+/// failover to another candidate would mostly repeat it.
+void logDropped(RequestContext& ctx, Protocol target, std::vector<std::string> const& encoder) {
+  if (ctx.dropped_logged || !telemetry::logEnabled(telemetry::LogLevel::Debug)) return;
+  ctx.dropped_logged = true;
+  std::vector<std::string> const& decoder = ctx.neutral->dropped;
+  if (decoder.empty() && encoder.empty() && ctx.tool_names.empty()) return;
+  telemetry::logDebug(
+      "request {}: translated {} -> {}; not carried: {}; left out for {}: {}; tool names "
+      "renamed: {}",
+      ctx.request_id, protocolName(ctx.protocol), protocolName(target), joined(decoder),
+      protocolName(target), joined(encoder), ctx.tool_names.size());
+}
+
+}  // namespace
 
 protocol::Route targetRoute(Protocol target, std::string const& upstream_model, bool stream) {
   protocol::Route route;
@@ -30,7 +60,19 @@ Result<std::string> translatedBody(RequestContext& ctx, Protocol target,
     if (!decoded) return decoded.error();
     ctx.neutral = std::move(*decoded);
   }
-  return translate::encodeRequest(target, *ctx.neutral, upstream_model);
+  // Tool names the target rejects are renamed for this attempt only (the relay maps them back):
+  // the next candidate may speak another protocol. The kept neutral request is not touched.
+  ctx.tool_names = translate::planToolNames(*ctx.neutral, target);
+  std::optional<translate::Request> renamed;
+  if (!ctx.tool_names.empty()) {
+    renamed = *ctx.neutral;
+    translate::applyToolNames(*renamed, ctx.tool_names);
+  }
+  auto encoded =
+      translate::encodeRequestReporting(target, renamed ? *renamed : *ctx.neutral, upstream_model);
+  if (!encoded) return encoded.error();
+  logDropped(ctx, target, encoded->dropped);
+  return std::move(encoded->body);
 }
 
 namespace {

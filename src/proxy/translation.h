@@ -16,8 +16,9 @@ protocol::Route targetRoute(Protocol target, std::string const& upstream_model, 
 
 /// The body to send to an upstream of `target` for this request: the client's body decoded into
 /// the neutral model once per request (kept in the context), then encoded for `target` with
-/// `upstream_model`. InvalidRequest when the client's body cannot be translated (the client's
-/// error: it gets a 400).
+/// `upstream_model`; tool names `target` rejects are renamed (`ctx.tool_names`, for the relay to
+/// restore), and what was left out is logged at debug level once per request. InvalidRequest when
+/// the client's body cannot be translated (the client's error: it gets a 400).
 Result<std::string> translatedBody(RequestContext& ctx, Protocol target,
                                    std::string const& upstream_model);
 
