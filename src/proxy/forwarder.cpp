@@ -81,17 +81,26 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::
   std::string owned_body;  // the translated body, or one a client preset filled in
   protocol::SplicedBody body;
   if (translated) {
-    auto made = translatedBody(ctx, row.protocol, upstream_model);
-    if (!made) {
-      co_await replyError(ctx, 400, made.error().message);
+    if (auto decoded = decodeClientRequest(ctx); !decoded) {
+      co_await replyError(ctx, 400, decoded.error().message);  // the client's body: no retry
       result.kind = AttemptResult::Kind::Answered;
       record.outcome = "client_error";
+      co_return result;
+    }
+    auto made = translatedBody(ctx, row.protocol, upstream_model, channel.presetFor(ctx.profile.model));
+    if (!made) {
+      // This protocol cannot carry the request (a provider file id Gemini cannot take, say);
+      // a channel of another protocol may. If none can, the client gets this reason (a 400).
+      result.error = made.error();
+      result.policy = {routing::Verdict::NextChannel, "untranslatable"};
+      record.outcome = failureOutcome(last, result.policy.reason);
       co_return result;
     }
     owned_body = std::move(*made);
     body.before = owned_body;
   } else {
-    body = protocol::spliceModel(ctx.request.body, ctx.profile, upstream_model);
+    PassthroughSource source = passthroughSource(ctx);
+    body = protocol::spliceModel(source.body, source.profile, upstream_model);
   }
   std::string query = translated ? translatedQuery(row.protocol, ctx.profile.stream)
                                  : std::string(ctx.request.query());
@@ -439,6 +448,10 @@ Task<void> Forwarder::answerExhausted(RequestContext& ctx, AttemptResult const& 
       case 503: status = last.status; break;
       default: status = 502;  // 401/403: the gateway's credentials, not the client's
     }
+  } else if (last.error && last.error->kind == ErrorKind::InvalidRequest) {
+    // No candidate's protocol could carry the request: the client's to change.
+    co_await replyError(ctx, 400, last.error->message);
+    co_return;
   } else if (last.error) {
     last_reason = std::string(errorKindName(last.error->kind));
     status = last.error->kind == ErrorKind::Timeout ? 504 : 502;

@@ -39,6 +39,15 @@ struct RequestContext {
   /// translatedBody call (failover may change the protocol), restored by the translated relay.
   translate::ToolNameMap tool_names;
   bool dropped_logged = false;  ///< what translation left out was logged (once per request)
+  /// The body passthrough attempts send instead of the client's when it carried reasoning llmux
+  /// made up (translate/history_cleaner.h), with its own profile; decided on the first
+  /// passthrough attempt (`passthrough_checked`).
+  struct CleanedBody {
+    std::string body;
+    protocol::RequestProfile profile;
+  };
+  std::optional<CleanedBody> cleaned;
+  bool passthrough_checked = false;
   /// The calling client as detected (User-Agent, body hint, system prompt): for the logs, the
   /// metrics and routing.
   protocol::ClientKind client = protocol::ClientKind::Unknown;

@@ -4,6 +4,8 @@
 #include "telemetry/log.h"
 #include "translate/codec.h"
 #include "translate/gemini/codec.h"
+#include "translate/history_cleaner.h"
+#include "translate/presets.h"
 #include "translate/tool_names.h"
 
 namespace llmux::proxy {
@@ -52,27 +54,52 @@ protocol::Route targetRoute(Protocol target, std::string const& upstream_model, 
   return route;
 }
 
+Result<void> decodeClientRequest(RequestContext& ctx) {
+  if (ctx.neutral) return {};
+  auto decoded = translate::decodeRequest(ctx.protocol, ctx.request.body, ctx.profile.model,
+                                          ctx.profile.stream);
+  if (!decoded) return decoded.error();
+  ctx.neutral = std::move(*decoded);
+  return {};
+}
+
 Result<std::string> translatedBody(RequestContext& ctx, Protocol target,
-                                   std::string const& upstream_model) {
-  if (!ctx.neutral) {
-    auto decoded = translate::decodeRequest(ctx.protocol, ctx.request.body, ctx.profile.model,
-                                            ctx.profile.stream);
-    if (!decoded) return decoded.error();
-    ctx.neutral = std::move(*decoded);
-  }
-  // Tool names the target rejects are renamed for this attempt only (the relay maps them back):
-  // the next candidate may speak another protocol. The kept neutral request is not touched.
+                                   std::string const& upstream_model,
+                                   std::optional<ClientPreset> preset) {
+  // Tool names the target rejects are renamed for this attempt only (the relay maps them back),
+  // and a preset's defaults apply to this channel only: the next candidate may speak another
+  // protocol. The kept neutral request is not touched; it is copied only when something changes.
   ctx.tool_names = translate::planToolNames(*ctx.neutral, target);
-  std::optional<translate::Request> renamed;
+  std::optional<translate::Request> changed;
   if (!ctx.tool_names.empty()) {
-    renamed = *ctx.neutral;
-    translate::applyToolNames(*renamed, ctx.tool_names);
+    changed = *ctx.neutral;
+    translate::applyToolNames(*changed, ctx.tool_names);
+  }
+  if (preset && translate::presetAddsDefaults(*preset, *ctx.neutral)) {
+    if (!changed) changed = *ctx.neutral;
+    translate::applyPresetDefaults(*preset, *changed);
   }
   auto encoded =
-      translate::encodeRequestReporting(target, renamed ? *renamed : *ctx.neutral, upstream_model);
+      translate::encodeRequestReporting(target, changed ? *changed : *ctx.neutral, upstream_model);
   if (!encoded) return encoded.error();
   logDropped(ctx, target, encoded->dropped);
   return std::move(encoded->body);
+}
+
+PassthroughSource passthroughSource(RequestContext& ctx) {
+  if (!ctx.passthrough_checked) {
+    ctx.passthrough_checked = true;
+    if (auto cleaned = translate::cleanForeignReasoning(ctx.protocol, ctx.request.body)) {
+      auto profile = protocol::inspectRequest(ctx.route, *cleaned);
+      if (profile) {
+        ctx.cleaned = RequestContext::CleanedBody{std::move(*cleaned), std::move(*profile)};
+        telemetry::logDebug("request {}: reasoning made up by an earlier translation removed",
+                            ctx.request_id);
+      }
+    }
+  }
+  if (ctx.cleaned) return {ctx.cleaned->body, ctx.cleaned->profile};
+  return {ctx.request.body, ctx.profile};
 }
 
 namespace {

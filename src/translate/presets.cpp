@@ -174,6 +174,10 @@ std::string_view presetQuery(ClientPreset preset) {
   return preset == ClientPreset::ClaudeCode ? "beta=true" : "";
 }
 
+bool presetAddsDefaults(ClientPreset preset, Request const& request) {
+  return preset == ClientPreset::ClaudeCode && !request.max_output_tokens;
+}
+
 void applyPresetDefaults(ClientPreset preset, Request& request) {
   if (preset == ClientPreset::ClaudeCode && !request.max_output_tokens) {
     request.max_output_tokens = kClaudeCodeMaxTokens;

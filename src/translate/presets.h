@@ -34,6 +34,8 @@ std::string_view presetQuery(ClientPreset preset);
 /// Defaults a translation encoder would otherwise invent itself (the output limit), filled into
 /// the neutral request where the caller gave none. Call before encoding.
 void applyPresetDefaults(ClientPreset preset, Request& request);
+/// Whether applyPresetDefaults would change `request` (so a caller can avoid copying it).
+bool presetAddsDefaults(ClientPreset preset, Request const& request);
 
 /// `body` (a JSON object in the preset's protocol) with the preset's default fields added where
 /// absent: nested objects are merged member by member, nothing present is overwritten. nullopt
