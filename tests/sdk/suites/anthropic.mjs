@@ -361,8 +361,9 @@ export function registerAnthropic(stack, upstream) {
            assert.equal(textOf(second), AFTER_TOOL_ANSWER);
            const { entry: secondCall } = await matches(mark, second);
            // What the upstream needs to continue its reasoning comes back in the thinking block's
-           // signature.
-           if (upstream === 'anthropic') {
+           // signature (tagged with its origin when another provider made it). Gemini's sits on
+           // the functionCall part, which a tool_use block cannot carry.
+           if (upstream === 'anthropic' || upstream === 'responses') {
              assertSignaturesReturned(upstream, firstCall, secondCall);
            }
          });

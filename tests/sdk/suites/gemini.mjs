@@ -11,7 +11,8 @@ import {
   expectSdkError, pairName, thinkingStart,
 } from '../lib/expect.mjs';
 import {
-  GATEWAY_KEY, MODELS, UNKNOWN_MODEL, WRONG_KEY, cutModel, overflowModel, rateLimitedModel,
+  GATEWAY_KEY, MODELS, RATE_LIMIT_RETRY_AFTER, UNKNOWN_MODEL, WRONG_KEY, cutModel, overflowModel,
+  rateLimitedModel,
 } from '../lib/stack.mjs';
 import {
   assertConversationReached, assertMatchesUpstream, assertSignaturesReturned,
@@ -371,6 +372,8 @@ export function registerGemini(stack, upstream) {
           }),
           ApiError, 429);
       assert.match(error.message, /RESOURCE_EXHAUSTED/);
+      // Google gives the retry delay in the body only (RetryInfo), and so must the gateway.
+      assert.match(error.message, new RegExp(`"retryDelay":\\s*"${RATE_LIMIT_RETRY_AFTER}s"`));
     });
 
     test('rate limited upstream, streamed: ApiError 429', async () => {
