@@ -14,13 +14,7 @@ namespace {
 using namespace failover;
 namespace json = boost::json;
 
-std::vector<protocol::SseEvent> parseEvents(std::string_view bytes) {
-  protocol::SseParser parser;
-  std::vector<protocol::SseEvent> events;
-  parser.feed(bytes, events);
-  parser.finish(events);
-  return events;
-}
+std::vector<protocol::SseEvent> parseEvents(std::string_view bytes) { return sseEventsOf(bytes); }
 
 /// The `response.id` of a Responses stream's `response.created` event, "" if none.
 std::string responseIdOf(std::vector<protocol::SseEvent> const& events) {

@@ -5,6 +5,7 @@
 
 #include "core/json_text.h"
 #include "core/strings.h"
+#include "e2e/support/sse_reader.h"
 
 namespace llmux::e2e::passthrough {
 namespace {
@@ -143,13 +144,7 @@ std::optional<json::value> parseJson(std::string_view text) {
   return v;
 }
 
-std::vector<protocol::SseEvent> sseEvents(std::string_view body) {
-  protocol::SseParser parser;
-  std::vector<protocol::SseEvent> events;
-  parser.feed(body, events);
-  parser.finish(events);
-  return events;
-}
+std::vector<protocol::SseEvent> sseEvents(std::string_view body) { return e2e::sseEventsOf(body); }
 
 ::testing::AssertionResult isProtocolError(Protocol protocol, int status, Response const& response,
                                            ErrorBody* out) {

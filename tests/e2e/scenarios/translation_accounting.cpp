@@ -6,7 +6,7 @@
 
 #include "e2e/scenarios/failover_helpers.h"
 #include "e2e/support/e2e_test.h"
-#include "protocol/sse_parser.h"
+#include "e2e/support/sse_reader.h"
 
 namespace llmux::e2e {
 namespace {
@@ -38,12 +38,8 @@ json::value const* path(json::object const& o, std::initializer_list<std::string
 }
 
 std::vector<json::object> dataObjects(std::string_view body) {
-  protocol::SseParser parser;
-  std::vector<protocol::SseEvent> events;
-  parser.feed(body, events);
-  parser.finish(events);
   std::vector<json::object> out;
-  for (auto const& e : events) {
+  for (auto const& e : sseEventsOf(body)) {
     auto o = parseObject(e.data);
     if (o) out.push_back(std::move(*o));
   }

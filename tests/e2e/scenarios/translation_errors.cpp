@@ -7,7 +7,7 @@
 #include "e2e/scenarios/failover_helpers.h"
 #include "e2e/support/e2e_test.h"
 #include "e2e/support/scripted_server.h"
-#include "protocol/sse_parser.h"
+#include "e2e/support/sse_reader.h"
 
 namespace llmux::e2e {
 namespace {
@@ -24,14 +24,6 @@ class TranslatedErrors : public E2eTest {
     return startGateway(gatewayConfig(std::move(channels), accessLog()));
   }
 };
-
-std::vector<protocol::SseEvent> sseEventsOf(std::string_view body) {
-  protocol::SseParser parser;
-  std::vector<protocol::SseEvent> events;
-  parser.feed(body, events);
-  parser.finish(events);
-  return events;
-}
 
 ChannelSpec faulty(std::string name, Protocol protocol, std::string const& base_url,
                    std::string fault, int priority = 10) {

@@ -38,4 +38,12 @@ Result<std::vector<TimedSseEvent>> SseReader::readAll(Millis timeout) {
   }
 }
 
+std::vector<protocol::SseEvent> sseEventsOf(std::string_view body) {
+  protocol::SseParser parser;
+  std::vector<protocol::SseEvent> events;
+  parser.feed(body, events);
+  parser.finish(events);
+  return events;
+}
+
 }  // namespace llmux::e2e

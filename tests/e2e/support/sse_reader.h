@@ -11,6 +11,9 @@
 
 namespace llmux::e2e {
 
+/// The events of a complete SSE body (a stream read whole).
+std::vector<protocol::SseEvent> sseEventsOf(std::string_view body);
+
 /// One Server-Sent Event and when the body piece that completed it was received.
 struct TimedSseEvent {
   protocol::SseEvent event;
