@@ -16,7 +16,7 @@ namespace json = boost::json;
 // Members are removed with stable_erase: a plain erase moves the last member into the gap, and
 // the body is meant to keep its order.
 
-/// The tag anthropic::clientSignature puts on another protocol's signature.
+/// The tag another protocol's signature carries in a client's field (translate/signature_tag.h).
 constexpr std::string_view kTaggedSignature = "llmux:";
 
 bool contains(std::string_view body, std::string_view needle) {
@@ -153,9 +153,11 @@ std::optional<std::string> cleanResponses(std::string_view body) {
       continue;
     }
     changed = true;
-    if (!stringMember(item, "encrypted_content").empty()) {
+    std::string_view encrypted = stringMember(item, "encrypted_content");
+    if (!encrypted.empty() && !encrypted.starts_with(kTaggedSignature)) {
       item.stable_erase("id");  // the content is OpenAI's own; only the id was made up
     } else {
+      // Nothing, or another provider's signature carried for it (tagged): OpenAI cannot read it.
       items.erase(items.begin() + static_cast<std::ptrdiff_t>(i));
     }
   }

@@ -25,7 +25,8 @@ namespace llmux::translate {
 ///    the request's `thinking` is removed, and with it `context_management` edits that clear
 ///    thinking.
 ///  * openai-responses: `reasoning` input items with an `rs_llmux_` id are removed (one that
-///    still carries encrypted content is kept, without the made-up id).
+///    still carries OpenAI's own encrypted content is kept, without the made-up id; another
+///    provider's signature carried in it, tagged `llmux:…`, goes with the item).
 ///  * chat, gemini: nothing (Gemini clients get a documented signature on foreign calls instead).
 /// Every other member is kept as it was (the body is re-serialised from its DOM).
 std::optional<std::string> cleanForeignReasoning(Protocol protocol, std::string_view body);

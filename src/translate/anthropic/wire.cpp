@@ -4,6 +4,7 @@
 #include <array>
 
 #include "translate/json_access.h"
+#include "translate/signature_tag.h"
 
 namespace llmux::translate::anthropic {
 
@@ -138,34 +139,15 @@ std::string toolUseId(std::string_view id, std::string_view seed, std::size_t n)
   return out;
 }
 
-namespace {
-
-constexpr std::string_view kSignatureTag = "llmux:";
-
-}  // namespace
-
 std::string clientSignature(std::string_view signature, std::optional<Protocol> origin) {
   if (signature.empty() || !origin) return {};
   if (*origin == Protocol::Anthropic) return std::string(signature);
-  std::string out(kSignatureTag);
-  out += protocolName(*origin);
-  out.push_back(':');
-  out += signature;
-  return out;
+  return tagSignature(signature, *origin);
 }
 
 Signature parseClientSignature(std::string_view signature) {
-  if (signature.empty()) return {};
-  if (signature.starts_with(kSignatureTag)) {
-    std::string_view rest = signature.substr(kSignatureTag.size());
-    auto colon = rest.find(':');
-    if (colon != std::string_view::npos) {
-      if (auto origin = parseProtocol(rest.substr(0, colon))) {
-        return Signature{std::string(rest.substr(colon + 1)), origin};
-      }
-    }
-  }
-  return Signature{std::string(signature), Protocol::Anthropic};
+  CarriedSignature carried = untagSignature(signature, Protocol::Anthropic);
+  return Signature{std::move(carried.value), carried.origin};
 }
 
 namespace {

@@ -9,6 +9,7 @@
 #include "translate/openai_responses/codec.h"
 #include "translate/openai_responses/request_options.h"
 #include "translate/openai_responses/wire.h"
+#include "translate/signature_tag.h"
 
 namespace llmux::translate::openai_responses {
 namespace {
@@ -397,9 +398,19 @@ Result<void> Decoder::reasoningItem(json::object const& item, std::string const&
       b.text += *text;
     }
   }
-  if (auto enc = stringAt(item, "encrypted_content")) b.signature = std::string(*enc);
-  if (auto id = stringAt(item, "id")) b.item_id = std::string(*id);
   b.signature_origin = Protocol::OpenAiResponses;
+  if (auto enc = stringAt(item, "encrypted_content")) {
+    // Another provider's signature that an earlier translated answer carried here, tagged
+    // (openai_responses/wire.h clientEncryptedContent), goes back to that provider.
+    CarriedSignature carried = untagSignature(*enc, Protocol::OpenAiResponses);
+    b.signature = std::move(carried.value);
+    if (carried.origin) b.signature_origin = carried.origin;
+    if (carried.redacted) {
+      b.type = BlockType::RedactedThinking;
+      b.text.clear();
+    }
+  }
+  if (auto id = stringAt(item, "id")) b.item_id = std::string(*id);
   assistantTurn().blocks.push_back(std::move(b));
   return {};
 }

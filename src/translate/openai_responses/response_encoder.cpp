@@ -51,7 +51,8 @@ std::string encodeResponse(Response const& response, EncodeOptions const& option
       case BlockType::Thinking:
       case BlockType::RedactedThinking: {
         bool ours = b.signature_origin == Protocol::OpenAiResponses;
-        std::string encrypted = ours ? b.signature : std::string();
+        std::string encrypted = clientEncryptedContent(b.signature, b.signature_origin,
+                                                       b.type == BlockType::RedactedThinking);
         std::string text = b.type == BlockType::Thinking ? b.text : std::string();
         // Nothing this client can use, unless it is an upstream Responses item (its id counts).
         if (text.empty() && encrypted.empty() && !(ours && !b.item_id.empty())) break;

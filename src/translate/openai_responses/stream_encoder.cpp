@@ -53,7 +53,9 @@ class Encoder final : public StreamEncoder {
   bool part_open_ = false;  ///< Reasoning: its summary part was added
   std::string text_;        ///< text, arguments or summary so far
   std::string signature_;
+  std::optional<Protocol> signature_origin_;
   bool signature_ours_ = false;
+  bool redacted_ = false;
   bool keep_empty_ = false;  ///< Reasoning: an upstream Responses item, shown even when empty
 };
 
@@ -169,11 +171,13 @@ void Encoder::openBlock(Block const& block, std::string& out) {
       break;
     case BlockType::Thinking:
     case BlockType::RedactedThinking:
-      // Held until there is something to show: a block with only another protocol's signature
-      // becomes no item at all.
+      // Held until there is something to show (text, or encrypted content: the upstream's own or
+      // another provider's signature, tagged); a block with neither becomes no item at all.
       open_ = Open::Reasoning;
       item_.kind = ItemKind::Reasoning;
       signature_ours_ = block.signature_origin == Protocol::OpenAiResponses;
+      signature_origin_ = block.signature_origin;
+      redacted_ = block.type == BlockType::RedactedThinking;
       // An upstream item id is kept only with its own encrypted reasoning; others are minted.
       item_.id = signature_ours_ && block.item_id.starts_with("rs_") && block.item_id.size() > 3
                      ? block.item_id
@@ -274,7 +278,7 @@ void Encoder::closeBlock(std::string& out) {
       end(out);
       break;
     case Open::Reasoning:
-      if (signature_ours_) item_.encrypted = signature_;
+      item_.encrypted = clientEncryptedContent(signature_, signature_origin_, redacted_);
       // Nothing for this client, unless it is an upstream Responses item (its id counts).
       if (!added_ && item_.encrypted.empty() && !keep_empty_) return;
       if (!added_) addItem(out);

@@ -3,6 +3,7 @@
 #include "translate/errors.h"
 #include "translate/json_access.h"
 #include "translate/openai_responses/json_out.h"
+#include "translate/signature_tag.h"
 
 namespace llmux::translate::openai_responses {
 
@@ -84,6 +85,13 @@ std::string idChars(std::string_view id) {
 }
 
 }  // namespace
+
+std::string clientEncryptedContent(std::string_view signature, std::optional<Protocol> origin,
+                                   bool redacted) {
+  if (signature.empty() || !origin) return {};
+  if (*origin == Protocol::OpenAiResponses) return std::string(signature);
+  return tagSignature(signature, *origin, redacted);
+}
 
 std::string protocolId(std::string_view prefix, std::string_view id, std::string_view fallback) {
   if (id.starts_with(prefix) && id.size() > prefix.size()) return std::string(id);

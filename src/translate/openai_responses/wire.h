@@ -48,6 +48,13 @@ inline std::string mintedReasoningId(std::string_view stem, std::size_t index) {
   return std::string(kMintedReasoningPrefix) + std::string(stem) + "_" + std::to_string(index);
 }
 
+/// The `encrypted_content` a Responses client gets for reasoning: a Responses upstream's own as
+/// it is; another provider's signature (or redacted reasoning) tagged with its origin
+/// (translate/signature_tag.h), so that the client's next turn can give it back to that provider
+/// (REFERENCE.md §9.5); "" when there is none. Such items always have a minted id.
+std::string clientEncryptedContent(std::string_view signature, std::optional<Protocol> origin,
+                                   bool redacted);
+
 /// "data:<media>;base64,<data>" split into its media type and payload; nullopt for other URLs.
 struct DataUrl {
   std::string_view media_type;

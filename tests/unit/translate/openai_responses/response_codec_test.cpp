@@ -158,18 +158,21 @@ TEST(ResponsesResponseEncoder, ItemsIdsStatusAndUsage) {
   EXPECT_EQ(o.at("created_at"), 1700000000);
   EXPECT_EQ(o.at("status"), "completed");
   json::array const& out = o.at("output").as_array();
-  ASSERT_EQ(out.size(), 4u) << "the redacted block has nothing to show";
+  ASSERT_EQ(out.size(), 5u) << "the redacted block is carried too";
   EXPECT_EQ(out[0].at("type"), "reasoning");
   EXPECT_EQ(json::serialize(out[0].at("summary")),
             R"([{"type":"summary_text","text":"Let me think."}])");
-  EXPECT_FALSE(out[0].as_object().contains("encrypted_content"))
-      << "another protocol's signature is not passed off as OpenAI's";
-  EXPECT_EQ(out[1].at("type"), "message");
-  EXPECT_EQ(out[1].at("content").at(0).at("text"), "Calling.");
-  EXPECT_EQ(out[2].at("call_id"), "toolu_1");
-  EXPECT_EQ(out[2].at("arguments"), R"({"x":1})");
-  EXPECT_TRUE(out[2].at("id").as_string().starts_with("fc_"));
-  EXPECT_EQ(out[3].at("arguments"), "{}");
+  EXPECT_EQ(out[0].at("encrypted_content"), "llmux:anthropic:EqQBCkYI")
+      << "another protocol's signature is carried tagged, never passed off as OpenAI's";
+  EXPECT_EQ(out[1].at("type"), "reasoning");
+  EXPECT_EQ(json::serialize(out[1].at("summary")), "[]");
+  EXPECT_EQ(out[1].at("encrypted_content"), "llmux:anthropic:redacted:opaque");
+  EXPECT_EQ(out[2].at("type"), "message");
+  EXPECT_EQ(out[2].at("content").at(0).at("text"), "Calling.");
+  EXPECT_EQ(out[3].at("call_id"), "toolu_1");
+  EXPECT_EQ(out[3].at("arguments"), R"({"x":1})");
+  EXPECT_TRUE(out[3].at("id").as_string().starts_with("fc_"));
+  EXPECT_EQ(out[4].at("arguments"), "{}");
   EXPECT_EQ(
       json::serialize(o.at("usage")),
       R"({"input_tokens":120,"input_tokens_details":{"cached_tokens":100},"output_tokens":30,)"
@@ -237,7 +240,7 @@ TEST(ResponsesResponseEncoder, MadeUpReasoningIdsAreRecognisable) {
                Block{.type = BlockType::Text, .text = "a"}};
   json::array out = parse(encodeResponse(r, {})).at("output").as_array();
   EXPECT_EQ(out.at(0).at("id"), "rs_llmux_msg_01_0");
-  EXPECT_FALSE(out.at(0).as_object().contains("encrypted_content"));
+  EXPECT_EQ(out.at(0).at("encrypted_content"), "llmux:anthropic:EqQB");
 }
 
 TEST(ResponsesResponseCodec, FixturesRoundTrip) {

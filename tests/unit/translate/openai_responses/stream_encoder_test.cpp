@@ -111,8 +111,10 @@ TEST(ResponsesStreamEncoder, ToolCallsReasoningAndFragments) {
       stop(StopReason::ToolUse)};
   std::string out = testing::encodeStream(events, options());
   EXPECT_EQ(joined(validators::openai_responses::validateStream(out)), "") << out;
-  EXPECT_EQ(out.find("EqQB"), std::string::npos)
-      << "an Anthropic signature is not encrypted_content";
+  EXPECT_NE(out.find(R"("encrypted_content":"llmux:anthropic:EqQB-anthropic")"), std::string::npos)
+      << "an Anthropic signature is carried tagged (once in output_item.done, once in the "
+         "terminal response)";
+  EXPECT_EQ(out.find("\"EqQB"), std::string::npos) << "never untagged, as if it were OpenAI's";
   // Decoding what a Responses client receives gives the same content back.
   Assembled a = assemble(testing::decodeStream(out));
   ASSERT_EQ(a.response.content.size(), 3u);
@@ -124,7 +126,7 @@ TEST(ResponsesStreamEncoder, ToolCallsReasoningAndFragments) {
   EXPECT_EQ(a.response.usage->reasoning, 8);
 }
 
-TEST(ResponsesStreamEncoder, ForeignOpaqueReasoningBecomesNoItem) {
+TEST(ResponsesStreamEncoder, ForeignOpaqueReasoningIsCarriedTagged) {
   std::string out = testing::encodeStream(
       {start(),
        blockStart(0, Block{.type = BlockType::RedactedThinking,
@@ -137,10 +139,13 @@ TEST(ResponsesStreamEncoder, ForeignOpaqueReasoningBecomesNoItem) {
        blockStop(2), stop(StopReason::EndTurn)},
       options());
   EXPECT_EQ(joined(validators::openai_responses::validateStream(out)), "");
-  auto d = datas(out);
-  EXPECT_EQ(d[2].at("type"), "response.output_item.added");
-  EXPECT_EQ(d[2].at("item").at("type"), "message");
-  EXPECT_EQ(d[2].at("output_index"), 0) << "output indexes count only the items sent";
+  boost::json::array output = datas(out).back().at("response").at("output").as_array();
+  ASSERT_EQ(output.size(), 3u) << out;
+  EXPECT_EQ(output[0].at("type"), "reasoning");
+  EXPECT_EQ(output[0].at("encrypted_content"), "llmux:anthropic:redacted:opaque");
+  EXPECT_TRUE(output[0].at("id").as_string().starts_with("rs_llmux_"));
+  EXPECT_EQ(output[1].at("encrypted_content"), "llmux:gemini:gemini-sig");
+  EXPECT_EQ(output[2].at("type"), "message");
 }
 
 TEST(ResponsesStreamEncoder, OwnEncryptedReasoningIsKept) {
