@@ -15,7 +15,7 @@ import {
   rateLimitedModel,
 } from '../lib/stack.mjs';
 import {
-  assertConversationReached, assertMatchesUpstream, assertSignaturesReturned,
+  assertConversationReached, assertMatchesUpstream, assertSignaturesReturned, theUpstreamCall,
 } from '../lib/upstream.mjs';
 import { checkStreamFraming } from '../lib/wire.mjs';
 
@@ -387,6 +387,43 @@ export function registerAnthropic(stack, upstream) {
         assert.equal(response.status, 200);
         assert.match(response.headers.get('content-type'), /^text\/event-stream/);
         checkStreamFraming('anthropic', await response.text());
+      });
+    }
+
+    if (upstream !== 'anthropic') {
+      test('the conversation moves on to an Anthropic upstream: no thinking llmux signed or left ' +
+           'unsigned reaches it', async () => {
+        const request = {
+          model,
+          max_tokens: 2048,
+          thinking: { type: 'enabled', budget_tokens: 1024 },
+          tools: [anthropicTool(WEATHER_TOOL)],
+          messages: [{ role: 'user', content: TOOL_PROMPT }],
+        };
+        const first = await client().messages.create(request);
+        const [use] = toolUses(first);
+        request.messages.push({ role: 'assistant', content: first.content }, {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: use.id, content: TOOL_RESULT }],
+        });
+        const mark = await stack.journalMark();
+        const second = await client().messages.create({ ...request, model: MODELS.anthropic });
+        assert.equal(textOf(second), AFTER_TOOL_ANSWER);
+        const { entry } = await theUpstreamCall(stack, mark, { upstream: 'anthropic' });
+        const sent = JSON.parse(entry.body);
+        for (const message of sent.messages) {
+          for (const block of typeof message.content === 'string' ? [] : message.content) {
+            if (block.type !== 'thinking' && block.type !== 'redacted_thinking') continue;
+            const opaque = block.signature ?? block.data ?? '';
+            assert.ok(opaque !== '' && !opaque.startsWith('llmux:'),
+                      `Anthropic would refuse this block: ${JSON.stringify(block)}`);
+          }
+        }
+        // Without its thinking block the tool turn cannot go with thinking on (Anthropic: 400).
+        const last = sent.messages.findLast((m) => m.role === 'assistant');
+        if (sent.thinking && sent.thinking.type !== 'disabled') {
+          assert.equal(last.content[0]?.type, 'thinking', `sent: ${entry.body}`);
+        }
       });
     }
 

@@ -15,7 +15,7 @@ import {
   rateLimitedModel,
 } from '../lib/stack.mjs';
 import {
-  assertConversationReached, assertMatchesUpstream, assertSignaturesReturned,
+  assertConversationReached, assertMatchesUpstream, assertSignaturesReturned, theUpstreamCall,
 } from '../lib/upstream.mjs';
 import { checkStreamFraming } from '../lib/wire.mjs';
 import { openAiClient } from './openai_chat.mjs';
@@ -316,8 +316,9 @@ export function registerOpenAiResponses(stack, upstream) {
            assert.equal(second.output_text, AFTER_TOOL_ANSWER);
            const { entry: secondCall } = await matches(mark, second);
            // What the upstream needs to continue its reasoning comes back in the reasoning item's
-           // encrypted_content.
-           if (upstream === 'responses') {
+           // encrypted_content (tagged with its origin when another provider made it). Gemini's
+           // sits on the functionCall part, which a function_call item cannot carry.
+           if (upstream === 'responses' || upstream === 'anthropic') {
              assertSignaturesReturned(upstream, firstCall, secondCall);
            }
          });
@@ -339,6 +340,28 @@ export function registerOpenAiResponses(stack, upstream) {
         assert.equal(response.status, 200);
         assert.match(response.headers.get('content-type'), /^text\/event-stream/);
         checkStreamFraming('responses', await response.text());
+      });
+    }
+
+    if (upstream !== 'responses') {
+      test('the conversation moves on to a Responses upstream: none of the reasoning llmux ' +
+           'made up reaches it', async () => {
+        const tools = [responsesTool(WEATHER_TOOL)];
+        const reasoning = { effort: 'low', summary: 'auto' };
+        const input = [{ role: 'user', content: TOOL_PROMPT }];
+        const first = await client().responses.create({ model, input, tools, reasoning });
+        const [call] = functionCalls(first);
+        input.push(...first.output,
+                   { type: 'function_call_output', call_id: call.call_id, output: TOOL_RESULT });
+        const mark = await stack.journalMark();
+        const second = await client().responses.create({
+          model: MODELS.responses, input, tools, reasoning,
+        });
+        assert.equal(second.output_text, AFTER_TOOL_ANSWER);
+        const { entry } = await theUpstreamCall(stack, mark, { upstream: 'responses' });
+        for (const made of ['rs_llmux_', 'llmux:']) {
+          assert.ok(!entry.body.includes(made), `${made} reached OpenAI: ${entry.body}`);
+        }
       });
     }
 
