@@ -1,24 +1,66 @@
 #include "protocol/sse_parser.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace llmux::protocol {
+namespace {
+
+/// Position of `c` in `bytes` at or after `from`, or npos.
+std::size_t findByte(std::string_view bytes, std::size_t from, char c) {
+  if (from >= bytes.size()) return std::string_view::npos;
+  void const* hit = std::memchr(bytes.data() + from, c, bytes.size() - from);
+  return hit ? static_cast<std::size_t>(static_cast<char const*>(hit) - bytes.data())
+             : std::string_view::npos;
+}
+
+}  // namespace
 
 void SseParser::feed(std::string_view bytes, std::vector<SseEvent>& out) {
-  for (char c : bytes) {
-    if (after_cr_) {
-      after_cr_ = false;
-      if (c == '\n') continue;  // the "\r\n" pair ends one line, not two
+  if (overflowed_) return;
+  std::size_t i = 0;
+  if (after_cr_ && !bytes.empty()) {
+    after_cr_ = false;
+    if (bytes.front() == '\n') i = 1;  // the "\r\n" pair ends one line, not two
+  }
+  // Line ends are found with memchr, each kind's next position kept until passed, so a piece is
+  // scanned once whatever mix of endings it has (this parser reads every streamed byte).
+  std::size_t next_lf = findByte(bytes, i, '\n');
+  std::size_t next_cr = findByte(bytes, i, '\r');
+  while (i < bytes.size()) {
+    if (next_lf != std::string_view::npos && next_lf < i) next_lf = findByte(bytes, i, '\n');
+    if (next_cr != std::string_view::npos && next_cr < i) next_cr = findByte(bytes, i, '\r');
+    std::size_t end = std::min(next_lf, next_cr);
+    if (end == std::string_view::npos) {
+      line_.append(bytes.substr(i));
+      if (line_.size() + pending_.data.size() > kMaxEventBytes) overflowed_ = true;
+      return;
     }
-    if (c == '\r' || c == '\n') {
-      after_cr_ = (c == '\r');
+    std::string_view piece = bytes.substr(i, end - i);
+    if (line_.empty()) {
+      processLine(piece, out);
+    } else {
+      line_.append(piece);
       processLine(line_, out);
       line_.clear();
-    } else {
-      line_.push_back(c);
+    }
+    if (pending_.data.size() > kMaxEventBytes) {
+      overflowed_ = true;
+      return;
+    }
+    i = end + 1;
+    if (bytes[end] == '\r') {
+      if (i == bytes.size()) {
+        after_cr_ = true;  // its '\n' may start the next piece
+      } else if (bytes[i] == '\n') {
+        ++i;
+      }
     }
   }
 }
 
 void SseParser::finish(std::vector<SseEvent>& out) {
+  if (overflowed_) return;
   if (!line_.empty()) {
     processLine(line_, out);
     line_.clear();

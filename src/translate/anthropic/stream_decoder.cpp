@@ -22,6 +22,7 @@ class Decoder final : public StreamDecoder {
     frames_.clear();
     sse_.feed(bytes, frames_);
     drain(out);
+    if (!done_ && sse_.overflowed()) fail(out, 502, "an Anthropic stream event is too large");
   }
 
   void finish(std::vector<Event>& out) override {

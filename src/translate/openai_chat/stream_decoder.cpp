@@ -107,6 +107,7 @@ class ChatStreamDecoder final : public StreamDecoder {
       if (done_) break;
       onFrame(frame, out);
     }
+    if (!done_ && sse_.overflowed()) fail(502, "the upstream sent a stream chunk too large", out);
   }
 
   void finish(std::vector<Event>& out) override {

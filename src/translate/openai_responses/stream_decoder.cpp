@@ -104,6 +104,7 @@ void Decoder::feed(std::string_view bytes, std::vector<Event>& out) {
     if (finished_) break;
     frame(f, out);
   }
+  if (!finished_ && sse_.overflowed()) fail(502, "The upstream sent a stream event too large.", out);
 }
 
 void Decoder::finish(std::vector<Event>& out) {

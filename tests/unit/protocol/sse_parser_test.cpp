@@ -52,5 +52,42 @@ TEST(SseParser, FinishDispatchesAnUnterminatedEvent) {
   EXPECT_EQ(events[0].data, "last");
 }
 
+TEST(SseParser, MixedLineEndingsInOnePieceAndACrLfCutBetweenPieces) {
+  // One piece with \n, \r\n and a lone \r, then an \r\n split across two pieces.
+  SseParser parser;
+  std::vector<SseEvent> events;
+  parser.feed("data: a\n\ndata: b\r\n\r\ndata: c\r\rdata: d\r", events);
+  parser.feed("\n\r\ndata: e\n\n", events);
+  parser.finish(events);
+  ASSERT_EQ(events.size(), 5u);
+  EXPECT_EQ(events[2].data, "c");
+  EXPECT_EQ(events[3].data, "d") << "the \\n after a piece's last \\r belongs to it";
+  EXPECT_EQ(events[4].data, "e");
+}
+
+TEST(SseParser, AnEventPastTheLimitStopsTheParserInsteadOfGrowing) {
+  SseParser parser;
+  std::vector<SseEvent> events;
+  parser.feed("data: small\n\n", events);
+  std::string chunk(1u << 20, 'x');
+  parser.feed("data: ", events);
+  for (std::size_t total = 0; total <= SseParser::kMaxEventBytes; total += chunk.size()) {
+    parser.feed(chunk, events);
+  }
+  EXPECT_TRUE(parser.overflowed());
+  parser.feed("\n\ndata: after\n\n", events);
+  parser.finish(events);
+  ASSERT_EQ(events.size(), 1u) << "nothing after the overflow";
+  EXPECT_EQ(events[0].data, "small");
+
+  // Many data lines of one event count too.
+  SseParser lines;
+  std::string line = "data: " + std::string(1u << 16, 'y') + "\n";
+  for (std::size_t total = 0; total <= SseParser::kMaxEventBytes; total += line.size()) {
+    lines.feed(line, events);
+  }
+  EXPECT_TRUE(lines.overflowed());
+}
+
 }  // namespace
 }  // namespace llmux::protocol

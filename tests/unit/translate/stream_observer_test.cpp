@@ -186,3 +186,26 @@ TEST(UsageTally, FixesUpAZeroOutputSnapshotBeforeItIsSent) {
 
 }  // namespace
 }  // namespace llmux::translate
+
+namespace llmux::translate {
+namespace {
+
+// An upstream that streams one endless event (no blank line) must not grow memory without
+// bound: the decoders of the SSE protocols end the stream with an error past the parser's limit.
+TEST(StreamDecoders, AnEndlessEventEndsTheStreamWithAnError) {
+  for (Protocol protocol : kAllProtocols) {
+    SCOPED_TRACE(std::string(protocolName(protocol)));
+    auto decoder = makeStreamDecoder(protocol);
+    std::vector<Event> events;
+    decoder->feed("data: {\"text\":\"", events);
+    std::string chunk(1u << 20, 'x');
+    for (std::size_t total = 0; total <= (17u << 20) && events.empty(); total += chunk.size()) {
+      decoder->feed(chunk, events);
+    }
+    ASSERT_FALSE(events.empty());
+    EXPECT_EQ(events.back().type, EventType::Error);
+  }
+}
+
+}  // namespace
+}  // namespace llmux::translate
