@@ -22,13 +22,21 @@ class Context:
         self.log = log
 
 
-def rounds(ctx, request_file, count, warmup, rate=0.0, names=None, seed=1):
-    """Runs llmux-bench-client rounds; returns {name: report} with the raw samples."""
+# The first content of the mock's Chat stream for the small body: its first text delta is
+# "You said: ..."; the role chunk before it has "content":"" (src/mock/chat_mock.cpp).
+CONTENT_MARKER = "You said"
+
+
+def rounds(ctx, request_file, count, warmup, rate=0.0, names=None, seed=1, content_marker=None):
+    """Runs llmux-bench-client rounds; returns {name: report} with the raw samples (with
+    `content_marker`, also first_content_us and content_missing)."""
     names = names or list(ctx.targets)
     args = [ctx.client, "rounds", "--request", request_file, "--rounds", str(count),
             "--warmup", str(warmup), "--seed", str(seed)]
     if rate:
         args += ["--rate", str(rate)]
+    if content_marker:
+        args += ["--content-marker", content_marker]
     for name in names:
         args += ["--target", f"{name}={ctx.targets[name].address}"]
     proc = subprocess.run(args, capture_output=True, text=True)
@@ -40,20 +48,27 @@ def rounds(ctx, request_file, count, warmup, rate=0.0, names=None, seed=1):
         out[t["name"]] = t
         if t["errors"]:
             ctx.log(f"  warning: {t['name']}: {t['errors']} failed exchanges {t['error_kinds']}")
+        if t.get("content_missing"):
+            ctx.log(f"  warning: {t['name']}: {t['content_missing']} answers without "
+                    f"{content_marker!r}")
     return out
 
 
 def check_targets(ctx):
     """Every target answers the small and the streaming request with 200 before anything runs."""
-    checks = (("chat", wire.small_body(), None),
-              ("stream", wire.small_body(stream=True), {"x-mock-chunk-delay": "1"}))
-    for label, body, extra in checks:
+    checks = (("chat", wire.small_body(), None, None),
+              ("stream", wire.small_body(stream=True), {"x-mock-chunk-delay": "1"},
+               CONTENT_MARKER))
+    for label, body, extra, marker in checks:
         path = wire.write_request(os.path.join(ctx.tmp, f"check-{label}.http"), body, extra)
-        result = rounds(ctx, path, 3, 0)
+        result = rounds(ctx, path, 3, 0, content_marker=marker)
         for name, t in result.items():
             if t["ok"] != 3:
                 raise BenchError(f"{name} does not answer the {label} request: {t['statuses']} "
                                  f"{t['error_kinds']}")
+            if marker and t["content_missing"]:
+                raise BenchError(f"{name}: the {label} answer does not contain {marker!r}, the "
+                                 "first content the time to first content looks for")
 
 
 # 1. Throughput ------------------------------------------------------------------------------
@@ -142,8 +157,12 @@ def ttfb(ctx):
     delay = ctx.plan.chunk_delay_ms
     path = wire.write_request(os.path.join(ctx.tmp, "stream.http"), wire.small_body(stream=True),
                               {"x-mock-chunk-delay": str(delay)})
-    per_target = rounds(ctx, path, ctx.plan.ttfb_rounds, 10, seed=7)
+    per_target = rounds(ctx, path, ctx.plan.ttfb_rounds, 10, seed=7,
+                        content_marker=CONTENT_MARKER)
     return {"chunk_delay_ms": delay, "rounds": ctx.plan.ttfb_rounds,
+            "content_marker": CONTENT_MARKER,
+            "content_missing": {n: t["content_missing"] for n, t in per_target.items()},
+            "first_content": _added(per_target, "first_content_us"),
             "first_body": _added(per_target, "first_body_us"),
             "head": _added(per_target, "head_us"),
             "complete": _added(per_target, "total_us")}
@@ -188,8 +207,10 @@ def _hold(ctx, service, request_file, connections):
 
 
 def memory(ctx):
+    # The mock sends the head, the role chunk and one content event, then nothing for hold_ms:
+    # every proxy has passed its commit point and holds a stream in the middle of its content.
     path = wire.write_request(os.path.join(ctx.tmp, "hold.http"), wire.small_body(stream=True),
-                              {"x-mock-fault": f"slow-first-token={ctx.plan.hold_ms}"})
+                              {"x-mock-fault": f"stall={ctx.plan.hold_ms}"})
     out = {}
     for name in ("llmux", "nginx"):
         out[name] = _hold(ctx, ctx.targets[name], path, ctx.plan.streams)

@@ -30,6 +30,9 @@ int main(int argc, char** argv) {
   rounds_cmd->add_option("--rate", rounds.rate, "rounds per second (0 = back to back)");
   rounds_cmd->add_option("--timeout-ms", rounds.timeout_ms, "per exchange")->capture_default_str();
   rounds_cmd->add_option("--seed", rounds.seed, "shuffle seed")->capture_default_str();
+  rounds_cmd->add_option("--content-marker", rounds.content_marker,
+                         "also record first_content_us: when the body first contains this text "
+                         "(the first content event of a stream)");
 
   std::string hold_target;
   HoldOptions hold;

@@ -45,7 +45,28 @@ std::string_view trim(std::string_view s) {
 }  // namespace
 
 void ResponseReader::reset() {
+  std::string marker = std::move(marker_);
   *this = ResponseReader{};
+  marker_ = std::move(marker);
+}
+
+void ResponseReader::scanPayload(std::string_view payload) {
+  if (marker_.empty() || saw_marker_ || payload.empty()) return;
+  // Search the kept tail and the start of the new bytes together, then the new bytes alone.
+  std::string joined = tail_;
+  joined.append(payload.substr(0, std::min(payload.size(), marker_.size() - 1)));
+  if (joined.find(marker_) != std::string::npos || payload.find(marker_) != std::string_view::npos) {
+    saw_marker_ = true;
+    tail_.clear();
+    return;
+  }
+  std::size_t keep = marker_.size() - 1;
+  if (payload.size() >= keep) {
+    tail_.assign(payload.substr(payload.size() - keep));
+  } else {
+    tail_.append(payload);
+    if (tail_.size() > keep) tail_.erase(0, tail_.size() - keep);
+  }
 }
 
 bool ResponseReader::parseHead() {
@@ -120,9 +141,13 @@ std::size_t ResponseReader::feed(std::string_view data) {
 
 std::size_t ResponseReader::feedBody(std::string_view data) {
   saw_body_byte_ = true;
-  if (until_eof_) return data.size();
+  if (until_eof_) {
+    scanPayload(data);
+    return data.size();
+  }
   if (chunked_) return feedChunked(data);
   std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, data.size()));
+  scanPayload(data.substr(0, take));
   remaining_ -= take;
   if (remaining_ == 0) state_ = ReadState::Done;
   return take;
@@ -134,6 +159,7 @@ std::size_t ResponseReader::feedChunked(std::string_view data) {
     std::string_view rest = data.substr(used);
     if (phase_ == ChunkPhase::Data) {
       std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, rest.size()));
+      scanPayload(rest.substr(0, take));
       remaining_ -= take;
       used += take;
       if (remaining_ == 0) phase_ = ChunkPhase::DataEnd;

@@ -1,7 +1,7 @@
 #pragma once
 // Just enough HTTP/1.1 for the benchmark client: an incremental response reader that notes when
-// the head ends, when the first body byte arrives and when the message is complete, plus socket
-// helpers. Benchmarks only; the gateway's own HTTP code lives in src/http.
+// the head ends, when the first body byte arrives, when the body first contains a marker text and
+// when the message is complete, plus socket helpers. Benchmarks only; the gateway's own HTTP code lives in src/http.
 
 #include <netinet/in.h>
 
@@ -23,8 +23,11 @@ enum class ReadState {
 /// Incremental reader of one response (Content-Length, chunked, or until EOF).
 class ResponseReader {
  public:
-  /// Starts over for the next response on the same connection.
+  /// Starts over for the next response on the same connection (the marker stays).
   void reset();
+
+  /// Text to look for in the body (the payload, chunk framing removed, across reads); empty: none.
+  void setMarker(std::string marker) { marker_ = std::move(marker); }
 
   /// Consumes `data`; returns how many bytes belonged to this response (the rest, if any, is the
   /// start of something else, which the benchmark never pipelines, so callers treat it as an
@@ -38,6 +41,8 @@ class ResponseReader {
   int status() const { return status_; }
   /// True once at least one body byte (framing included) has been seen.
   bool sawBodyByte() const { return saw_body_byte_; }
+  /// True once the body contains the marker (never without one).
+  bool sawMarker() const { return saw_marker_; }
   /// True when the server asked to close the connection after this response.
   bool closeAfter() const { return close_after_; }
   /// True when the connection ended before the message did.
@@ -49,6 +54,7 @@ class ResponseReader {
   bool parseHead();
   std::size_t feedBody(std::string_view data);
   std::size_t feedChunked(std::string_view data);
+  void scanPayload(std::string_view payload);
 
   ReadState state_ = ReadState::Head;
   std::string head_;
@@ -58,6 +64,9 @@ class ResponseReader {
   bool close_after_ = false;
   bool saw_body_byte_ = false;
   bool cut_ = false;
+  std::string marker_;
+  bool saw_marker_ = false;
+  std::string tail_;  ///< the last marker_.size() - 1 payload bytes, for a marker across reads
   std::uint64_t remaining_ = 0;  ///< Content-Length left, or bytes left in the current chunk
   ChunkPhase phase_ = ChunkPhase::Size;
   std::string line_;  ///< partial chunk-size or trailer line

@@ -28,6 +28,7 @@ double microsSince(Clock::time_point start, Clock::time_point end) {
 struct Sample {
   double head_us = 0;
   double first_body_us = 0;
+  double first_content_us = 0;  ///< the read that completed the content marker in the body
   double total_us = 0;
 };
 
@@ -37,6 +38,7 @@ struct TargetRun {
   int fd = -1;
   int connects = 0;
   int errors = 0;
+  int content_missing = 0;  ///< recorded samples whose body never contained the marker
   std::map<int, int> statuses;
   std::map<std::string, int> error_kinds;
   std::vector<Sample> samples;
@@ -50,8 +52,9 @@ void closeConnection(TargetRun& run) {
 }
 
 /// Sends the request and reads the response; `error` names what went wrong.
-Outcome exchange(TargetRun& run, std::string const& request, int timeout_ms, Sample& sample,
-                 int& status, std::string& error) {
+Outcome exchange(TargetRun& run, std::string const& request, std::string const& marker,
+                 int timeout_ms, Sample& sample, int& status, bool& marker_seen,
+                 std::string& error) {
   bool reused = run.fd >= 0;
   if (!reused) {
     run.fd = connectBlocking(run.target.address);
@@ -62,6 +65,7 @@ Outcome exchange(TargetRun& run, std::string const& request, int timeout_ms, Sam
     ++run.connects;
   }
   ResponseReader reader;
+  reader.setMarker(marker);
   auto start = Clock::now();
   auto deadline = start + std::chrono::milliseconds(timeout_ms);
   if (!writeAll(run.fd, request)) {
@@ -73,6 +77,7 @@ Outcome exchange(TargetRun& run, std::string const& request, int timeout_ms, Sam
   bool got_any = false;
   bool head_seen = false;
   bool body_seen = false;
+  bool content_seen = false;
   while (true) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) {
@@ -115,6 +120,10 @@ Outcome exchange(TargetRun& run, std::string const& request, int timeout_ms, Sam
       body_seen = true;
       sample.first_body_us = microsSince(start, now);
     }
+    if (!content_seen && reader.sawMarker()) {
+      content_seen = true;
+      sample.first_content_us = microsSince(start, now);
+    }
     if (reader.state() == ReadState::Done) {
       if (used != static_cast<std::size_t>(n)) {
         error = "bytes after the response";
@@ -126,20 +135,25 @@ Outcome exchange(TargetRun& run, std::string const& request, int timeout_ms, Sam
   }
   sample.total_us = microsSince(start, Clock::now());
   if (!body_seen) sample.first_body_us = sample.total_us;
+  if (!content_seen) sample.first_content_us = sample.total_us;
+  marker_seen = content_seen;
   status = reader.status();
   if (reader.closeAfter()) closeConnection(run);
   return Outcome::Ok;
 }
 
-void runOne(TargetRun& run, std::string const& request, int timeout_ms, bool record) {
+void runOne(TargetRun& run, RoundsOptions const& options, bool record) {
   Sample sample;
   int status = 0;
+  bool marker_seen = false;
   std::string error;
-  Outcome outcome = exchange(run, request, timeout_ms, sample, status, error);
+  auto attempt = [&] {
+    return exchange(run, options.request, options.content_marker, options.timeout_ms, sample,
+                    status, marker_seen, error);
+  };
+  Outcome outcome = attempt();
   // A keep-alive connection the server closed while idle: retry once on a fresh one.
-  if (outcome == Outcome::StaleConnection) {
-    outcome = exchange(run, request, timeout_ms, sample, status, error);
-  }
+  if (outcome == Outcome::StaleConnection) outcome = attempt();
   if (!record) return;
   if (outcome != Outcome::Ok) {
     ++run.errors;
@@ -149,6 +163,7 @@ void runOne(TargetRun& run, std::string const& request, int timeout_ms, bool rec
   ++run.statuses[status];
   if (status >= 200 && status < 300) {
     run.samples.push_back(sample);
+    if (!options.content_marker.empty() && !marker_seen) ++run.content_missing;
   } else {
     ++run.errors;
     ++run.error_kinds["status " + std::to_string(status)];
@@ -177,7 +192,7 @@ void printSeries(char const* name, std::vector<Sample> const& samples, Field fie
   std::printf("]");
 }
 
-void printReport(std::vector<TargetRun> const& runs, double seconds) {
+void printReport(std::vector<TargetRun> const& runs, double seconds, bool with_content) {
   std::printf("{\"seconds\":%.3f,\"targets\":[", seconds);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     auto const& run = runs[i];
@@ -204,6 +219,13 @@ void printReport(std::vector<TargetRun> const& runs, double seconds) {
     std::printf(",");
     printSeries("first_body_us", run.samples, [](Sample const& s) { return s.first_body_us; });
     std::printf(",");
+    if (with_content) {
+      // A sample whose body never contained the marker has its complete time here.
+      std::printf("\"content_missing\":%d,", run.content_missing);
+      printSeries("first_content_us", run.samples,
+                  [](Sample const& s) { return s.first_content_us; });
+      std::printf(",");
+    }
     printSeries("total_us", run.samples, [](Sample const& s) { return s.total_us; });
     std::printf("}");
   }
@@ -239,11 +261,11 @@ int runRounds(RoundsOptions const& options) {
     }
     std::shuffle(order.begin(), order.end(), rng);
     for (std::size_t index : order)
-      runOne(runs[index], options.request, options.timeout_ms, record);
+      runOne(runs[index], options, record);
   }
   double seconds = std::chrono::duration<double>(Clock::now() - measured_from).count();
   for (auto& run : runs) closeConnection(run);
-  printReport(runs, seconds);
+  printReport(runs, seconds, !options.content_marker.empty());
   std::fflush(stdout);
   for (auto const& run : runs) {
     if (run.samples.empty()) return 1;

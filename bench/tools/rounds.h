@@ -25,10 +25,13 @@ struct RoundsOptions {
   double rate = 0;         ///< rounds per second; 0 = back to back
   int timeout_ms = 10000;  ///< per exchange
   unsigned seed = 12345;   ///< for the order of targets within a round
+  /// Text that marks the first content of a stream (e.g. the first text delta); empty: none.
+  std::string content_marker;
 };
 
 /// Runs the rounds and prints one JSON document to stdout with every sample in microseconds
-/// (head, first body byte, complete) per target. Returns the process exit code.
+/// (head, first body byte, complete; with a content marker also the first read whose body
+/// contains it) per target. Returns the process exit code.
 int runRounds(RoundsOptions const& options);
 
 }  // namespace llmux::bench
