@@ -8,13 +8,11 @@
 #include "http/upstream_connection.h"
 #include "http/upstream_exchange.h"
 #include "protocol/error_shapes.h"
-#include "protocol/model_splice.h"
 #include "protocol/retry_after.h"
 #include "proxy/answer_meter.h"
+#include "proxy/attempt_request.h"
 #include "proxy/error_reply.h"
 #include "proxy/forwarder_support.h"
-#include "proxy/preset_request.h"
-#include "proxy/translation.h"
 #include "proxy/upstream_request.h"
 #include "translate/errors.h"
 #include "telemetry/log.h"
@@ -43,7 +41,6 @@ void noteResponseId(std::string_view piece, std::string& response_id) {
   if (end != std::string_view::npos) response_id = std::string(piece.substr(pos, end - pos));
 }
 }  // namespace
-
 
 Forwarder::Forwarder(GatewayServices& services, http::UpstreamPool& pool)
     : services_(services), pool_(pool) {}
@@ -74,56 +71,27 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::
   record.upstream_protocol = std::string(protocolName(row.protocol));
   AttemptResult result;
 
-  // Same protocol: the client's bytes with the model spliced in. Another protocol: the request
-  // translated through the neutral model (see translation.h).
-  bool translated = row.protocol != ctx.protocol;
+  AttemptRequest request;
+  buildAttemptRequest(ctx, channel, row, key, upstream_model, request);
+  bool translated = request.translated;
   record.translated = translated;
-  std::string owned_body;  // the translated body, or one a client preset filled in
-  protocol::SplicedBody body;
-  if (translated) {
-    if (auto decoded = decodeClientRequest(ctx); !decoded) {
-      co_await replyError(ctx, 400, decoded.error().message);  // the client's body: no retry
+  switch (request.problem) {
+    case AttemptRequest::Problem::None: break;
+    case AttemptRequest::Problem::ClientBody:
+      co_await replyError(ctx, 400, request.error.message);  // the client's body: no retry
       result.kind = AttemptResult::Kind::Answered;
       record.outcome = "client_error";
       co_return result;
-    }
-    auto made = translatedBody(ctx, row.protocol, upstream_model, channel.presetFor(ctx.profile.model));
-    if (!made) {
+    case AttemptRequest::Problem::Untranslatable:
       // This protocol cannot carry the request (a provider file id Gemini cannot take, say);
       // a channel of another protocol may. If none can, the client gets this reason (a 400).
-      result.error = made.error();
+      result.error = request.error;
       result.policy = {routing::Verdict::NextChannel, "untranslatable"};
       record.outcome = failureOutcome(last, result.policy.reason);
       co_return result;
-    }
-    owned_body = std::move(*made);
-    body.before = owned_body;
-  } else {
-    PassthroughSource source = passthroughSource(ctx);
-    body = protocol::spliceModel(source.body, source.profile, upstream_model);
   }
-  std::string query = translated ? translatedQuery(row.protocol, ctx.profile.stream)
-                                 : std::string(ctx.request.query());
-  // A client preset: the request as that client would send it (its headers, query and default
-  // fields where the caller set none).
-  std::optional<PresetRequest> preset = presetRequestFor(ctx, channel, upstream_model, query);
-  if (preset) {
-    std::string whole = translated ? owned_body : body.joined();
-    if (auto filled = translate::withPresetFields(preset->preset, whole, preset->context())) {
-      owned_body = std::move(*filled);
-      body = protocol::SplicedBody{.before = owned_body};
-    }
-    query = joinQuery(std::move(query), preset->query);
-  }
-  protocol::Route const& route =
-      translated ? targetRoute(row.protocol, upstream_model, ctx.profile.stream) : ctx.route;
-  UpstreamTarget target = upstreamTarget(channel, row, key, route, upstream_model, query);
-  std::string head = buildUpstreamHead(
-      ctx.request.method, target, ctx.request.headers,
-      translated ? ForwardedHeaders::Generic : ForwardedHeaders::EndToEnd,
-      preset ? preset->headers : HeaderList{}, channel, row, key, ctx.request_id, body.size());
   std::array<std::string_view, http::UpstreamExchange::kMaxPieces> pieces{
-      head, body.before, body.model_token, body.after, {}, {}};
+      request.head, request.body.before, request.body.model_token, request.body.after, {}, {}};
 
   MonoTime started = MonoClock::now();
   MonoTime attempt_deadline = started + channel.timeouts.total;
@@ -138,9 +106,9 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::
       WaitClock wait(ctx.upstream_wait);
       MonoTime connect_deadline = earlier(MonoClock::now() + channel.timeouts.connect, attempt_deadline);
       if (fresh == 0) {
-        connection = co_await pool_.acquire(target.peer, connect_deadline);
+        connection = co_await pool_.acquire(request.target.peer, connect_deadline);
       } else {
-        connection = co_await pool_.connectNew(target.peer, connect_deadline);
+        connection = co_await pool_.connectNew(request.target.peer, connect_deadline);
       }
     }
     if (cancellation.cancelled()) {

@@ -83,7 +83,9 @@ bool appendInputPart(std::string& out, Block const& b, bool& first,
     case BlockType::Document:
       w.str("type", "input_file");
       if (!b.data.empty()) {
-        std::string_view media = b.media_type.empty() ? "application/pdf" : b.media_type;
+        // Both arms as views: a std::string arm would make the result a temporary copy.
+        std::string_view media =
+            b.media_type.empty() ? std::string_view("application/pdf") : std::string_view(b.media_type);
         w.str("filename", "document" + std::string(extensionFor(media)));
         appendDataUrl(w.key("file_data"), media, b.data);
       } else if (!b.url.empty()) {

@@ -32,7 +32,9 @@ std::string onlyArguments(std::vector<Event> const& events) {
   }
   EXPECT_EQ(calls, 1);
   EXPECT_FALSE(events.empty());
-  if (!events.empty()) EXPECT_EQ(events.back().type, EventType::MessageStop);
+  if (!events.empty()) {
+    EXPECT_EQ(events.back().type, EventType::MessageStop);
+  }
   return arguments;
 }
 

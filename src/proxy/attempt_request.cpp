@@ -1,0 +1,60 @@
+#include "proxy/attempt_request.h"
+
+#include "http/server_request.h"
+#include "proxy/preset_request.h"
+#include "proxy/translation.h"
+#include "translate/presets.h"
+
+namespace llmux::proxy {
+
+void buildAttemptRequest(RequestContext& ctx, config::Channel const& channel,
+                         config::ProtocolRow const& row, config::ChannelKey const& key,
+                         std::string const& upstream_model, AttemptRequest& out) {
+  // Same protocol: the client's bytes with the model spliced in. Another protocol: the request
+  // translated through the neutral model (see translation.h).
+  out.translated = row.protocol != ctx.protocol;
+  if (out.translated) {
+    if (auto decoded = decodeClientRequest(ctx); !decoded) {
+      out.problem = AttemptRequest::Problem::ClientBody;
+      out.error = decoded.error();
+      return;
+    }
+    auto made = translatedBody(ctx, row.protocol, upstream_model, channel.presetFor(ctx.profile.model));
+    if (!made) {
+      out.problem = AttemptRequest::Problem::Untranslatable;
+      out.error = made.error();
+      return;
+    }
+    out.owned_body = std::move(*made);
+    out.body.before = out.owned_body;
+  } else {
+    PassthroughSource source = passthroughSource(ctx);
+    out.body = protocol::spliceModel(source.body, source.profile, upstream_model);
+  }
+
+  std::string query = out.translated ? translatedQuery(row.protocol, ctx.profile.stream)
+                                     : std::string(ctx.request.query());
+  // A client preset: the request as that client would send it (its headers, query and default
+  // fields where the caller set none).
+  std::optional<PresetRequest> preset = presetRequestFor(ctx, channel, upstream_model, query);
+  if (preset) {
+    std::string whole = out.translated ? out.owned_body : out.body.joined();
+    if (auto filled = translate::withPresetFields(preset->preset, whole, preset->context())) {
+      out.owned_body = std::move(*filled);
+      out.body = protocol::SplicedBody{.before = out.owned_body};
+    }
+    query = joinQuery(std::move(query), preset->query);
+  }
+
+  protocol::Route const& route = out.translated
+                                     ? targetRoute(row.protocol, upstream_model, ctx.profile.stream)
+                                     : ctx.route;
+  out.target = upstreamTarget(channel, row, key, route, upstream_model, query);
+  out.head = buildUpstreamHead(
+      ctx.request.method, out.target, ctx.request.headers,
+      out.translated ? ForwardedHeaders::Generic : ForwardedHeaders::EndToEnd,
+      preset ? preset->headers : HeaderList{}, channel, row, key, ctx.request_id,
+      out.body.size());
+}
+
+}  // namespace llmux::proxy
