@@ -1,8 +1,57 @@
 #include "config/settings.h"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 
 namespace llmux::config {
+
+namespace {
+constexpr std::array<std::pair<Strategy, std::string_view>, 6> kStrategies = {{
+    {Strategy::Sequential, "sequential"},
+    {Strategy::Random, "random"},
+    {Strategy::ModelRandom, "model-random"},
+    {Strategy::GlobalRandom, "global-random"},
+    {Strategy::Intelligent, "intelligent"},
+    {Strategy::Fast, "fast"},
+}};
+}  // namespace
+
+std::string_view strategyName(Strategy strategy) {
+  for (auto const& [value, name] : kStrategies) {
+    if (value == strategy) return name;
+  }
+  return "intelligent";
+}
+
+std::optional<Strategy> parseStrategy(std::string_view name) {
+  for (auto const& [value, known] : kStrategies) {
+    if (known == name) return value;
+  }
+  return std::nullopt;
+}
+
+std::string_view freezeObjectName(FreezeObject object) {
+  switch (object) {
+    case FreezeObject::Key: return "key";
+    case FreezeObject::KeyModel: return "key+model";
+    case FreezeObject::Channel: return "channel";
+    case FreezeObject::ChannelModel: return "channel+model";
+  }
+  return "key";
+}
+
+std::string_view freezePeriodName(FreezePeriod period) {
+  switch (period) {
+    case FreezePeriod::Fixed: return "fixed";
+    case FreezePeriod::Today: return "today";
+    case FreezePeriod::Week: return "week";
+    case FreezePeriod::Month: return "month";
+    case FreezePeriod::Forever: return "forever";
+    case FreezePeriod::UpstreamReset: return "reset";
+  }
+  return "fixed";
+}
 
 AuthSpec resolveAuth(Protocol protocol, AuthSpec const& auth) {
   if (auth.style != AuthStyle::Default) return auth;

@@ -16,10 +16,25 @@ namespace llmux::config {
 
 using Millis = std::chrono::milliseconds;
 
+/// How the router orders a request's candidates (docs/routing.md). Chosen per gateway key.
+enum class Strategy {
+  Sequential,    ///< priority order, first healthy wins
+  Random,        ///< uniform over the healthy channels of the best priority tier
+  ModelRandom,   ///< uniform over every channel serving the model, priorities ignored
+  GlobalRandom,  ///< uniform over every healthy (channel, key) candidate, keys included
+  Intelligent,   ///< the eight-factor score (default)
+  Fast,          ///< the score dominated by speed, with a small exploration share
+};
+
+/// "sequential", "random", "model-random", "global-random", "intelligent", "fast".
+std::string_view strategyName(Strategy strategy);
+std::optional<Strategy> parseStrategy(std::string_view name);
+
 /// A key clients present to llmux. Never forwarded upstream.
 struct GatewayKey {
   std::string name;    ///< shown in logs instead of the secret
   std::string secret;  ///< from `key:` or the variable named by `key_env:`
+  Strategy strategy = Strategy::Intelligent;  ///< `strategy:`
 };
 
 /// How a channel presents its upstream key.
@@ -64,10 +79,45 @@ struct UpstreamUrl {
 
 /// One upstream key of a channel. `id` is stable across reloads as long as the channel name and
 /// the secret stay the same, so runtime state (cooldowns) keyed by it survives a reload.
+/// How an upstream account is billed; the router prefers per-request accounts for long prompts.
+enum class Billing { PerToken, PerRequest };
+
+/// An upstream account's own limits (absent: unlimited). The router gives an exhausted key a
+/// zero score instead of wasting an attempt on it.
+struct KeyLimits {
+  std::optional<std::int64_t> rpm;          ///< requests per minute
+  std::optional<std::int64_t> tpm;          ///< tokens per minute (prompt + completion)
+  std::optional<std::int64_t> concurrency;  ///< requests in flight at once
+
+  bool operator==(KeyLimits const&) const = default;
+};
+
+/// One upstream key (account) of a channel. `id` is stable across reloads as long as the channel
+/// name and the secret stay the same, so runtime state (cooldowns, statistics, freezes) keyed by
+/// it survives a reload. The short form (`keys: [sk-a, sk-b]`) gives every attribute its default.
 struct ChannelKey {
   std::string secret;
-  std::string label;  ///< "<channel>#<index>": what logs and metrics show, never the secret
+  std::string label;  ///< "<channel>#<index>" or "<channel>/<name>": logs and metrics, never the secret
   std::string id;     ///< "<channel>/<short hash of the secret>"
+  std::string name;   ///< `name:` ("" when not given)
+  Billing billing = Billing::PerToken;
+  /// `daily_quota:` in the account's billing unit (tokens for per_token, requests for
+  /// per_request), reset at 00:00 UTC; absent: no daily quota.
+  std::optional<std::int64_t> daily_quota;
+  KeyLimits limits;
+  int weight = 1;       ///< share among the channel's keys
+  bool enabled = true;  ///< a disabled key is never tried (nor listed as a candidate)
+};
+
+/// What a model can do, as far as the router knows (absent: unknown). Built-in values come from
+/// the capability table (data/model_capabilities.json); a channel may override them per model.
+struct ModelCapabilities {
+  std::optional<bool> tools;      ///< function calling
+  std::optional<bool> vision;     ///< image input
+  std::optional<bool> reasoning;  ///< thinking / reasoning effort
+  std::optional<std::int64_t> context_window;  ///< tokens
+
+  bool operator==(ModelCapabilities const&) const = default;
 };
 
 /// One protocol a channel speaks: where and how (a relay may serve OpenAI Chat and Anthropic at
@@ -110,6 +160,9 @@ struct Channel {
   std::optional<ClientPreset> client_preset;
   /// `model_presets:` — a preset for some client model names, instead of `client_preset`.
   std::map<std::string, ClientPreset> model_presets;
+  /// `capabilities:` — overrides of the capability table per client model name ("*": every
+  /// model of the channel; a named model's entry wins over "*", field by field).
+  std::map<std::string, ModelCapabilities> capabilities;
 
   /// The preset that applies to a request for `client_model`, if any.
   std::optional<ClientPreset> presetFor(std::string const& client_model) const;
@@ -148,6 +201,48 @@ struct LogSettings {
   std::string level = "info";         ///< application log level: debug | info | warn | error
 };
 
+/// One member of a model group: a model name, optionally served only by one channel.
+struct GroupMember {
+  std::string model;
+  std::string channel;  ///< "" = any channel serving `model`
+
+  bool operator==(GroupMember const&) const = default;
+};
+
+/// `model_groups:` — a name clients may request; its members are tried in order, each after the
+/// previous one's candidates all failed (the members after the first are fallbacks).
+struct ModelGroup {
+  std::string name;
+  std::vector<GroupMember> members;
+};
+
+/// What a freeze rule takes out of rotation.
+enum class FreezeObject { Key, KeyModel, Channel, ChannelModel };
+/// For how long: a fixed duration, until the end of the current UTC day / ISO week / month,
+/// forever (until lifted), or until the reset time the upstream gave (else the end of the day).
+enum class FreezePeriod { Fixed, Today, Week, Month, Forever, UpstreamReset };
+
+std::string_view freezeObjectName(FreezeObject object);  ///< "key", "key+model", "channel", "channel+model"
+std::string_view freezePeriodName(FreezePeriod period);  ///< "fixed", "today", "week", "month", "forever", "reset"
+
+/// `freeze_rules:` — an upstream answer that matches freezes an object.
+struct FreezeRule {
+  std::string name;           ///< shown in logs and the admin API ("" → generated "rule#<i>")
+  int status = 0;             ///< the upstream's HTTP status
+  std::string body_contains;  ///< optional substring of the error body ("" = any)
+  std::string header;         ///< optional response header name that must be present ("" = none)
+  std::string header_value;   ///< optional substring of that header's value
+  FreezeObject object = FreezeObject::Key;
+  FreezePeriod period = FreezePeriod::Today;
+  Millis duration{0};         ///< for FreezePeriod::Fixed
+};
+
+/// `retry:` — the budget of one request across candidates and fallbacks.
+struct RetrySettings {
+  int max_attempts = 8;        ///< upstream attempts per request, all fallbacks included
+  Millis deadline{300'000};    ///< no new attempt starts this long after the request arrived
+};
+
 /// A whole, validated configuration. Immutable once built; shared as `SettingsPtr`
 /// (config/loader.h).
 struct Settings {
@@ -156,6 +251,15 @@ struct Settings {
   std::vector<Channel> channels;
   LogSettings log;
   std::string state_dir;  ///< SQLite state; "" means $LLMUX_HOME or ./.llmux
+  /// `admin_token` / `admin_token_env`: the bearer token of every /admin/* route ("" = the admin
+  /// API is off). Never a gateway key.
+  std::string admin_token;
+  std::vector<ModelGroup> model_groups;
+  /// `fallbacks:` — model → the models to try, in order, when all of its candidates failed.
+  std::map<std::string, std::vector<std::string>> fallbacks;
+  /// `freeze_rules:` followed by the default rules (unless `default_freeze_rules: false`).
+  std::vector<FreezeRule> freeze_rules;
+  RetrySettings retry;
 };
 
 }  // namespace llmux::config

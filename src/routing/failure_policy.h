@@ -5,16 +5,9 @@
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/wire_protocol.h"
+#include "routing/outcome.h"
 
 namespace llmux::routing {
-
-/// What the gateway does with an upstream answer that arrived before anything reached the client.
-enum class Verdict {
-  Relay,        ///< success, or the client's own error (400, 404, 413, 422...): relay it unchanged
-  NextKey,      ///< the key's problem (429, 401, 403): pause the key, try the next candidate
-  NextCandidate,///< the upstream's problem (408, 5xx, 529): try the next candidate
-  NextChannel,  ///< the channel is unreachable (connect error, timeout): skip its other keys too
-};
 
 struct FailurePolicy {
   Verdict verdict = Verdict::Relay;

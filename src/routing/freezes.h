@@ -1,0 +1,106 @@
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/settings.h"
+#include "core/clock.h"
+#include "core/http_headers.h"
+
+namespace llmux::routing {
+
+/// One frozen object. Wall-clock times: freezes persist across restarts.
+struct Freeze {
+  std::string id;            ///< "frz_<hex>": the admin API's handle
+  config::FreezeObject object = config::FreezeObject::Key;
+  config::FreezePeriod period = config::FreezePeriod::Today;
+  std::string channel;       ///< channel name (every object)
+  std::string key_id;        ///< ChannelKey::id for key objects, "" otherwise
+  std::string key_label;     ///< for display
+  std::string model;         ///< upstream model for +model objects, "" otherwise
+  WallTime created{};
+  std::optional<WallTime> until;  ///< nullopt: forever (until lifted)
+  std::string rule;          ///< the rule's name
+  std::string reason;        ///< "status 403: <start of the error message>" (no secrets)
+};
+
+/// What an answer came from: the object a rule may freeze.
+struct FreezeTarget {
+  std::string channel;
+  std::string key_id;
+  std::string key_label;
+  std::string model;  ///< upstream model
+};
+
+/// Where freezes are kept across restarts (store/ implements it with SQLite).
+class FreezePersistence {
+ public:
+  virtual ~FreezePersistence() = default;
+  virtual std::vector<Freeze> loadFreezes() = 0;
+  virtual void saveFreeze(Freeze const& freeze) = 0;
+  virtual void removeFreeze(std::string const& id) = 0;
+};
+
+/// The first rule matching an upstream answer (status, body substring, header), or nullptr.
+config::FreezeRule const* matchFreezeRule(std::vector<config::FreezeRule> const& rules, int status,
+                                          HeaderList const& headers, std::string_view body);
+/// Whether some rule for `status` looks at the body (the forwarder then reads the small error body).
+bool freezeRulesNeedBody(std::vector<config::FreezeRule> const& rules, int status);
+
+/// When the upstream says its limit resets: retry-after, x-ratelimit-reset-requests/-tokens
+/// (OpenAI durations such as "6m0s"), anthropic-ratelimit-*-reset (RFC 3339), Gemini RetryInfo
+/// in the body. nullopt when it does not say.
+std::optional<WallTime> upstreamResetTime(HeaderList const& headers, std::string_view body, WallTime now);
+
+/// The end of a freeze period starting `now` (UTC days; weeks end on Monday 00:00 UTC; months on
+/// the 1st). nullopt for Forever. UpstreamReset uses `reset`, else the end of today.
+std::optional<WallTime> freezeEnd(config::FreezePeriod period, WallTime now, Millis duration,
+                                  std::optional<WallTime> reset);
+
+/// The active freezes, shared by all workers. Thread-safe; `frozen` is cheap when nothing is
+/// frozen (one atomic load). Expired freezes are dropped (and removed from persistence) as they
+/// are met, so a freeze whose time passed never lingers.
+class FreezeTable {
+ public:
+  explicit FreezeTable(TimeSource const& clock, FreezePersistence* persistence = nullptr);
+
+  /// Reads the persisted freezes (dropping expired ones). Call once at startup.
+  void load();
+
+  /// The freeze that takes this (channel, key, upstream model) out of rotation, if any.
+  std::optional<Freeze> frozen(std::string_view channel, std::string_view key_id,
+                               std::string_view model) const;
+
+  /// Freezes `target` as `rule` says; returns the new (or extended) freeze. An existing freeze of
+  /// the same object is extended, never shortened.
+  Freeze apply(config::FreezeRule const& rule, FreezeTarget const& target,
+               std::optional<WallTime> upstream_reset, std::string reason);
+
+  /// Lifts a freeze; false when no such id.
+  bool lift(std::string const& id);
+  /// Lifts every freeze of a key (a passing health probe, later).
+  std::size_t liftKey(std::string const& key_id);
+
+  /// The active freezes, oldest first.
+  std::vector<Freeze> list() const;
+  /// Active freezes per object kind (metrics), indexed by FreezeObject.
+  std::array<std::size_t, 4> activeByObject() const;
+
+ private:
+  void dropExpiredLocked(WallTime now) const;
+
+  TimeSource const& clock_;
+  FreezePersistence* persistence_;
+  mutable std::mutex mutex_;
+  mutable std::vector<Freeze> freezes_;
+  mutable std::atomic<std::size_t> count_{0};
+};
+
+}  // namespace llmux::routing

@@ -1,0 +1,65 @@
+#pragma once
+
+// Contract of the router's planner (implementation: planner.cpp). Pure: no I/O; state, clock
+// and randomness are passed in.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/settings.h"
+#include "core/clock.h"
+#include "core/wire_protocol.h"
+#include "routing/candidates.h"
+#include "routing/capabilities.h"
+
+namespace llmux::routing {
+
+class RouterState;
+class FreezeTable;
+class KeyHealth;
+class Rng;
+
+/// What the planner needs to know about a request.
+struct RouteRequest {
+  Protocol client_protocol = Protocol::OpenAiChat;
+  std::string model;                  ///< as the client named it (a model, a group, "channel/model")
+  config::Strategy strategy = config::Strategy::Intelligent;
+  std::string session;                ///< "" when the request has no session
+  std::string pinned_channel;         ///< X-Channel: only this channel ("" = any)
+  RequestNeeds needs;                 ///< for the billing factor and the capability gate
+};
+
+/// The factor values behind a score (intelligent / fast); 1 is neutral.
+struct Factors {
+  double headroom = 1, failures = 1, cooldown = 1, affinity = 1, billing = 1, yield = 1,
+         performance = 1;
+  double score = 0;
+};
+
+/// One candidate in the order it will be tried.
+struct PlannedCandidate : Candidate {
+  std::string model;           ///< the client-side model name of this hop (a fallback's name)
+  std::string upstream_model;  ///< the name sent upstream
+  int depth = 0;               ///< 0: the requested model; n: the n-th fallback hop
+  Factors factors;             ///< meaningful for intelligent and fast
+};
+
+enum class RouteStatus {
+  Ready,          ///< `candidates` is not empty
+  UnknownModel,   ///< nothing serves the model
+  UnknownChannel, ///< X-Channel names no enabled channel serving the model
+  AllPaused,      ///< every candidate is paused, frozen or exhausted (`resume_at` when known)
+};
+
+struct RoutePlan {
+  RouteStatus status = RouteStatus::UnknownModel;
+  std::vector<PlannedCandidate> candidates;
+  std::optional<MonoTime> resume_at;
+  /// Fallback hops the capability gate skipped ("claude-x: no tools") and models whose needed
+  /// capabilities are unknown (the caller logs a warning once per model).
+  std::vector<std::string> gate_skipped;
+  std::vector<std::string> unknown_capabilities;
+};
+
+}  // namespace llmux::routing
