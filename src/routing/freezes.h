@@ -3,6 +3,7 @@
 #include <array>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -93,14 +94,27 @@ class FreezeTable {
   /// Active freezes per object kind (metrics), indexed by FreezeObject.
   std::array<std::size_t, 4> activeByObject() const;
 
+  /// Persistence writes that threw (the table itself stays right; the change is lost at the next
+  /// restart). Monotonic, for logs and metrics.
+  std::uint64_t persistenceFailures() const;
+
  private:
-  void dropExpiredLocked(WallTime now) const;
+  /// Removes expired freezes from memory; returns their ids for removal from persistence.
+  std::vector<std::string> dropExpiredLocked(WallTime now) const;
+  /// Removes `ids` from persistence (takes persist_mutex_; never called with mutex_ held).
+  void forgetPersisted(std::vector<std::string> const& ids) const;
+  /// One removal, errors counted (persist_mutex_ held).
+  void removePersisted(std::string const& id) const;
 
   TimeSource const& clock_;
   FreezePersistence* persistence_;
+  /// Serialises persistence writes in the order of the changes. Taken before mutex_; the I/O
+  /// happens with mutex_ released, so `frozen` never waits for a disk.
+  mutable std::mutex persist_mutex_;
   mutable std::mutex mutex_;
-  mutable std::vector<Freeze> freezes_;
+  mutable std::vector<Freeze> freezes_;  ///< oldest first
   mutable std::atomic<std::size_t> count_{0};
+  mutable std::atomic<std::uint64_t> persistence_failures_{0};
 };
 
 }  // namespace llmux::routing
