@@ -365,6 +365,7 @@ void FreezeTable::load() {
   {
     std::lock_guard lock(mutex_);
     freezes_ = std::move(loaded);
+    count_.store(freezes_.size(), std::memory_order_release);
     gone = dropExpiredLocked(clock_.wallNow());
   }
   for (auto const& id : gone) removePersisted(id);

@@ -66,6 +66,26 @@ ALTER TABLE requests ADD COLUMN usage_estimated INTEGER;
 ALTER TABLE attempts ADD COLUMN upstream_protocol TEXT NOT NULL DEFAULT '';
 ALTER TABLE attempts ADD COLUMN translated INTEGER NOT NULL DEFAULT 0;
 )sql",
+    // 3: frozen keys and channels (routing/freezes.h), kept across restarts: `object` and
+    // `period` by their config names, `until_ms` NULL for a freeze that lasts until lifted. And
+    // how each attempt was chosen (the strategy and its score), NULL for older rows.
+    R"sql(
+CREATE TABLE freezes (
+  id         TEXT    PRIMARY KEY,
+  object     TEXT    NOT NULL,
+  period     TEXT    NOT NULL,
+  channel    TEXT    NOT NULL,
+  key_id     TEXT    NOT NULL,
+  key_label  TEXT    NOT NULL,
+  model      TEXT    NOT NULL,
+  created_ms INTEGER NOT NULL,
+  until_ms   INTEGER,
+  rule       TEXT    NOT NULL,
+  reason     TEXT    NOT NULL
+) WITHOUT ROWID;
+ALTER TABLE attempts ADD COLUMN strategy TEXT;
+ALTER TABLE attempts ADD COLUMN route_score TEXT;
+)sql",
 };
 
 constexpr int kVersion = static_cast<int>(std::size(kMigrations));

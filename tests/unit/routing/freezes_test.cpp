@@ -384,6 +384,12 @@ TEST(FreezeTable, LoadRestoresPersistedFreezesAndDropsExpiredOnes) {
   EXPECT_EQ(store.rows.count("frz_stale"), 0u);
   EXPECT_TRUE(table.frozen("anthropic", "", "m"));
   EXPECT_TRUE(table.frozen("other", "kx", "m"));
+
+  // Nothing expired at load: the restored freezes hold all the same.
+  FreezeTable again(clock, &store);
+  again.load();
+  EXPECT_TRUE(again.frozen("anthropic", "", "m"));
+  EXPECT_EQ(store.removes, 1);
 }
 
 TEST(FreezeTable, PersistenceFailuresLeaveTheTableRight) {

@@ -1,0 +1,136 @@
+#include "store/freeze_store.h"
+
+#include <chrono>
+#include <optional>
+#include <stdexcept>
+#include <string_view>
+#include <system_error>
+
+#include "store/sqlite_schema.h"
+#include "store/sqlite_store.h"
+
+namespace llmux::store {
+namespace {
+
+constexpr char const* kSelect =
+    "SELECT id, object, period, channel, key_id, key_label, model, created_ms, until_ms, rule, "
+    "reason FROM freezes ORDER BY created_ms, id";
+
+constexpr char const* kUpsert =
+    "INSERT OR REPLACE INTO freezes (id, object, period, channel, key_id, key_label, model, "
+    "created_ms, until_ms, rule, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+constexpr char const* kDelete = "DELETE FROM freezes WHERE id = ?";
+
+std::int64_t toUnixMillis(WallTime t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+
+WallTime fromUnixMillis(std::int64_t ms) {
+  return WallTime(std::chrono::duration_cast<WallClock::duration>(std::chrono::milliseconds(ms)));
+}
+
+// Stored by their config names, so the table reads the same as the configuration and the admin
+// API, and a reordering of the enums cannot corrupt old rows.
+std::optional<config::FreezeObject> objectNamed(std::string_view name) {
+  for (auto object : {config::FreezeObject::Key, config::FreezeObject::KeyModel,
+                      config::FreezeObject::Channel, config::FreezeObject::ChannelModel}) {
+    if (config::freezeObjectName(object) == name) return object;
+  }
+  return std::nullopt;
+}
+
+std::optional<config::FreezePeriod> periodNamed(std::string_view name) {
+  for (auto period : {config::FreezePeriod::Fixed, config::FreezePeriod::Today,
+                      config::FreezePeriod::Week, config::FreezePeriod::Month,
+                      config::FreezePeriod::Forever, config::FreezePeriod::UpstreamReset}) {
+    if (config::freezePeriodName(period) == name) return period;
+  }
+  return std::nullopt;
+}
+
+[[noreturn]] void throwStoreError(Error const& error) {
+  throw std::runtime_error(error.message);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SqliteFreezeStore>> SqliteFreezeStore::open(
+    std::filesystem::path const& state_dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(state_dir, ec);
+  if (ec) {
+    return makeError(ErrorKind::Internal,
+                     "cannot create state directory '" + state_dir.string() + "': " + ec.message());
+  }
+  auto db = SqliteDb::open((state_dir / SqliteStore::kFileName).string());
+  if (!db.ok()) return db.takeError();
+  // The same journal mode as the request log (WAL is a property of the file; setting it again is
+  // harmless) and full durability: a freeze is rare and must survive a crash.
+  if (auto r = db->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"); !r.ok()) {
+    return r.error();
+  }
+  if (auto r = migrate(*db); !r.ok()) return r.error();
+  return std::unique_ptr<SqliteFreezeStore>(new SqliteFreezeStore(std::move(*db)));
+}
+
+std::vector<routing::Freeze> SqliteFreezeStore::loadFreezes() {
+  std::lock_guard lock(mutex_);
+  auto stmt = db_.prepare(kSelect);
+  if (!stmt.ok()) throwStoreError(stmt.error());
+  std::vector<routing::Freeze> out;
+  for (;;) {
+    auto row = stmt->step();
+    if (!row.ok()) throwStoreError(row.error());
+    if (!*row) break;
+    auto object = objectNamed(stmt->columnText(1));
+    auto period = periodNamed(stmt->columnText(2));
+    if (!object || !period) continue;  // written by a newer llmux: not ours to interpret
+    routing::Freeze f;
+    f.id = std::string(stmt->columnText(0));
+    f.object = *object;
+    f.period = *period;
+    f.channel = std::string(stmt->columnText(3));
+    f.key_id = std::string(stmt->columnText(4));
+    f.key_label = std::string(stmt->columnText(5));
+    f.model = std::string(stmt->columnText(6));
+    f.created = fromUnixMillis(stmt->columnInt(7));
+    if (!stmt->columnIsNull(8)) f.until = fromUnixMillis(stmt->columnInt(8));
+    f.rule = std::string(stmt->columnText(9));
+    f.reason = std::string(stmt->columnText(10));
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+void SqliteFreezeStore::saveFreeze(routing::Freeze const& freeze) {
+  std::lock_guard lock(mutex_);
+  auto stmt = db_.prepare(kUpsert);
+  if (!stmt.ok()) throwStoreError(stmt.error());
+  stmt->bind(1, freeze.id);
+  stmt->bind(2, config::freezeObjectName(freeze.object));
+  stmt->bind(3, config::freezePeriodName(freeze.period));
+  stmt->bind(4, freeze.channel);
+  stmt->bind(5, freeze.key_id);
+  stmt->bind(6, freeze.key_label);
+  stmt->bind(7, freeze.model);
+  stmt->bind(8, toUnixMillis(freeze.created));
+  if (freeze.until) {
+    stmt->bind(9, toUnixMillis(*freeze.until));
+  } else {
+    stmt->bindNull(9);
+  }
+  stmt->bind(10, freeze.rule);
+  stmt->bind(11, freeze.reason);
+  if (auto done = stmt->step(); !done.ok()) throwStoreError(done.error());
+}
+
+void SqliteFreezeStore::removeFreeze(std::string const& id) {
+  std::lock_guard lock(mutex_);
+  auto stmt = db_.prepare(kDelete);
+  if (!stmt.ok()) throwStoreError(stmt.error());
+  stmt->bind(1, id);
+  if (auto done = stmt->step(); !done.ok()) throwStoreError(done.error());
+}
+
+}  // namespace llmux::store
