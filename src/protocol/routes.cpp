@@ -47,12 +47,35 @@ std::optional<Route> geminiGenerate(std::string_view tail) {
   return route;
 }
 
+/// `rest` is what follows "/admin".
+RouteLookup adminRoute(std::string_view method, std::string_view rest) {
+  if (rest == "/freezes") return byMethod(method, simple(RouteKind::AdminFreezes, std::nullopt));
+  if (rest == "/route-preview") {
+    return byMethod(method, simple(RouteKind::AdminRoutePreview, std::nullopt));
+  }
+  constexpr std::string_view kFreezes = "/freezes/";
+  if (rest.starts_with(kFreezes)) {
+    std::string_view id = rest.substr(kFreezes.size());
+    if (id.empty() || id.find('/') != std::string_view::npos) return RouteLookup{};
+    Route route = simple(RouteKind::AdminFreeze, std::nullopt);
+    route.admin_id = std::string(id);
+    return byMethod(method, std::move(route));
+  }
+  return RouteLookup{};
+}
+
 }  // namespace
+
+bool isAdminRoute(RouteKind kind) {
+  return kind == RouteKind::AdminFreezes || kind == RouteKind::AdminFreeze ||
+         kind == RouteKind::AdminRoutePreview;
+}
 
 RouteLookup matchRoute(std::string_view method, std::string_view path) {
   if (path == "/healthz") return byMethod(method, simple(RouteKind::Healthz, std::nullopt));
   if (path == "/readyz") return byMethod(method, simple(RouteKind::Readyz, std::nullopt));
   if (path == "/metrics") return byMethod(method, simple(RouteKind::Metrics, std::nullopt));
+  if (path.starts_with("/admin/")) return adminRoute(method, path.substr(6));
 
   // Strip the version segment: "/v1beta" is Gemini-only, "/v1" is optional for everyone.
   std::string_view rest = path;
@@ -95,12 +118,16 @@ std::string_view routeMethod(RouteKind kind) {
     case RouteKind::CountTokens:
     case RouteKind::GeminiGenerate:
     case RouteKind::GeminiCountTokens:
+    case RouteKind::AdminRoutePreview:
       return "POST";
+    case RouteKind::AdminFreeze:
+      return "DELETE";
     case RouteKind::ListModels:
     case RouteKind::GeminiListModels:
     case RouteKind::Healthz:
     case RouteKind::Readyz:
     case RouteKind::Metrics:
+    case RouteKind::AdminFreezes:
       return "GET";
   }
   return "GET";
@@ -131,6 +158,12 @@ std::string_view routeLabel(Route const& route) {
       return "/readyz";
     case RouteKind::Metrics:
       return "/metrics";
+    case RouteKind::AdminFreezes:
+      return "/admin/freezes";
+    case RouteKind::AdminFreeze:
+      return "/admin/freezes/{id}";
+    case RouteKind::AdminRoutePreview:
+      return "/admin/route-preview";
   }
   return "";
 }

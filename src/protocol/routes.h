@@ -21,7 +21,15 @@ enum class RouteKind {
   Healthz,           ///< GET /healthz
   Readyz,            ///< GET /readyz
   Metrics,           ///< GET /metrics
+  // The admin API (admin token, never a gateway key; off when no admin token is set).
+  AdminFreezes,       ///< GET /admin/freezes
+  AdminFreeze,        ///< DELETE /admin/freezes/{id}
+  AdminRoutePreview,  ///< POST /admin/route-preview
 };
+
+/// Whether the route belongs to the admin API (/admin/*): authorised by the admin token, before
+/// and instead of gateway-key admission.
+bool isAdminRoute(RouteKind kind);
 
 /// A matched route. `protocol` is the client protocol whose request and error shapes apply; it is
 /// empty for routes that serve no single protocol (health, metrics, the shared /v1/models).
@@ -30,6 +38,7 @@ struct Route {
   std::optional<Protocol> protocol;
   std::string gemini_model;    ///< Gemini routes: the model id, percent-decoded, no "models/"
   bool gemini_stream = false;  ///< GeminiGenerate: the method was streamGenerateContent
+  std::string admin_id;        ///< AdminFreeze: the freeze id from the path, as sent
 };
 
 /// Outcome of a lookup.
@@ -52,7 +61,7 @@ RouteLookup matchRoute(std::string_view method, std::string_view path);
 /// The one HTTP method the route answers (for an `Allow` header on 405).
 std::string_view routeMethod(RouteKind kind);
 
-/// Canonical path of the route, with `{model}` unexpanded: a bounded label for logs and metrics.
+/// Canonical path of the route, with `{model}` and `{id}` unexpanded: a bounded label for logs and metrics.
 std::string_view routeLabel(Route const& route);
 
 }  // namespace llmux::protocol

@@ -33,6 +33,11 @@ TEST(Routes, MatchesEveryRouteWithAndWithoutTheV1Prefix) {
       {"GET", "/healthz", RouteMatch::Found, RouteKind::Healthz, std::nullopt},
       {"GET", "/readyz", RouteMatch::Found, RouteKind::Readyz, std::nullopt},
       {"GET", "/metrics", RouteMatch::Found, RouteKind::Metrics, std::nullopt},
+      {"GET", "/admin/freezes", RouteMatch::Found, RouteKind::AdminFreezes, std::nullopt},
+      {"DELETE", "/admin/freezes/frz_0123456789abcdef", RouteMatch::Found, RouteKind::AdminFreeze,
+       std::nullopt},
+      {"POST", "/admin/route-preview", RouteMatch::Found, RouteKind::AdminRoutePreview,
+       std::nullopt},
       // Known paths, wrong method.
       {"GET", "/v1/chat/completions", RouteMatch::MethodNotAllowed, RouteKind::ChatCompletions,
        Protocol::OpenAiChat},
@@ -40,6 +45,12 @@ TEST(Routes, MatchesEveryRouteWithAndWithoutTheV1Prefix) {
        Protocol::Anthropic},
       {"POST", "/v1/models", RouteMatch::MethodNotAllowed, RouteKind::ListModels, std::nullopt},
       {"POST", "/healthz", RouteMatch::MethodNotAllowed, RouteKind::Healthz, std::nullopt},
+      {"DELETE", "/admin/freezes", RouteMatch::MethodNotAllowed, RouteKind::AdminFreezes,
+       std::nullopt},
+      {"GET", "/admin/freezes/frz_1", RouteMatch::MethodNotAllowed, RouteKind::AdminFreeze,
+       std::nullopt},
+      {"GET", "/admin/route-preview", RouteMatch::MethodNotAllowed, RouteKind::AdminRoutePreview,
+       std::nullopt},
       {"post", "/v1/responses", RouteMatch::MethodNotAllowed, RouteKind::Responses,
        Protocol::OpenAiResponses},
   };
@@ -70,7 +81,13 @@ TEST(Routes, UnknownPathsAreNotFound) {
                                 "/v1beta/models/bad%zzname:generateContent",
                                 "/v1/v1/chat/completions",
                                 "/v1/healthz",
-                                "/healthz/"}) {
+                                "/healthz/",
+                                "/admin",
+                                "/admin/",
+                                "/admin/freezes/",
+                                "/admin/freezes/frz_1/extra",
+                                "/admin/keys",
+                                "/v1/admin/freezes"}) {
     EXPECT_EQ(matchRoute("POST", path).match, RouteMatch::NotFound) << path;
     EXPECT_EQ(matchRoute("GET", path).match, RouteMatch::NotFound) << path;
   }
@@ -116,6 +133,23 @@ TEST(Routes, MethodsAndLabels) {
   EXPECT_EQ(routeLabel(lookup.route), "/v1beta/models/{model}:streamGenerateContent");
   EXPECT_EQ(routeLabel(matchRoute("POST", "/chat/completions").route), "/v1/chat/completions");
   EXPECT_EQ(routeLabel(matchRoute("GET", "/healthz").route), "/healthz");
+}
+
+TEST(Routes, AdminRoutes) {
+  auto lookup = matchRoute("DELETE", "/admin/freezes/frz_00ff");
+  ASSERT_EQ(lookup.match, RouteMatch::Found);
+  EXPECT_EQ(lookup.route.admin_id, "frz_00ff");
+  EXPECT_EQ(routeLabel(lookup.route), "/admin/freezes/{id}");  // the id stays out of metrics
+  EXPECT_EQ(routeLabel(matchRoute("GET", "/admin/freezes").route), "/admin/freezes");
+  EXPECT_EQ(routeLabel(matchRoute("POST", "/admin/route-preview").route), "/admin/route-preview");
+  EXPECT_EQ(routeMethod(RouteKind::AdminFreeze), "DELETE");
+  EXPECT_EQ(routeMethod(RouteKind::AdminFreezes), "GET");
+  EXPECT_EQ(routeMethod(RouteKind::AdminRoutePreview), "POST");
+  EXPECT_TRUE(isAdminRoute(RouteKind::AdminFreezes));
+  EXPECT_TRUE(isAdminRoute(RouteKind::AdminFreeze));
+  EXPECT_TRUE(isAdminRoute(RouteKind::AdminRoutePreview));
+  EXPECT_FALSE(isAdminRoute(RouteKind::Metrics));
+  EXPECT_FALSE(isAdminRoute(RouteKind::ChatCompletions));
 }
 
 TEST(Routes, GeminiCountTokens) {

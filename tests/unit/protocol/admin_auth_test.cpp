@@ -1,0 +1,48 @@
+#include "protocol/admin_auth.h"
+
+#include <gtest/gtest.h>
+
+namespace llmux::protocol {
+namespace {
+
+HeaderList headers(std::initializer_list<std::pair<std::string_view, std::string_view>> fields) {
+  HeaderList list;
+  for (auto const& [name, value] : fields) list.add(name, value);
+  return list;
+}
+
+constexpr std::string_view kToken = "adm-s3cret";
+
+TEST(AdminAuth, AcceptsTheTokenAsBearerOrHeader) {
+  EXPECT_EQ(checkAdminToken(headers({{"Authorization", "Bearer adm-s3cret"}}), kToken),
+            AdminAuth::Ok);
+  EXPECT_EQ(checkAdminToken(headers({{"authorization", "bearer\t adm-s3cret "}}), kToken),
+            AdminAuth::Ok);
+  EXPECT_EQ(checkAdminToken(headers({{"X-Admin-Token", "adm-s3cret"}}), kToken), AdminAuth::Ok);
+  // A gateway key as the bearer does not hide an admin token beside it.
+  EXPECT_EQ(checkAdminToken(headers({{"Authorization", "Bearer sk-gateway"},
+                                     {"x-admin-token", "adm-s3cret"}}),
+                            kToken),
+            AdminAuth::Ok);
+}
+
+TEST(AdminAuth, MissingWrongAndDisabled) {
+  EXPECT_EQ(checkAdminToken({}, kToken), AdminAuth::Missing);
+  EXPECT_EQ(checkAdminToken(headers({{"Authorization", "Bearer"}}), kToken), AdminAuth::Missing);
+  EXPECT_EQ(checkAdminToken(headers({{"x-admin-token", "  "}}), kToken), AdminAuth::Missing);
+  EXPECT_EQ(checkAdminToken(headers({{"Authorization", "Basic YWRtaW46eA=="}}), kToken),
+            AdminAuth::Missing);
+  EXPECT_EQ(checkAdminToken(headers({{"Authorization", "Bearer adm-s3cre"}}), kToken),
+            AdminAuth::Wrong);
+  EXPECT_EQ(checkAdminToken(headers({{"Authorization", "Bearer adm-s3cret2"}}), kToken),
+            AdminAuth::Wrong);
+  EXPECT_EQ(checkAdminToken(headers({{"x-admin-token", "ADM-S3CRET"}}), kToken), AdminAuth::Wrong);
+  // Gateway-key headers are not admin credentials.
+  EXPECT_EQ(checkAdminToken(headers({{"x-api-key", "adm-s3cret"}}), kToken), AdminAuth::Missing);
+  // No admin token configured: the admin API is off, whatever is sent.
+  EXPECT_EQ(checkAdminToken(headers({{"x-admin-token", "anything"}}), ""), AdminAuth::Disabled);
+  EXPECT_EQ(checkAdminToken({}, ""), AdminAuth::Disabled);
+}
+
+}  // namespace
+}  // namespace llmux::protocol
