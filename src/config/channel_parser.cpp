@@ -58,6 +58,86 @@ std::optional<std::string> expandedString(YamlReader& reader, YAML::Node const& 
   return std::move(*expanded);
 }
 
+constexpr long long kMaxQuota = 1'000'000'000'000'000LL;  // tokens or requests per day
+constexpr long long kMaxRate = 1'000'000'000'000LL;         // requests or tokens per minute
+constexpr long long kMaxConcurrency = 1'000'000;
+constexpr long long kMaxContextWindow = 100'000'000;        // tokens
+
+std::optional<Billing> readBilling(YamlReader& reader, YAML::Node const& node,
+                                   std::string const& path) {
+  auto text = reader.string(node, path);
+  if (!text) return std::nullopt;
+  if (*text == "per_token") return Billing::PerToken;
+  if (*text == "per_request") return Billing::PerRequest;
+  reader.fail(path, "unknown billing \"" + *text + "\" (expected per_token or per_request)");
+  return std::nullopt;
+}
+
+/// The attributes of a key written as a mapping (everything but the secret).
+void readKeyAttributes(YamlReader& reader, Fields const& fields, ChannelKey& key) {
+  if (YAML::Node const* node = fields.find("name")) {
+    if (auto name = reader.string(*node, fields.path("name"))) {
+      if (isValidName(*name)) {
+        key.name = std::move(*name);
+      } else {
+        reader.fail(fields.path("name"), "must be 1 to 64 letters, digits, '.', '_' or '-'");
+      }
+    }
+  }
+  if (YAML::Node const* node = fields.find("billing")) {
+    if (auto billing = readBilling(reader, *node, fields.path("billing"))) key.billing = *billing;
+  }
+  auto integer = [&](std::string_view name, long long max) -> std::optional<std::int64_t> {
+    YAML::Node const* node = fields.find(name);
+    if (node == nullptr) return std::nullopt;
+    return reader.integer(*node, fields.path(name), 1, max);
+  };
+  key.daily_quota = integer("daily_quota", kMaxQuota);
+  key.limits.rpm = integer("rpm", kMaxRate);
+  key.limits.tpm = integer("tpm", kMaxRate);
+  key.limits.concurrency = integer("concurrency", kMaxConcurrency);
+  if (auto weight = integer("weight", kMaxWeight)) key.weight = static_cast<int>(*weight);
+  if (YAML::Node const* node = fields.find("enabled")) {
+    if (auto on = reader.boolean(*node, fields.path("enabled"))) key.enabled = *on;
+  }
+}
+
+/// One `keys:` item: a secret string (the short form) or a mapping with the secret and the
+/// account's attributes. nullopt when it could not be read (reported). `secret_path` is where
+/// a duplicate secret is reported.
+std::optional<ChannelKey> readKey(YamlReader& reader, YAML::Node const& node,
+                                  std::string const& item_path, EnvLookup const& env,
+                                  std::string const& channel_name, std::size_t index,
+                                  std::string& secret_path) {
+  secret_path = item_path;
+  if (!node.IsMap()) {
+    auto secret = expandedString(reader, node, item_path, env);
+    if (!secret) return std::nullopt;
+    if (secret->empty()) {
+      reader.fail(item_path, "empty secret");
+      return std::nullopt;
+    }
+    return makeChannelKey(channel_name, index, std::move(*secret));
+  }
+  auto fields = reader.strictMap(node, item_path,
+                                 {"key", "key_env", "name", "billing", "daily_quota", "rpm", "tpm",
+                                  "concurrency", "weight", "enabled"});
+  if (!fields) return std::nullopt;
+  ChannelKey attributes;
+  readKeyAttributes(reader, *fields, attributes);
+  auto secret = readSecretFields(reader, *fields, "key", "key_env", env, secret_path);
+  if (!secret) return std::nullopt;
+  ChannelKey key = makeChannelKey(channel_name, index, std::move(*secret));
+  if (!attributes.name.empty()) key.label = channel_name + "/" + attributes.name;
+  key.name = std::move(attributes.name);
+  key.billing = attributes.billing;
+  key.daily_quota = attributes.daily_quota;
+  key.limits = attributes.limits;
+  key.weight = attributes.weight;
+  key.enabled = attributes.enabled;
+  return key;
+}
+
 void readKeys(YamlReader& reader, Fields const& fields, EnvLookup const& env, Channel& channel) {
   YAML::Node const* node = reader.require(fields, "keys");
   if (node == nullptr) return;
@@ -71,21 +151,62 @@ void readKeys(YamlReader& reader, Fields const& fields, EnvLookup const& env, Ch
   std::vector<std::size_t> indexes;  // channel.keys[k] came from items[indexes[k]]
   for (std::size_t i = 0; i < items->size(); ++i) {
     std::string const item_path = indexPath(path, i);
-    auto secret = expandedString(reader, (*items)[i], item_path, env);
-    if (!secret) continue;
-    if (secret->empty()) {
-      reader.fail(item_path, "empty secret");
-      continue;
-    }
+    std::string secret_path;
+    auto key = readKey(reader, (*items)[i], item_path, env, channel.name, i, secret_path);
+    if (!key) continue;
     auto same = std::find_if(channel.keys.begin(), channel.keys.end(),
-                             [&](ChannelKey const& key) { return key.secret == *secret; });
+                             [&](ChannelKey const& other) { return other.secret == key->secret; });
     if (same != channel.keys.end()) {
       std::size_t first = indexes[static_cast<std::size_t>(same - channel.keys.begin())];
-      reader.fail(item_path, "duplicate key (same secret as " + indexPath(path, first) + ")");
+      reader.fail(secret_path, "duplicate key (same secret as " + indexPath(path, first) + ")");
       continue;
     }
-    channel.keys.push_back(makeChannelKey(channel.name, i, std::move(*secret)));
+    if (!key->name.empty()) {
+      auto named = std::find_if(channel.keys.begin(), channel.keys.end(),
+                                [&](ChannelKey const& other) { return other.name == key->name; });
+      if (named != channel.keys.end()) {
+        std::size_t first = indexes[static_cast<std::size_t>(named - channel.keys.begin())];
+        reader.fail(fieldPath(item_path, "name"), "duplicate key name \"" + key->name +
+                                                      "\" (also " + indexPath(path, first) + ")");
+        continue;
+      }
+    }
+    channel.keys.push_back(std::move(*key));
     indexes.push_back(i);
+  }
+}
+
+std::optional<bool> optionalBoolean(YamlReader& reader, Fields const& fields, std::string_view key) {
+  YAML::Node const* node = fields.find(key);
+  if (node == nullptr) return std::nullopt;
+  return reader.boolean(*node, fields.path(key));
+}
+
+/// `capabilities:` — model (or "*") -> {tools, vision, reasoning, context_window}.
+void readCapabilities(YamlReader& reader, Fields const& fields, Channel& channel) {
+  YAML::Node const* node = fields.find("capabilities");
+  if (node == nullptr) return;
+  std::string const path = fields.path("capabilities");
+  auto entries = reader.anyMap(*node, path);
+  if (!entries) return;
+  for (auto& [model, value] : *entries) {
+    std::string const entry_path = fieldPath(path, model);
+    if (model != "*" && !channel.serves(model)) {
+      reader.fail(entry_path, "the channel does not serve model \"" + model + "\" (or use \"*\")");
+      continue;
+    }
+    auto caps_fields =
+        reader.strictMap(value, entry_path, {"tools", "vision", "reasoning", "context_window"});
+    if (!caps_fields) continue;
+    ModelCapabilities caps;
+    caps.tools = optionalBoolean(reader, *caps_fields, "tools");
+    caps.vision = optionalBoolean(reader, *caps_fields, "vision");
+    caps.reasoning = optionalBoolean(reader, *caps_fields, "reasoning");
+    if (YAML::Node const* window = caps_fields->find("context_window")) {
+      caps.context_window =
+          reader.integer(*window, caps_fields->path("context_window"), 1, kMaxContextWindow);
+    }
+    channel.capabilities.emplace(model, caps);
   }
 }
 
@@ -348,6 +469,7 @@ Channel parseChannel(YamlReader& reader, Fields const& fields, EnvLookup const& 
   readKeys(reader, fields, env, channel);
   readModels(reader, fields, channel);
   readPresets(reader, fields, channel);
+  readCapabilities(reader, fields, channel);
   readHeaders(reader, fields, env, channel);
   readTimeouts(reader, fields, channel);
   if (YAML::Node const* node = fields.find("priority")) {
@@ -379,6 +501,53 @@ Channel parseChannel(YamlReader& reader, Fields const& fields, EnvLookup const& 
 }
 
 }  // namespace
+
+std::optional<std::string> readSecretFields(YamlReader& reader, Fields const& fields,
+                                            std::string_view literal_key, std::string_view env_key,
+                                            EnvLookup const& env, std::string& secret_path) {
+  YAML::Node const* literal = fields.find(literal_key);
+  YAML::Node const* from_env = fields.find(env_key);
+  if (literal != nullptr && from_env != nullptr) {
+    reader.fail(fields.path(), "set either " + std::string(literal_key) + " or " +
+                                   std::string(env_key) + ", not both");
+    return std::nullopt;
+  }
+  if (literal == nullptr && from_env == nullptr) {
+    reader.fail(fields.path(), "one of " + std::string(literal_key) + " or " +
+                                   std::string(env_key) + " is required");
+    return std::nullopt;
+  }
+  return readSecret(reader, literal, fields.path(literal_key), from_env, fields.path(env_key), env,
+                    secret_path);
+}
+
+std::optional<std::string> readSecret(YamlReader& reader, YAML::Node const* literal,
+                                      std::string const& literal_path, YAML::Node const* from_env,
+                                      std::string const& env_path, EnvLookup const& env,
+                                      std::string& secret_path) {
+  std::optional<std::string> secret;
+  if (literal != nullptr) {
+    secret_path = literal_path;
+    secret = expandedString(reader, *literal, literal_path, env);
+  } else {
+    secret_path = env_path;
+    auto variable = reader.string(*from_env, env_path);
+    if (!variable) {
+      // reported
+    } else if (!isVariableName(*variable)) {
+      reader.fail(env_path, "not an environment variable name");
+    } else if (auto value = env(*variable)) {
+      secret = std::move(*value);
+    } else {
+      reader.fail(env_path, "environment variable " + *variable + " is not set");
+    }
+  }
+  if (secret && secret->empty()) {
+    reader.fail(secret_path, "empty secret");
+    secret.reset();
+  }
+  return secret;
+}
 
 bool isValidName(std::string_view name) {
   if (name.empty() || name.size() > 64) return false;
@@ -430,7 +599,7 @@ std::vector<Channel> parseChannels(YAML::Node const& node, std::string const& pa
                                    {"name", "protocol", "base_url", "keys", "models", "model_map",
                                     "auth", "headers", "timeouts", "priority", "weight",
                                     "enabled", "tls_ca_file", "protocols", "client_preset",
-                                    "model_presets"});
+                                    "model_presets", "capabilities"});
     if (!fields) continue;
     Channel channel = parseChannel(reader, *fields, env);
     if (!channel.name.empty()) {

@@ -4,6 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,19 @@ namespace llmux::config::detail {
 /// meaningful only when none was reported.
 std::vector<Channel> parseChannels(YAML::Node const& node, std::string const& path,
                                    YamlReader& reader, EnvLookup const& env);
+
+/// The secret of a `<literal_key>:` / `<env_key>:` pair in `fields` (exactly one must be given):
+/// the literal with ${VAR} expanded, or the value of the variable the other one names. Problems
+/// (both, neither, unset variable, empty secret) are reported; nullopt then. `secret_path` is set
+/// to the path of the field that was read, for later messages about the secret (duplicates).
+std::optional<std::string> readSecretFields(YamlReader& reader, Fields const& fields,
+                                            std::string_view literal_key, std::string_view env_key,
+                                            EnvLookup const& env, std::string& secret_path);
+/// The same for callers that check "both / neither" themselves: `literal` or else `from_env`.
+std::optional<std::string> readSecret(YamlReader& reader, YAML::Node const* literal,
+                                      std::string const& literal_path, YAML::Node const* from_env,
+                                      std::string const& env_path, EnvLookup const& env,
+                                      std::string& secret_path);
 
 /// Reads an `auth` value: default, bearer, x-api-key, header:NAME or query:NAME.
 Result<AuthSpec> parseAuthSpec(std::string_view text);

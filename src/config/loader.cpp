@@ -8,6 +8,7 @@
 
 #include "config/address.h"
 #include "config/channel_parser.h"
+#include "config/routing_parser.h"
 #include "config/yaml_reader.h"
 
 namespace llmux::config {
@@ -110,38 +111,20 @@ void readGatewayKey(YamlReader& reader, Fields const& fields, EnvLookup const& e
       }
     }
   }
-  YAML::Node const* literal = fields.find("key");
-  YAML::Node const* from_env = fields.find("key_env");
-  if (literal != nullptr && from_env != nullptr) {
-    reader.fail(fields.path(), "set either key or key_env, not both");
-    return;
-  }
-  if (literal == nullptr && from_env == nullptr) {
-    reader.fail(fields.path(), "one of key or key_env is required");
-    return;
-  }
-  if (literal != nullptr) {
-    secret_path = fields.path("key");
-    if (auto secret = expanded(reader, *literal, secret_path, env)) key.secret = std::move(*secret);
-    else secret_path.clear();
+  if (auto secret = detail::readSecretFields(reader, fields, "key", "key_env", env, secret_path)) {
+    key.secret = std::move(*secret);
   } else {
-    secret_path = fields.path("key_env");
-    auto variable = reader.string(*from_env, secret_path);
-    if (!variable) {
-      secret_path.clear();
-    } else if (!isVariableName(*variable)) {
-      reader.fail(secret_path, "not an environment variable name");
-      secret_path.clear();
-    } else if (auto value = env(*variable)) {
-      key.secret = std::move(*value);
-    } else {
-      reader.fail(secret_path, "environment variable " + *variable + " is not set");
-      secret_path.clear();
-    }
-  }
-  if (!secret_path.empty() && key.secret.empty()) {
-    reader.fail(secret_path, "empty secret");
     secret_path.clear();
+  }
+  if (YAML::Node const* node = fields.find("strategy")) {
+    if (auto name = reader.string(*node, fields.path("strategy"))) {
+      if (auto strategy = parseStrategy(*name)) {
+        key.strategy = *strategy;
+      } else {
+        reader.fail(fields.path("strategy"), "unknown strategy \"" + *name + "\" (expected " +
+                                                 detail::strategyChoices() + ")");
+      }
+    }
   }
 }
 
@@ -157,7 +140,7 @@ void readGatewayKeys(YamlReader& reader, Fields const& root, EnvLookup const& en
   std::vector<std::pair<std::size_t, std::string>> seen_secrets;  // index, secret
   for (std::size_t i = 0; i < items->size(); ++i) {
     std::string const item_path = detail::indexPath(path, i);
-    auto fields = reader.strictMap((*items)[i], item_path, {"name", "key", "key_env"});
+    auto fields = reader.strictMap((*items)[i], item_path, {"name", "key", "key_env", "strategy"});
     if (!fields) continue;
     GatewayKey key;
     std::string secret_path;  // set when a secret was read
@@ -189,7 +172,9 @@ void readGatewayKeys(YamlReader& reader, Fields const& root, EnvLookup const& en
 void readSettings(YamlReader& reader, YAML::Node const& root_node, EnvLookup const& env,
                   Settings& settings) {
   auto root = reader.strictMap(root_node, "",
-                               {"listen", "server", "log", "state_dir", "gateway_keys", "channels"});
+                               {"listen", "server", "log", "state_dir", "gateway_keys", "channels",
+                                "admin_token", "admin_token_env", "model_groups", "fallbacks",
+                                "freeze_rules", "default_freeze_rules", "retry"});
   if (!root) return;
   readListen(reader, *root, env, settings);
   readServer(reader, *root, settings);
@@ -203,6 +188,9 @@ void readSettings(YamlReader& reader, YAML::Node const& root_node, EnvLookup con
   if (YAML::Node const* node = reader.require(*root, "channels")) {
     settings.channels = detail::parseChannels(*node, root->path("channels"), reader, env);
   }
+  // After the channels and gateway keys: groups and fallbacks name served models, and the admin
+  // token must differ from every gateway key.
+  detail::readRoutingSettings(reader, *root, env, settings);
 }
 
 }  // namespace
