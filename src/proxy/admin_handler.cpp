@@ -1,0 +1,155 @@
+#include "proxy/admin_handler.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include "core/json_text.h"
+#include "http/response_writer.h"
+#include "http/server_request.h"
+#include "protocol/admin_auth.h"
+#include "protocol/routes.h"
+
+namespace llmux::proxy {
+
+using net::Task;
+using protocol::RouteKind;
+
+namespace {
+
+void appendField(std::string& out, std::string_view name, std::string_view value) {
+  appendJsonString(out, name);
+  out += ':';
+  appendJsonString(out, value);
+}
+
+Task<void> sendError(RequestContext& ctx, int status, std::string_view message,
+                     std::string_view type) {
+  co_await sendAdminJson(ctx, status, adminErrorJson(message, type), message);
+}
+
+}  // namespace
+
+std::string rfc3339Utc(WallTime t) {
+  using namespace std::chrono;
+  auto secs = floor<seconds>(t);
+  auto day = floor<days>(secs);
+  year_month_day ymd{day};
+  hh_mm_ss hms{secs - day};
+  char text[32];
+  std::snprintf(text, sizeof text, "%04d-%02u-%02uT%02d:%02d:%02dZ", static_cast<int>(ymd.year()),
+                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
+                static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
+                static_cast<int>(hms.seconds().count()));
+  return text;
+}
+
+std::string freezesJson(std::vector<routing::Freeze> const& freezes) {
+  std::string out = "{\"freezes\":[";
+  bool first = true;
+  for (auto const& f : freezes) {
+    if (!first) out += ',';
+    first = false;
+    out += '{';
+    appendField(out, "id", f.id);
+    out += ',';
+    appendField(out, "object", config::freezeObjectName(f.object));
+    out += ',';
+    appendField(out, "period", config::freezePeriodName(f.period));
+    out += ',';
+    appendField(out, "channel", f.channel);
+    out += ',';
+    appendField(out, "key", f.key_label);  // the label: the secret never leaves the gateway
+    out += ',';
+    appendField(out, "model", f.model);
+    out += ',';
+    appendField(out, "created", rfc3339Utc(f.created));
+    out += ",\"until\":";
+    if (f.until) {
+      appendJsonString(out, rfc3339Utc(*f.until));
+    } else {
+      out += "null";
+    }
+    out += ',';
+    appendField(out, "rule", f.rule);
+    out += ',';
+    appendField(out, "reason", f.reason);
+    out += '}';
+  }
+  out += "]}";
+  return out;
+}
+
+std::string adminErrorJson(std::string_view message, std::string_view type) {
+  std::string out = "{\"error\":{";
+  appendField(out, "message", message);
+  out += ',';
+  appendField(out, "type", type);
+  out += "}}";
+  return out;
+}
+
+Task<void> sendAdminJson(RequestContext& ctx, int status, std::string body,
+                         std::string_view error_message) {
+  HeaderList headers;
+  headers.add("Content-Type", "application/json");
+  headers.add("X-Request-Id", ctx.request_id);
+  headers.add("Cache-Control", "no-store");
+  ctx.record.status = status;
+  if (!error_message.empty()) ctx.record.error = std::string(error_message);
+  co_await ctx.response.send(status, headers, body);
+}
+
+Task<void> AdminHandler::serve(RequestContext& ctx) {
+  std::string_view admin_token;
+  if (ctx.catalog) admin_token = ctx.catalog->settings().admin_token;
+  switch (protocol::checkAdminToken(ctx.request.headers, admin_token)) {
+    case protocol::AdminAuth::Ok:
+      break;
+    case protocol::AdminAuth::Disabled:
+      // Off means absent: answer like any unknown path, revealing nothing.
+      co_await sendError(ctx, 404, "not found", "not_found_error");
+      co_return;
+    case protocol::AdminAuth::Missing:
+      co_await sendError(ctx, 401, "the admin API requires the admin token", "authentication_error");
+      co_return;
+    case protocol::AdminAuth::Wrong:
+      co_await sendError(ctx, 403, "wrong admin token", "permission_error");
+      co_return;
+  }
+  switch (ctx.route.kind) {
+    case RouteKind::AdminFreezes:
+      co_await serveFreezes(ctx);
+      co_return;
+    case RouteKind::AdminFreeze:
+      co_await serveLift(ctx);
+      co_return;
+    case RouteKind::AdminRoutePreview:
+      if (preview) {
+        co_await preview(ctx);
+      } else {
+        co_await sendError(ctx, 501, "route preview is not available", "not_implemented_error");
+      }
+      co_return;
+    default:
+      co_await sendError(ctx, 404, "not found", "not_found_error");
+      co_return;
+  }
+}
+
+Task<void> AdminHandler::serveFreezes(RequestContext& ctx) {
+  co_await sendAdminJson(ctx, 200, freezesJson(freezes_.list()));
+}
+
+Task<void> AdminHandler::serveLift(RequestContext& ctx) {
+  // Lifting removes the freeze from persistence too: a synchronous SQLite write, rare and small.
+  if (!freezes_.lift(ctx.route.admin_id)) {
+    co_await sendError(ctx, 404, "no active freeze with this id", "not_found_error");
+    co_return;
+  }
+  HeaderList headers;
+  headers.add("X-Request-Id", ctx.request_id);
+  ctx.record.status = 204;
+  co_await ctx.response.send(204, headers, "");
+}
+
+}  // namespace llmux::proxy

@@ -1,0 +1,60 @@
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "net/task.h"
+#include "proxy/request_context.h"
+#include "routing/freezes.h"
+
+namespace llmux::proxy {
+
+/// The admin API (/admin/*): every route requires the admin token of the pinned configuration
+/// (`admin_token`), never a gateway key, and answers 404 when none is set (the API is off), 401
+/// without a token, 403 with a wrong one. Errors are `{"error":{"message","type"}}` JSON.
+///
+///   GET    /admin/freezes        → 200 {"freezes":[...]} (freezesJson)
+///   DELETE /admin/freezes/{id}   → 204 when lifted, 404 when no such active freeze
+///   POST   /admin/route-preview  → the `preview` hook (501 while unset)
+///
+/// The gateway dispatches admin routes here before client (gateway key) admission. Thread-safe
+/// as long as `preview` is set before serving starts.
+class AdminHandler {
+ public:
+  /// Answers POST /admin/route-preview once the token is checked. Set by the gateway (which
+  /// knows the planner); while unset the route answers 501.
+  using PreviewHook = std::function<net::Task<void>(RequestContext&)>;
+
+  explicit AdminHandler(routing::FreezeTable& freezes) : freezes_(freezes) {}
+
+  /// Serves `ctx.route`, which must be an admin route (protocol::isAdminRoute).
+  net::Task<void> serve(RequestContext& ctx);
+
+  PreviewHook preview;
+
+ private:
+  net::Task<void> serveFreezes(RequestContext& ctx);
+  net::Task<void> serveLift(RequestContext& ctx);
+
+  routing::FreezeTable& freezes_;
+};
+
+/// `{"freezes":[{"id","object","period","channel","key","model","created","until","rule",
+/// "reason"}]}`: "key" is the key's label (never its secret), times are RFC 3339 UTC, "until" is
+/// null for a freeze that lasts until lifted.
+std::string freezesJson(std::vector<routing::Freeze> const& freezes);
+
+/// `{"error":{"message":...,"type":...}}`.
+std::string adminErrorJson(std::string_view message, std::string_view type);
+
+/// A wall-clock instant as RFC 3339 UTC with seconds ("2023-11-14T22:13:20Z").
+std::string rfc3339Utc(WallTime t);
+
+/// Sends a JSON answer of the admin API (Content-Type, X-Request-Id) and notes its status (and,
+/// for errors, `error_message`) in the request record. Also the way the preview hook answers.
+net::Task<void> sendAdminJson(RequestContext& ctx, int status, std::string body,
+                              std::string_view error_message = {});
+
+}  // namespace llmux::proxy

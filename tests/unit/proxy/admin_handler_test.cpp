@@ -1,0 +1,165 @@
+#include "proxy/admin_handler.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/json/parse.hpp>
+
+#include "http/cancellation.h"
+#include "http/response_writer.h"
+#include "http/server_request.h"
+#include "protocol/routes.h"
+
+namespace llmux::proxy {
+namespace {
+
+namespace json = boost::json;
+
+/// Keeps what the handler sent.
+class RecordingWriter final : public http::ResponseWriter {
+ public:
+  net::Task<bool> send(int s, HeaderList const& h, std::string_view b) override {
+    status = s;
+    headers = h;
+    body = std::string(b);
+    co_return true;
+  }
+  net::Task<bool> beginBody(int, HeaderList const&, std::optional<std::uint64_t>,
+                            std::string_view) override {
+    co_return false;
+  }
+  net::Task<bool> writeBody(std::string_view) override { co_return false; }
+  net::Task<bool> endBody(std::string_view) override { co_return false; }
+  void breakConnection() override {}
+  bool headSent() const override { return status != 0; }
+  std::uint64_t bodyBytesSent() const override { return body.size(); }
+  MonoTime firstByteAt() const override { return {}; }
+  http::Cancellation& cancellation() override { return cancellation_; }
+
+  int status = 0;
+  HeaderList headers;
+  std::string body;
+
+ private:
+  http::Cancellation cancellation_;
+};
+
+std::shared_ptr<const routing::Catalog> catalogWithToken(std::string token) {
+  auto settings = std::make_shared<config::Settings>();
+  settings->admin_token = std::move(token);
+  return std::make_shared<const routing::Catalog>(settings);
+}
+
+config::FreezeRule forbidden() {
+  config::FreezeRule rule;
+  rule.name = "forbidden";
+  rule.status = 403;
+  return rule;
+}
+
+struct Exchange {
+  int status;
+  std::string body;
+};
+
+class AdminHandlerTest : public ::testing::Test {
+ protected:
+  Exchange call(std::string method, std::string path, std::string token) {
+    http::ServerRequest request;
+    request.method = method;
+    request.target = path;
+    if (!token.empty()) request.headers.add("Authorization", "Bearer " + token);
+    RecordingWriter writer;
+    RequestContext ctx{request, writer};
+    ctx.catalog = catalog;
+    ctx.request_id = "req-1";
+    ctx.route = protocol::matchRoute(method, path).route;
+    boost::asio::io_context io;
+    boost::asio::co_spawn(io, handler.serve(ctx), boost::asio::detached);
+    io.run();
+    EXPECT_EQ(ctx.record.status, writer.status);
+    return {writer.status, writer.body};
+  }
+
+  ManualTimeSource clock;
+  routing::FreezeTable freezes{clock};
+  AdminHandler handler{freezes};
+  std::shared_ptr<const routing::Catalog> catalog = catalogWithToken("adm");
+};
+
+TEST_F(AdminHandlerTest, ListsFreezesWithLabelsNeverSecrets) {
+  freezes.apply(forbidden(), {"openai", "kid-secretish", "openai#0", "gpt-4o"}, std::nullopt,
+                "status 403: forbidden");
+  auto answer = call("GET", "/admin/freezes", "adm");
+  ASSERT_EQ(answer.status, 200);
+  auto doc = json::parse(answer.body);
+  auto const& list = doc.at("freezes").as_array();
+  ASSERT_EQ(list.size(), 1u);
+  auto const& f = list[0].as_object();
+  EXPECT_TRUE(std::string_view(f.at("id").as_string()).starts_with("frz_"));
+  EXPECT_EQ(f.at("object").as_string(), "key");
+  EXPECT_EQ(f.at("period").as_string(), "today");
+  EXPECT_EQ(f.at("channel").as_string(), "openai");
+  EXPECT_EQ(f.at("key").as_string(), "openai#0");
+  EXPECT_EQ(f.at("model").as_string(), "");
+  EXPECT_EQ(f.at("created").as_string(), "2023-11-14T22:13:20Z");
+  EXPECT_EQ(f.at("until").as_string(), "2023-11-15T00:00:00Z");
+  EXPECT_EQ(f.at("rule").as_string(), "forbidden");
+  EXPECT_EQ(f.at("reason").as_string(), "status 403: forbidden");
+  EXPECT_EQ(answer.body.find("kid-secretish"), std::string::npos);
+}
+
+TEST_F(AdminHandlerTest, LiftsByIdAndAnswers404ForUnknownIds) {
+  auto id = freezes.apply(forbidden(), {"openai", "k", "openai#0", "m"}, std::nullopt, "r").id;
+  EXPECT_EQ(call("DELETE", "/admin/freezes/" + id, "adm").status, 204);
+  EXPECT_TRUE(freezes.list().empty());
+  auto again = call("DELETE", "/admin/freezes/" + id, "adm");
+  EXPECT_EQ(again.status, 404);
+  EXPECT_EQ(json::parse(again.body).at("error").at("type").as_string(), "not_found_error");
+}
+
+TEST_F(AdminHandlerTest, TheAdminTokenGuardsEveryRoute) {
+  EXPECT_EQ(call("GET", "/admin/freezes", "").status, 401);
+  EXPECT_EQ(call("GET", "/admin/freezes", "wrong").status, 403);
+  EXPECT_EQ(call("DELETE", "/admin/freezes/frz_x", "").status, 401);
+  auto wrong = call("POST", "/admin/route-preview", "wrong");
+  EXPECT_EQ(wrong.status, 403);
+  EXPECT_TRUE(json::parse(wrong.body).at("error").at("message").is_string());
+  catalog = catalogWithToken("");  // no admin token: the API is off
+  EXPECT_EQ(call("GET", "/admin/freezes", "adm").status, 404);
+  EXPECT_EQ(call("GET", "/admin/freezes", "").status, 404);
+}
+
+TEST_F(AdminHandlerTest, RoutePreviewUsesTheHookElse501) {
+  EXPECT_EQ(call("POST", "/admin/route-preview", "adm").status, 501);
+  handler.preview = [](RequestContext& ctx) -> net::Task<void> {
+    co_await sendAdminJson(ctx, 200, "{\"candidates\":[]}");
+  };
+  auto answer = call("POST", "/admin/route-preview", "adm");
+  EXPECT_EQ(answer.status, 200);
+  EXPECT_EQ(answer.body, "{\"candidates\":[]}");
+}
+
+TEST(AdminJson, ForeverIsNullAndTextIsEscaped) {
+  routing::Freeze f;
+  f.id = "frz_1";
+  f.object = config::FreezeObject::ChannelModel;
+  f.period = config::FreezePeriod::Forever;
+  f.channel = "c";
+  f.model = "m";
+  f.created = WallTime{};
+  f.reason = "said \"no\"";
+  auto doc = json::parse(freezesJson({f}));
+  auto const& got = doc.at("freezes").at(0).as_object();
+  EXPECT_TRUE(got.at("until").is_null());
+  EXPECT_EQ(got.at("object").as_string(), "channel+model");
+  EXPECT_EQ(got.at("created").as_string(), "1970-01-01T00:00:00Z");
+  EXPECT_EQ(got.at("reason").as_string(), "said \"no\"");
+  EXPECT_EQ(freezesJson({}), "{\"freezes\":[]}");
+  EXPECT_EQ(adminErrorJson("x", "y"), "{\"error\":{\"message\":\"x\",\"type\":\"y\"}}");
+}
+
+}  // namespace
+}  // namespace llmux::proxy
