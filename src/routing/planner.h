@@ -1,10 +1,11 @@
 #pragma once
 
-// Contract of the router's planner (implementation: planner.cpp). Pure: no I/O; state, clock
-// and randomness are passed in.
+// The router's planner (implementation: planner.cpp). Pure: no I/O; state, clock and randomness
+// are passed in.
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/settings.h"
@@ -30,19 +31,25 @@ struct RouteRequest {
   RequestNeeds needs;                 ///< for the billing factor and the capability gate
 };
 
-/// The factor values behind a score (intelligent / fast); 1 is neutral.
+/// The factor values behind a score (intelligent / fast); 1 is neutral. `weight` is the base the
+/// factors multiply (channel weight × key weight); score = weight × every factor.
 struct Factors {
   double headroom = 1, failures = 1, cooldown = 1, affinity = 1, billing = 1, yield = 1,
          performance = 1;
+  double weight = 1;
   double score = 0;
 };
+
+/// "score=0.512 weight=1 headroom=1 failures=0.8 ..." (route preview, debug logs).
+std::string formatFactors(Factors const& factors);
 
 /// One candidate in the order it will be tried.
 struct PlannedCandidate : Candidate {
   std::string model;           ///< the client-side model name of this hop (a fallback's name)
   std::string upstream_model;  ///< the name sent upstream
   int depth = 0;               ///< 0: the requested model; n: the n-th fallback hop
-  Factors factors;             ///< meaningful for intelligent and fast
+  bool passthrough = false;    ///< the row speaks the client's protocol (no translation)
+  Factors factors;             ///< filled for every strategy; orders intelligent and fast
 };
 
 enum class RouteStatus {
@@ -61,5 +68,14 @@ struct RoutePlan {
   std::vector<std::string> gate_skipped;
   std::vector<std::string> unknown_capabilities;
 };
+
+/// The ordered candidates of a request. Expands the model (a `channel/model` name, a model
+/// group's members, `fallbacks:` chains, each model once), honours the X-Channel pin, leaves out
+/// disabled keys and keys paused by KeyHealth, frozen by FreezeTable or without headroom
+/// (collecting when they come back), gates fallback hops by capability, orders each hop's
+/// candidates by the request's strategy (hops stay in order) and never lists a (channel, key,
+/// upstream model) twice. Reads RouterState through one snapshot.
+RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth const& health,
+                    FreezeTable const& freezes, RouteRequest const& request, Rng& rng);
 
 }  // namespace llmux::routing

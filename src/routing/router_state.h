@@ -1,11 +1,15 @@
 #pragma once
 
-// Contract for the router's learned state (implementation: router_state.cpp). The planner reads
-// it, the forwarder reports every attempt to it.
+// The router's learned state (implementation: router_state.cpp). The planner reads it through one
+// snapshot per plan, the forwarder reports every attempt to it.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "config/settings.h"
 #include "core/clock.h"
@@ -24,6 +28,89 @@ struct AttemptReport {
   std::optional<Millis> first_token;  ///< response head (non-stream) or first content (stream)
   std::int64_t tokens = 0;            ///< total tokens the answer used (0 when unknown)
   HeaderList const* headers = nullptr;  ///< the upstream's response head (rate-limit headers)
+};
+
+/// What the planner reads about one (key, upstream model), from a RouterState::Snapshot.
+struct CandidateState {
+  /// Factor 1: no RPM, TPM, concurrency or daily quota left (own limits or the upstream's
+  /// rate-limit headers); `exhausted_until` when it is known to come back.
+  bool exhausted = false;
+  std::optional<MonoTime> exhausted_until;
+  int consecutive_failures = 0;       ///< factor 2
+  bool cooling = false;               ///< factor 3
+  std::optional<double> quota_remaining;  ///< factor 6: fraction of the daily quota left
+  int success_streak = 0;             ///< factor 7
+  double success_rate = 1;            ///< factor 8 (optimistic before any attempt)
+  std::optional<double> first_token_ms;
+};
+
+/// What the planner reads about a request's session.
+struct SessionState {
+  bool known = false;
+  std::string_view last_key_id;    ///< the key that last served the session successfully
+  std::string_view last_model;     ///< the upstream model it used
+  /// The session's consecutive failures on `key_id` (anti-affinity).
+  int failuresOn(std::string_view key_id) const;
+
+  std::vector<std::pair<std::string, int>> const* failing = nullptr;
+};
+
+/// The router's learned state, shared by all workers; thread-safe. Keyed by names that survive
+/// configuration reloads: ChannelKey::id for headroom and quota, (ChannelKey::id, upstream model)
+/// for the failure and performance statistics, the session key for affinity. Sessions are
+/// bounded (scoring_constants::kMaxSessions, least recently used first out, and an idle TTL);
+/// keys removed from the configuration leave a small entry behind (bounded by the keys ever
+/// configured).
+class RouterState {
+ public:
+  explicit RouterState(TimeSource const& clock);
+  ~RouterState();
+  RouterState(RouterState const&) = delete;
+  RouterState& operator=(RouterState const&) = delete;
+
+  /// An attempt on `key` begins: concurrency +1, and the RPM/TPM windows of the key's own limits
+  /// (TPM counts the estimate: the real use is known only at the end).
+  void attemptStarted(std::string_view key_id, config::ChannelKey const& key,
+                      std::int64_t estimated_tokens);
+  /// The attempt ended: concurrency −1, the statistics, session affinity, daily quota and the
+  /// upstream's rate-limit headers. Only outcomes that count against the key are failures;
+  /// Success resets the consecutive failures; RateLimited and ClientGone neither count nor reset.
+  void attemptFinished(AttemptReport const& report, config::ChannelKey const& key);
+
+  /// (key, model) pairs on a window cooldown right now (metrics).
+  std::size_t cooldownsActive() const;
+  /// Sessions remembered (metrics, tests).
+  std::size_t sessionCount() const;
+
+  TimeSource const& clock() const { return clock_; }
+
+  struct Impl;
+
+  /// A consistent view for one plan: one shared lock for all the planner's reads. Keep it short
+  /// (it holds attempt reports back).
+  class Snapshot {
+   public:
+    explicit Snapshot(RouterState const& state);
+    ~Snapshot();
+    Snapshot(Snapshot const&) = delete;
+    Snapshot& operator=(Snapshot const&) = delete;
+
+    /// The state of `key` for `upstream_model`, as of the snapshot.
+    CandidateState candidate(config::ChannelKey const& key, std::string_view upstream_model) const;
+    /// The session's affinity state (`known` false for "" or a forgotten session).
+    SessionState session(std::string_view session) const;
+    MonoTime now() const { return now_; }
+
+   private:
+    Impl const& impl_;
+    MonoTime now_;
+    WallTime wall_now_;
+    std::int64_t today_;  ///< UTC day number, for the daily quota
+  };
+
+ private:
+  TimeSource const& clock_;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace llmux::routing

@@ -1,0 +1,451 @@
+#include "routing/router_state.h"
+
+#include <algorithm>
+#include <charconv>
+#include <deque>
+#include <list>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+
+#include "routing/scoring.h"
+
+namespace llmux::routing {
+
+namespace sc = scoring_constants;
+
+namespace {
+
+/// Lets the maps be searched with a string_view (no allocation on the planning path).
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+template <typename V>
+using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
+
+// --- Upstream rate-limit headers ------------------------------------------------------------
+
+/// A Go-style duration as OpenAI sends it: "1s", "6m0s", "20ms", "1h2m3.5s".
+std::optional<Millis> parseDuration(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  double total_ms = 0;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::size_t start = i;
+    while (i < text.size() && ((text[i] >= '0' && text[i] <= '9') || text[i] == '.')) ++i;
+    if (i == start) return std::nullopt;
+    double value = 0;
+    auto [end, ec] = std::from_chars(text.data() + start, text.data() + i, value);
+    if (ec != std::errc() || end != text.data() + i) return std::nullopt;
+    std::size_t unit_start = i;
+    while (i < text.size() && !((text[i] >= '0' && text[i] <= '9') || text[i] == '.')) ++i;
+    std::string_view unit = text.substr(unit_start, i - unit_start);
+    if (unit == "h") total_ms += value * 3'600'000;
+    else if (unit == "m") total_ms += value * 60'000;
+    else if (unit == "s" || unit.empty()) total_ms += value * 1'000;
+    else if (unit == "ms") total_ms += value;
+    else if (unit == "us" || unit == "\xC2\xB5s") total_ms += value / 1'000;
+    else if (unit == "ns") total_ms += value / 1'000'000;
+    else return std::nullopt;
+  }
+  return Millis(static_cast<std::int64_t>(total_ms + 0.5));
+}
+
+bool parseDigits(std::string_view text, std::size_t at, std::size_t count, int& out) {
+  if (at + count > text.size()) return false;
+  out = 0;
+  for (std::size_t i = at; i < at + count; ++i) {
+    if (text[i] < '0' || text[i] > '9') return false;
+    out = out * 10 + (text[i] - '0');
+  }
+  return true;
+}
+
+/// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
+std::int64_t daysFromCivil(int y, int m, int d) {
+  y -= m <= 2;
+  std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  std::int64_t yoe = y - era * 400;
+  std::int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  std::int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+/// An RFC 3339 time as Anthropic sends it: "2024-05-01T12:00:30Z", fraction and offset allowed.
+std::optional<WallTime> parseRfc3339(std::string_view text) {
+  int y, mo, d, h, mi, s;
+  if (text.size() < 20 || !parseDigits(text, 0, 4, y) || text[4] != '-' ||
+      !parseDigits(text, 5, 2, mo) || text[7] != '-' || !parseDigits(text, 8, 2, d) ||
+      (text[10] != 'T' && text[10] != 't' && text[10] != ' ') || !parseDigits(text, 11, 2, h) ||
+      text[13] != ':' || !parseDigits(text, 14, 2, mi) || text[16] != ':' ||
+      !parseDigits(text, 17, 2, s)) {
+    return std::nullopt;
+  }
+  std::size_t i = 19;
+  double fraction = 0;
+  if (i < text.size() && text[i] == '.') {
+    double scale = 0.1;
+    for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, scale /= 10) {
+      fraction += (text[i] - '0') * scale;
+    }
+  }
+  std::int64_t offset_s = 0;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) {
+    int oh, om;
+    if (!parseDigits(text, i + 1, 2, oh) || i + 3 >= text.size() || !parseDigits(text, i + 4, 2, om)) {
+      return std::nullopt;
+    }
+    offset_s = (oh * 3600 + om * 60) * (text[i] == '+' ? 1 : -1);
+  } else if (i >= text.size() || (text[i] != 'Z' && text[i] != 'z')) {
+    return std::nullopt;
+  }
+  std::int64_t seconds = daysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s - offset_s;
+  auto ms = std::chrono::milliseconds(seconds * 1000 + static_cast<std::int64_t>(fraction * 1000));
+  return WallTime(std::chrono::duration_cast<WallClock::duration>(ms));
+}
+
+std::optional<std::int64_t> parseCount(std::optional<std::string_view> text) {
+  if (!text) return std::nullopt;
+  std::int64_t value = 0;
+  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (ec != std::errc()) return std::nullopt;
+  return value;
+}
+
+/// What the rate-limit headers say: nullopt when they say nothing, else when the key has room
+/// again (`now` or earlier: room now).
+std::optional<MonoTime> upstreamBlockedUntil(HeaderList const& headers, MonoTime now, WallTime wall_now) {
+  struct Pair {
+    std::string_view remaining, reset;
+  };
+  static constexpr Pair kPairs[] = {
+      {"x-ratelimit-remaining-requests", "x-ratelimit-reset-requests"},
+      {"x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens"},
+      {"anthropic-ratelimit-requests-remaining", "anthropic-ratelimit-requests-reset"},
+      {"anthropic-ratelimit-tokens-remaining", "anthropic-ratelimit-tokens-reset"},
+      {"anthropic-ratelimit-input-tokens-remaining", "anthropic-ratelimit-input-tokens-reset"},
+      {"anthropic-ratelimit-output-tokens-remaining", "anthropic-ratelimit-output-tokens-reset"},
+  };
+  std::optional<MonoTime> result;
+  for (auto const& pair : kPairs) {
+    auto remaining = parseCount(headers.find(pair.remaining));
+    if (!remaining) continue;
+    MonoTime until = now;
+    if (*remaining <= 0) {
+      until = now + sc::kDefaultUpstreamReset;
+      if (auto reset = headers.find(pair.reset)) {
+        if (auto duration = parseDuration(*reset)) {
+          until = now + *duration;
+        } else if (auto at = parseRfc3339(*reset)) {
+          until = now + std::chrono::duration_cast<MonoClock::duration>(*at - wall_now);
+        }
+      }
+    }
+    if (!result || until > *result) result = until;
+  }
+  return result;
+}
+
+std::int64_t utcDay(WallTime t) {
+  auto seconds = std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
+  return seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400;
+}
+
+}  // namespace
+
+// --- State --------------------------------------------------------------------------------------
+
+namespace {
+
+/// Failure and performance statistics of one (key, upstream model).
+struct ModelStats {
+  std::string model;
+  int consecutive_failures = 0;
+  int success_streak = 0;
+  std::deque<MonoTime> window;  ///< counting failures since the last cooldown, within the window
+  int cooldown_repeats = 0;
+  MonoTime cooldown_until{};
+  std::optional<MonoTime> last_failure;
+  double success_rate = 1;
+  std::optional<double> first_token_ms;
+};
+
+/// One attempt start in the RPM/TPM window.
+struct RateStart {
+  MonoTime at;
+  std::int64_t tokens_before;  ///< the key's cumulative estimated tokens before this start
+};
+
+/// Headroom, quota and statistics of one key.
+struct KeyEntry {
+  std::int64_t in_flight = 0;
+  std::deque<RateStart> starts;  ///< kept only for keys with an RPM or TPM limit
+  std::int64_t cumulative_tokens = 0;
+  std::optional<MonoTime> upstream_blocked_until;
+  std::int64_t quota_day = -1;
+  std::int64_t quota_used = 0;
+  std::vector<ModelStats> models;
+
+  ModelStats const* find(std::string_view model) const {
+    for (auto const& m : models) {
+      if (m.model == model) return &m;
+    }
+    return nullptr;
+  }
+  ModelStats& at(std::string_view model) {
+    for (auto& m : models) {
+      if (m.model == model) return m;
+    }
+    models.push_back(ModelStats{.model = std::string(model)});
+    return models.back();
+  }
+};
+
+struct Session {
+  std::string last_key_id;
+  std::string last_model;
+  std::vector<std::pair<std::string, int>> failing;  ///< key id → consecutive failures
+  MonoTime last_used{};
+  std::list<std::string>::iterator lru;
+};
+
+}  // namespace
+
+struct RouterState::Impl {
+  mutable std::shared_mutex mutex;
+  StringMap<KeyEntry> keys;
+  StringMap<Session> sessions;
+  std::list<std::string> lru;  ///< session keys, least recently used first
+
+  Session& touchSession(std::string_view name, MonoTime now) {
+    // Forget idle sessions and keep the count bounded, oldest first.
+    while (!lru.empty()) {
+      auto oldest = sessions.find(lru.front());
+      bool idle = oldest->second.last_used + sc::kSessionIdleTtl < now;
+      if (!idle && sessions.size() < sc::kMaxSessions) break;
+      if (oldest->first == name && !idle) break;
+      sessions.erase(oldest);
+      lru.pop_front();
+    }
+    auto it = sessions.find(name);
+    if (it == sessions.end()) {
+      it = sessions.emplace(std::string(name), Session{}).first;
+      it->second.lru = lru.insert(lru.end(), it->first);
+    } else {
+      lru.splice(lru.end(), lru, it->second.lru);
+    }
+    it->second.last_used = now;
+    return it->second;
+  }
+};
+
+RouterState::RouterState(TimeSource const& clock) : clock_(clock), impl_(std::make_unique<Impl>()) {}
+RouterState::~RouterState() = default;
+
+void RouterState::attemptStarted(std::string_view key_id, config::ChannelKey const& key,
+                                 std::int64_t estimated_tokens) {
+  MonoTime now = clock_.now();
+  std::unique_lock lock(impl_->mutex);
+  auto it = impl_->keys.find(key_id);
+  if (it == impl_->keys.end()) it = impl_->keys.emplace(std::string(key_id), KeyEntry{}).first;
+  auto& entry = it->second;
+  ++entry.in_flight;
+  if (!key.limits.rpm && !key.limits.tpm) return;
+  while (!entry.starts.empty() && entry.starts.front().at + sc::kRateWindow <= now) {
+    entry.starts.pop_front();
+  }
+  entry.starts.push_back(RateStart{now, entry.cumulative_tokens});
+  entry.cumulative_tokens += std::max<std::int64_t>(estimated_tokens, 0);
+}
+
+void RouterState::attemptFinished(AttemptReport const& report, config::ChannelKey const& key) {
+  MonoTime now = clock_.now();
+  WallTime wall_now = clock_.wallNow();
+  auto action = actionFor(report.outcome);
+  bool success = report.outcome == Outcome::Success;
+  bool failure = action.counts_against_key;
+
+  std::unique_lock lock(impl_->mutex);
+  auto it = impl_->keys.find(report.key_id);
+  if (it == impl_->keys.end()) it = impl_->keys.emplace(std::string(report.key_id), KeyEntry{}).first;
+  auto& entry = it->second;
+  entry.in_flight = std::max<std::int64_t>(entry.in_flight - 1, 0);
+
+  // Daily quota, in the account's billing unit, per UTC day.
+  if (key.daily_quota) {
+    std::int64_t today = utcDay(wall_now);
+    if (entry.quota_day != today) {
+      entry.quota_day = today;
+      entry.quota_used = 0;
+    }
+    if (key.billing == config::Billing::PerRequest) {
+      if (success) ++entry.quota_used;
+    } else {
+      entry.quota_used += std::max<std::int64_t>(report.tokens, 0);
+    }
+  }
+
+  if (report.headers) {
+    if (auto until = upstreamBlockedUntil(*report.headers, now, wall_now)) {
+      if (*until > now) entry.upstream_blocked_until = until;
+      else entry.upstream_blocked_until.reset();  // the upstream says there is room
+    }
+  }
+
+  if (!success && !failure) return;  // rate limits, a client leaving: neither counts nor resets
+
+  auto& stats = entry.at(report.upstream_model);
+  if (success) {
+    stats.consecutive_failures = 0;
+    ++stats.success_streak;
+    stats.success_rate += sc::kSuccessEwmaAlpha * (1 - stats.success_rate);
+    if (report.first_token) {
+      double ms = static_cast<double>(report.first_token->count());
+      stats.first_token_ms = stats.first_token_ms
+                                 ? *stats.first_token_ms + sc::kLatencyEwmaAlpha * (ms - *stats.first_token_ms)
+                                 : ms;
+    }
+  } else {
+    ++stats.consecutive_failures;
+    stats.success_streak = 0;
+    stats.success_rate -= sc::kSuccessEwmaAlpha * stats.success_rate;
+    // A quiet window forgives earlier cooldowns: the next one starts at 15 s again.
+    if (stats.last_failure && now - *stats.last_failure > sc::kFailureWindow) stats.cooldown_repeats = 0;
+    stats.last_failure = now;
+    while (!stats.window.empty() && stats.window.front() + sc::kFailureWindow < now) stats.window.pop_front();
+    stats.window.push_back(now);
+    if (static_cast<int>(stats.window.size()) >= sc::kWindowFailures) {
+      stats.cooldown_until = now + cooldownDuration(stats.cooldown_repeats);
+      ++stats.cooldown_repeats;
+      stats.window.clear();  // each cooldown takes fresh failures
+    }
+  }
+
+  if (report.session.empty()) return;
+  auto& session = impl_->touchSession(report.session, now);
+  auto failing = std::find_if(session.failing.begin(), session.failing.end(),
+                              [&](auto const& f) { return f.first == report.key_id; });
+  if (success) {
+    session.last_key_id.assign(report.key_id);
+    session.last_model.assign(report.upstream_model);
+    if (failing != session.failing.end()) session.failing.erase(failing);
+  } else if (failing != session.failing.end()) {
+    ++failing->second;
+  } else {
+    session.failing.emplace_back(std::string(report.key_id), 1);
+  }
+}
+
+std::size_t RouterState::cooldownsActive() const {
+  MonoTime now = clock_.now();
+  std::shared_lock lock(impl_->mutex);
+  std::size_t count = 0;
+  for (auto const& [id, entry] : impl_->keys) {
+    for (auto const& stats : entry.models) count += stats.cooldown_until > now;
+  }
+  return count;
+}
+
+std::size_t RouterState::sessionCount() const {
+  std::shared_lock lock(impl_->mutex);
+  return impl_->sessions.size();
+}
+
+// --- Snapshot -----------------------------------------------------------------------------------
+
+int SessionState::failuresOn(std::string_view key_id) const {
+  if (!failing) return 0;
+  for (auto const& [id, count] : *failing) {
+    if (id == key_id) return count;
+  }
+  return 0;
+}
+
+RouterState::Snapshot::Snapshot(RouterState const& state)
+    : impl_(*state.impl_),
+      now_(state.clock_.now()),
+      wall_now_(state.clock_.wallNow()),
+      today_(utcDay(wall_now_)) {
+  impl_.mutex.lock_shared();
+}
+
+RouterState::Snapshot::~Snapshot() { impl_.mutex.unlock_shared(); }
+
+CandidateState RouterState::Snapshot::candidate(config::ChannelKey const& key,
+                                                std::string_view upstream_model) const {
+  CandidateState out;
+  auto const& limits = key.limits;
+  auto it = impl_.keys.find(std::string_view(key.id));
+  if (it == impl_.keys.end()) {
+    // Never used: only a zero limit leaves no room.
+    bool zero = (limits.rpm && *limits.rpm <= 0) || (limits.tpm && *limits.tpm <= 0) ||
+                (limits.concurrency && *limits.concurrency <= 0) ||
+                (key.daily_quota && *key.daily_quota <= 0);
+    out.exhausted = zero;
+    if (key.daily_quota && *key.daily_quota > 0) out.quota_remaining = 1.0;
+    return out;
+  }
+  auto const& entry = it->second;
+
+  // Factor 1: every exhausted dimension must clear; an unknown end (concurrency) leaves none.
+  bool unknown_end = false;
+  std::optional<MonoTime> until;
+  auto exhaust = [&](std::optional<MonoTime> when) {
+    out.exhausted = true;
+    if (!when) unknown_end = true;
+    else if (!until || *when > *until) until = when;
+  };
+  if (limits.concurrency && entry.in_flight >= *limits.concurrency) exhaust(std::nullopt);
+  if ((limits.rpm || limits.tpm) && !entry.starts.empty()) {
+    auto first = std::upper_bound(entry.starts.begin(), entry.starts.end(), now_ - sc::kRateWindow,
+                                  [](MonoTime t, RateStart const& s) { return t < s.at; });
+    auto in_window = static_cast<std::int64_t>(entry.starts.end() - first);
+    if (limits.rpm && in_window >= *limits.rpm) {
+      // Room again when enough of the window's starts have aged out.
+      exhaust((first + (in_window - std::max<std::int64_t>(*limits.rpm, 1)))->at + sc::kRateWindow);
+    }
+    if (limits.tpm && in_window > 0 && entry.cumulative_tokens - first->tokens_before >= *limits.tpm) {
+      exhaust(first->at + sc::kRateWindow);
+    }
+  } else if ((limits.rpm && *limits.rpm <= 0) || (limits.tpm && *limits.tpm <= 0)) {
+    exhaust(std::nullopt);
+  }
+  if (entry.upstream_blocked_until && *entry.upstream_blocked_until > now_) {
+    exhaust(entry.upstream_blocked_until);
+  }
+  if (key.daily_quota) {
+    std::int64_t used = entry.quota_day == today_ ? entry.quota_used : 0;
+    std::int64_t quota = *key.daily_quota;
+    out.quota_remaining = quota > 0 ? std::max(0.0, 1.0 - static_cast<double>(used) / quota) : 0.0;
+    if (used >= quota) {
+      // Until 00:00 UTC, measured on the wall clock and carried over to the monotonic one.
+      auto midnight = WallTime(std::chrono::seconds((today_ + 1) * 86400));
+      exhaust(now_ + std::chrono::duration_cast<MonoClock::duration>(midnight - wall_now_));
+    }
+  }
+  if (out.exhausted && !unknown_end) out.exhausted_until = until;
+
+  if (auto const* stats = entry.find(upstream_model)) {
+    out.consecutive_failures = stats->consecutive_failures;
+    out.cooling = stats->cooldown_until > now_;
+    out.success_streak = stats->success_streak;
+    out.success_rate = stats->success_rate;
+    out.first_token_ms = stats->first_token_ms;
+  }
+  return out;
+}
+
+SessionState RouterState::Snapshot::session(std::string_view name) const {
+  SessionState out;
+  if (name.empty()) return out;
+  auto it = impl_.sessions.find(name);
+  if (it == impl_.sessions.end() || it->second.last_used + sc::kSessionIdleTtl < now_) return out;
+  out.known = true;
+  out.last_key_id = it->second.last_key_id;
+  out.last_model = it->second.last_model;
+  out.failing = &it->second.failing;
+  return out;
+}
+
+}  // namespace llmux::routing

@@ -1,0 +1,107 @@
+#pragma once
+
+// The factors of the intelligent and fast strategies, as pure functions of plain numbers, and
+// the one place their constants live. The planner multiplies them into a candidate's score.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+
+#include "config/settings.h"
+
+namespace llmux::routing {
+
+/// Every routing constant, with the reason for its value. Unless said otherwise the numbers are
+/// the product specification's (the routing issue, sections 2 and 3); the others are ours.
+namespace scoring_constants {
+
+// Factor 2, consecutive failures: weight × base^n. Spec: 0.8 for intelligent; fast forgives less
+// (0.7) because a failing candidate is also a slow one for the client.
+inline constexpr double kIntelligentFailureBase = 0.8;
+inline constexpr double kFastFailureBase = 0.7;
+
+// Factor 3, window cooldown. Spec: 2 failures (not necessarily consecutive) within 5 minutes put
+// the (key, model) on cooldown for 15 s, 15 s more per repeat, at most 120 s.
+inline constexpr int kWindowFailures = 2;
+inline constexpr std::chrono::milliseconds kFailureWindow{300'000};
+inline constexpr std::chrono::milliseconds kCooldownStep{15'000};
+inline constexpr std::chrono::milliseconds kCooldownMax{120'000};
+// Ours: a cooling candidate is not dropped (it may be the last one left) but ranked after every
+// other; a zero factor does that.
+inline constexpr double kCooldownFactor = 0.0;
+
+// Factor 4, session affinity. Ours: ×3 keeps a session on its key (its prompt cache) against the
+// usual spread of the other factors (yield 0.85, latency differences of a few ×), while one
+// failure (×0.3 → 0.9 < 1) is enough to move it; 2 consecutive failures for the session exclude
+// the key for it (spec: affinity never pins a session to a dead key).
+inline constexpr double kSessionAffinityBoost = 3.0;
+inline constexpr double kSessionFailurePenalty = 0.3;
+inline constexpr int kSessionExcludeAfter = 2;
+// Factor 5, upstream-model affinity. Ours: weaker than key affinity (a different key of the same
+// model may still share a provider-side cache, a different model never does).
+inline constexpr double kModelAffinityBoost = 2.0;
+// Ours: sessions kept at most, and forgotten after this idle time (bounded memory).
+inline constexpr std::size_t kMaxSessions = 100'000;
+inline constexpr std::chrono::milliseconds kSessionIdleTtl{3'600'000};
+
+// Factor 6, billing. Spec: per_request accounts win for long prompts, crossing over at about
+// 2,000 prompt tokens; the factor is prompt/2000 clamped (ours) to [0.25, 4] so billing alone never
+// outweighs the health factors. A daily quota below 20 % remaining multiplies by 0.3 (spec).
+inline constexpr double kBillingCrossoverTokens = 2000;
+inline constexpr double kBillingMinFactor = 0.25;
+inline constexpr double kBillingMaxFactor = 4.0;
+inline constexpr double kLowQuotaFraction = 0.2;
+inline constexpr double kLowQuotaFactor = 0.3;
+
+// Factor 7, success yield. Ours: after 10 successes in a row a key gives up 15 % of its score, so
+// an equal neighbour takes the lead and no key is hammered; once every key of the pool has such a
+// run the factor is the same for all and cancels out.
+inline constexpr int kYieldAfterSuccesses = 10;
+inline constexpr double kYieldFactor = 0.85;
+
+// Factor 8, performance. Ours: an EWMA weight of 0.1 per attempt remembers about the last 10
+// attempts; the latency scale is where the factor halves (2 s first token for intelligent, 0.5 s
+// for fast, whose factor is also squared so that speed dominates its score).
+inline constexpr double kSuccessEwmaAlpha = 0.1;
+inline constexpr double kLatencyEwmaAlpha = 0.2;
+inline constexpr double kIntelligentLatencyScaleMs = 2000;
+inline constexpr double kFastLatencyScaleMs = 500;
+// Spec: fast explores with a small share; ours: 5 % of plans promote a random other candidate.
+inline constexpr double kFastExploration = 0.05;
+
+// Factor 1, headroom: an upstream that says "0 remaining" without a reset time is left alone this
+// long (ours: OpenAI's and Anthropic's windows are one minute).
+inline constexpr std::chrono::milliseconds kDefaultUpstreamReset{60'000};
+// Ours: the RPM/TPM windows of a key's own limits.
+inline constexpr std::chrono::milliseconds kRateWindow{60'000};
+
+}  // namespace scoring_constants
+
+/// Factor 2: base^n after n consecutive failures of the (key, model) (1 when n = 0).
+double failureFactor(int consecutive_failures, config::Strategy strategy);
+
+/// Factor 3: kCooldownFactor while on cooldown, else 1.
+double cooldownFactor(bool cooling);
+
+/// The cooldown a window failure trigger starts: 15 s × (repeat + 1), at most 120 s (repeat 0 is
+/// the first cooldown).
+std::chrono::milliseconds cooldownDuration(int repeat);
+
+/// Factors 4 and 5 combined: the larger of the key boost (this key served the session last) and
+/// the model boost (the session's last upstream model), times the anti-affinity penalty for the
+/// session's consecutive failures on this key (0 once excluded).
+double affinityFactor(bool session_last_key, bool session_last_model, int session_failures);
+
+/// Factor 6: the billing preference for the prompt size, times the low-quota penalty.
+/// `quota_remaining` is the remaining fraction of the daily quota (nullopt: no quota).
+double billingFactor(config::Billing billing, std::int64_t prompt_tokens,
+                     std::optional<double> quota_remaining);
+
+/// Factor 7: kYieldFactor after a run of kYieldAfterSuccesses successes, else 1.
+double yieldFactor(int success_streak);
+
+/// Factor 8: the decayed success rate times a latency factor (unknown latency: neutral 1).
+double performanceFactor(double success_rate, std::optional<double> first_token_ms,
+                         config::Strategy strategy);
+
+}  // namespace llmux::routing
