@@ -32,13 +32,24 @@ struct Hop {
   bool gated = false;                  ///< a fallback: the capability gate applies
 };
 
-/// Expands a name into hops: a group's members in order, then each model's `fallbacks:` chain,
-/// depth first. `visited` holds (model, channel) pairs so a chain can never loop.
+/// Expands a name into hops: a group's members in order, then the `fallbacks:` of every hop so
+/// far in order, then theirs (breadth first: a model's own list comes before its fallbacks'
+/// fallbacks). `visited` holds (model, channel) pairs so a chain can never loop.
 class Expander {
  public:
   explicit Expander(Catalog const& catalog) : catalog_(catalog) {}
 
-  void expand(std::string const& name, std::optional<std::size_t> channel, bool gated) {
+  void expand(std::string const& name, std::optional<std::size_t> channel) {
+    add(name, channel, false);
+    for (std::size_t i = 0; i < pending_.size(); ++i) {
+      for (auto const& fallback : catalog_.fallbacksFor(*pending_[i])) add(fallback, std::nullopt, true);
+    }
+  }
+
+  std::vector<Hop> hops;
+
+ private:
+  void add(std::string const& name, std::optional<std::size_t> channel, bool gated) {
     for (auto const& [model, only] : visited_) {
       if (model == name && only == channel) return;
     }
@@ -51,19 +62,17 @@ class Expander {
           only = catalog_.channelIndex(member.channel);
           if (!only) continue;  // a disabled channel
         }
-        expand(member.model, only, gated || i > 0);
+        add(member.model, only, gated || i > 0);  // members after the first are fallbacks
       }
     } else {
       hops.push_back(Hop{name, channel, gated});
     }
-    for (auto const& fallback : catalog_.fallbacksFor(name)) expand(fallback, std::nullopt, true);
+    pending_.push_back(&name);
   }
 
-  std::vector<Hop> hops;
-
- private:
   Catalog const& catalog_;
   std::vector<std::pair<std::string, std::optional<std::size_t>>> visited_;
+  std::vector<std::string const*> pending_;  ///< names whose fallbacks come next, in order
 };
 
 /// A candidate while it is being ordered (cheap to build and sort; strings come at the end).
@@ -158,9 +167,9 @@ RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth 
   // "channel/model" addresses one channel's model directly.
   Expander expander(catalog);
   if (auto split = catalog.splitChannelModel(request.model)) {
-    expander.expand(split->second, split->first, false);
+    expander.expand(split->second, split->first);
   } else {
-    expander.expand(request.model, std::nullopt, false);
+    expander.expand(request.model, std::nullopt);
   }
   auto const& hops = expander.hops;
 

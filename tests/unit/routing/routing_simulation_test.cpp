@@ -1,0 +1,1 @@
+// The deterministic routing simulation (written below).
