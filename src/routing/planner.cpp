@@ -86,12 +86,13 @@ struct Draft {
   Factors factors;
 };
 
+/// Score, then priority, then passthrough; equals in all three in random order, so that equal
+/// candidates share the load instead of the first in the configuration taking it all.
 bool scoreOrder(Draft const& a, Draft const& b) {
   if (a.factors.score != b.factors.score) return a.factors.score > b.factors.score;
   if (a.priority != b.priority) return a.priority > b.priority;
   if (a.passthrough != b.passthrough) return a.passthrough;
-  if (a.channel != b.channel) return a.channel < b.channel;
-  return a.key < b.key;
+  return a.key_rank < b.key_rank;
 }
 
 bool sequentialOrder(Draft const& a, Draft const& b) {
@@ -251,12 +252,12 @@ RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth 
         f.weight = static_cast<double>(std::max(channel.weight, 1)) * std::max(key.weight, 1);
         f.failures = failureFactor(cs.consecutive_failures, scoring);
         f.cooldown = cooldownFactor(cs.cooling);
+        bool session_key = session.known && session.last_key_id == key.id;
         if (session.known) {
-          f.affinity = affinityFactor(session.last_key_id == key.id, session.last_model == upstream,
-                                      session.failuresOn(key.id));
+          f.affinity = affinityFactor(session_key, session.last_model == upstream, session.failuresOn(key.id));
         }
         f.billing = billingFactor(key.billing, request.needs.prompt_tokens, cs.quota_remaining);
-        f.yield = yieldFactor(cs.success_streak);
+        f.yield = session_key ? 1.0 : yieldFactor(cs.success_streak);  // a session's key never yields
         f.performance = performanceFactor(cs.success_rate, cs.first_token_ms, scoring);
         f.score = f.weight * f.headroom * f.failures * f.cooldown * f.affinity * f.billing * f.yield *
                   f.performance;

@@ -44,9 +44,9 @@ std::chrono::milliseconds cooldownDuration(int repeat) {
 
 double affinityFactor(bool session_last_key, bool session_last_model, int session_failures) {
   if (session_failures >= sc::kSessionExcludeAfter) return 0;
-  double boost = std::max(session_last_key ? sc::kSessionAffinityBoost : 1.0,
-                          session_last_model ? sc::kModelAffinityBoost : 1.0);
-  return session_failures > 0 ? boost * sc::kSessionFailurePenalty : boost;
+  if (session_failures > 0) return sc::kSessionFailurePenalty;
+  return std::max(session_last_key ? sc::kSessionAffinityBoost : 1.0,
+                  session_last_model ? sc::kModelAffinityBoost : 1.0);
 }
 
 double billingFactor(config::Billing billing, std::int64_t prompt_tokens,

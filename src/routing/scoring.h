@@ -30,16 +30,18 @@ inline constexpr std::chrono::milliseconds kCooldownMax{120'000};
 // other; a zero factor does that.
 inline constexpr double kCooldownFactor = 0.0;
 
-// Factor 4, session affinity. Ours: ×3 keeps a session on its key (its prompt cache) against the
-// usual spread of the other factors (yield 0.85, latency differences of a few ×), while one
-// failure (×0.3 → 0.9 < 1) is enough to move it; 2 consecutive failures for the session exclude
-// the key for it (spec: affinity never pins a session to a dead key).
-inline constexpr double kSessionAffinityBoost = 3.0;
+// Factor 4, session affinity. Ours: ×4 keeps a session on its key (its prompt cache) against the
+// usual spread of the other factors (a 2 s key against a 0.2 s one is ×0.55, the model boost of the
+// other keys ×1.5); a key that failed for the session loses every boost and gets ×0.3, so one
+// failure moves the session; 2 consecutive failures for the session exclude the key for it
+// (spec: affinity never pins a session to a dead key). The session's key never yields (factor 7):
+// its prompt cache is worth more than spreading the load.
+inline constexpr double kSessionAffinityBoost = 4.0;
 inline constexpr double kSessionFailurePenalty = 0.3;
 inline constexpr int kSessionExcludeAfter = 2;
-// Factor 5, upstream-model affinity. Ours: weaker than key affinity (a different key of the same
-// model may still share a provider-side cache, a different model never does).
-inline constexpr double kModelAffinityBoost = 2.0;
+// Factor 5, upstream-model affinity. Ours: weaker than key affinity (another key of the same
+// model may share a provider-side cache; another model never does).
+inline constexpr double kModelAffinityBoost = 1.5;
 // Ours: sessions kept at most, and forgotten after this idle time (bounded memory).
 inline constexpr std::size_t kMaxSessions = 100'000;
 inline constexpr std::chrono::milliseconds kSessionIdleTtl{3'600'000};
@@ -88,8 +90,8 @@ double cooldownFactor(bool cooling);
 std::chrono::milliseconds cooldownDuration(int repeat);
 
 /// Factors 4 and 5 combined: the larger of the key boost (this key served the session last) and
-/// the model boost (the session's last upstream model), times the anti-affinity penalty for the
-/// session's consecutive failures on this key (0 once excluded).
+/// the model boost (the session's last upstream model); kSessionFailurePenalty instead once the
+/// key failed for the session, 0 once excluded.
 double affinityFactor(bool session_last_key, bool session_last_model, int session_failures);
 
 /// Factor 6: the billing preference for the prompt size, times the low-quota penalty.

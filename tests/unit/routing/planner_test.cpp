@@ -261,11 +261,11 @@ TEST_F(PlannerTest, SessionStaysOnItsKeyAndMovesWhenItFails) {
   attempt("mid-native", 2, Outcome::Success, "s1", "gpt-4o-2024-08-06", Millis(300));
   auto p = plan(request);
   EXPECT_EQ(label(p.candidates[0]), "mid-native#2:gpt-4o-2024-08-06");
-  EXPECT_DOUBLE_EQ(p.candidates[0].factors.affinity, 3.0);
-  // Its sibling keys share the upstream model: the model boost (2), not the product.
+  EXPECT_DOUBLE_EQ(p.candidates[0].factors.affinity, 4.0);
+  // Its sibling keys share the upstream model: the model boost.
   for (auto const& c : p.candidates) {
     if (label(c) == "mid-native#1:gpt-4o-2024-08-06") {
-      EXPECT_DOUBLE_EQ(c.factors.affinity, 2.0);
+      EXPECT_DOUBLE_EQ(c.factors.affinity, 1.5);
     }
   }
   attempt("mid-native", 2, Outcome::ServerError, "s1", "gpt-4o-2024-08-06");

@@ -32,10 +32,10 @@ TEST(Scoring, CooldownGrowsByFifteenSecondsUpToTwoMinutes) {
 
 TEST(Scoring, AffinityTakesTheLargerBoostAndNeverPinsToAFailingKey) {
   EXPECT_DOUBLE_EQ(affinityFactor(false, false, 0), 1.0);
-  EXPECT_DOUBLE_EQ(affinityFactor(true, false, 0), 3.0);
-  EXPECT_DOUBLE_EQ(affinityFactor(false, true, 0), 2.0);
-  EXPECT_DOUBLE_EQ(affinityFactor(true, true, 0), 3.0) << "the larger, not the product";
-  EXPECT_NEAR(affinityFactor(true, true, 1), 0.9, 1e-12) << "one failure moves the session";
+  EXPECT_DOUBLE_EQ(affinityFactor(true, false, 0), 4.0);
+  EXPECT_DOUBLE_EQ(affinityFactor(false, true, 0), 1.5);
+  EXPECT_DOUBLE_EQ(affinityFactor(true, true, 0), 4.0) << "the larger, not the product";
+  EXPECT_DOUBLE_EQ(affinityFactor(true, true, 1), 0.3) << "one failure moves the session";
   EXPECT_LT(affinityFactor(true, true, 1), affinityFactor(false, false, 0));
   EXPECT_EQ(affinityFactor(true, true, 2), 0.0) << "excluded after two failures";
 }
