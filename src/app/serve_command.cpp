@@ -15,6 +15,9 @@
 #include "net/tls.h"
 #include "net/worker_pool.h"
 #include "proxy/gateway_handler.h"
+#include "routing/freezes.h"
+#include "routing/router_state.h"
+#include "store/freeze_store.h"
 #include "store/sqlite_store.h"
 #include "store/state_dir.h"
 #include "telemetry/access_log.h"
@@ -131,11 +134,27 @@ int runServe(std::string const& config_path) {
   telemetry::RequestMetrics request_metrics(metrics_registry);
   routing::KeyHealth key_health(clock);
   routing::Rotation rotation;
+  routing::RouterState router_state(clock);
+  // Freezes outlive restarts: the state database keeps them.
+  auto freeze_store = store::SqliteFreezeStore::open(state_dir);
+  if (!freeze_store) {
+    std::fprintf(stderr, "cannot open the freezes in %s: %s\n", state_dir.c_str(),
+                 freeze_store.error().message.c_str());
+    return 1;
+  }
+  routing::FreezeTable freezes(clock, freeze_store->get());
+  try {
+    freezes.load();
+  } catch (std::exception const& e) {
+    std::fprintf(stderr, "cannot read the freezes in %s: %s\n", state_dir.c_str(), e.what());
+    return 1;
+  }
   proxy::ConfigHolder config_holder(std::make_shared<const routing::Catalog>(settings));
   std::atomic<bool> draining{false};
   store::RequestLogSink* request_log = settings->log.request_log ? store->get() : nullptr;
-  proxy::GatewayServices services{config_holder,   key_health,   rotation,    metrics_registry,
-                                  request_metrics, **access_log, request_log, clock, draining};
+  proxy::GatewayServices services{config_holder,    key_health,   rotation,    router_state,
+                                  freezes,          metrics_registry, request_metrics,
+                                  **access_log,     request_log,  clock,       draining};
 
   auto tls = net::makeClientTlsContext();
   if (!tls) {

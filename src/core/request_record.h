@@ -21,6 +21,16 @@ struct AttemptRecord {
   double duration_ms = 0;
   std::string upstream_protocol;  ///< the protocol spoken to the upstream (protocolName())
   bool translated = false;        ///< the upstream speaks another protocol than the client
+  /// How the router placed this candidate: the strategy, the score and its factor values
+  /// (intelligent / fast; routing::formatFactors: "score=0.512 weight=1 headroom=1 …"), and the
+  /// fallback depth (0: the model asked for; n: the n-th fallback hop).
+  std::string strategy;
+  double score = -1;  ///< -1: the strategy does not score
+  std::string factors;
+  int depth = 0;
+  /// The router's outcome class (routing::outcomeName: "success", "rate_limited", ...); "" when
+  /// no request reached the upstream.
+  std::string outcome_class;
 };
 
 /// Everything known about one client request when it ends: the row of the request log and the

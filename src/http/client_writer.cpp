@@ -70,7 +70,9 @@ std::string ClientWriter::buildHead(int status, HeaderList const& headers,
     head += f.value;
     head += "\r\n";
   }
-  if (content_length) {
+  if (status == 204 || status == 304) {
+    // No body, and no Content-Length either (RFC 9110 §8.6).
+  } else if (content_length) {
     head += "Content-Length: ";
     head += std::to_string(*content_length);
     head += "\r\n";

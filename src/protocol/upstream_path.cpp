@@ -47,6 +47,9 @@ std::string upstreamPath(std::string_view path_prefix, Route const& route,
     case RouteKind::Healthz:
     case RouteKind::Readyz:
     case RouteKind::Metrics:
+    case RouteKind::AdminFreezes:
+    case RouteKind::AdminFreeze:
+    case RouteKind::AdminRoutePreview:
       return {};
   }
   return {};

@@ -14,6 +14,8 @@
 #include "proxy/error_reply.h"
 #include "proxy/forwarder_support.h"
 #include "proxy/upstream_request.h"
+#include "routing/freezes.h"
+#include "routing/router_state.h"
 #include "translate/errors.h"
 #include "telemetry/log.h"
 
@@ -45,9 +47,33 @@ void noteResponseId(std::string_view piece, std::string& response_id) {
 Forwarder::Forwarder(GatewayServices& services, http::UpstreamPool& pool)
     : services_(services), pool_(pool) {}
 
-void Forwarder::pauseKeyAfter(routing::FailurePolicy const& policy, int status,
-                              HeaderList const& headers, std::optional<std::string> const& body,
-                              std::string const& key_id, std::optional<Millis>& retry_after) {
+void Forwarder::learnFromAnswer(RequestContext& ctx, routing::PlannedCandidate const& candidate,
+                                routing::FailurePolicy const& policy, int status,
+                                HeaderList const& headers, std::optional<std::string> const& body,
+                                std::optional<Millis>& retry_after) {
+  auto const& channel = ctx.catalog->settings().channels[candidate.channel];
+  auto const& key_id = channel.keys[candidate.key].id;
+  if (policy.reason != "context_overflow" &&
+      routing::actionFor(routing::outcomeForStatus(status)).may_freeze) {
+    std::string_view text = body ? std::string_view(*body) : std::string_view();
+    auto const& rules = ctx.catalog->settings().freeze_rules;
+    if (auto const* rule = routing::matchFreezeRule(rules, status, headers, text)) {
+      WallTime now = services_.clock.wallNow();
+      routing::FreezeTarget target{channel.name, key_id, channel.keys[candidate.key].label,
+                                   candidate.upstream_model};
+      routing::Freeze freeze = services_.freezes.apply(
+          *rule, target, routing::upstreamResetTime(headers, text, now), freezeReason(status, text, channel.keys[candidate.key].secret));
+      telemetry::logInfo("request {}: {} {} frozen by rule {} ({})", ctx.request_id,
+                         config::freezeObjectName(rule->object),
+                         rule->object == config::FreezeObject::Channel ||
+                                 rule->object == config::FreezeObject::ChannelModel
+                             ? channel.name
+                             : channel.keys[candidate.key].label,
+                         rule->name, freeze.id);
+      if (status == 429) retry_after = protocol::parseRetryAfter(headers, now);
+      return;  // the freeze is the pause: lifting it must bring the key back at once
+    }
+  }
   if (policy.verdict != routing::Verdict::NextKey) return;
   if (status == 429) {
     retry_after = protocol::parseRetryAfter(headers, services_.clock.wallNow());
@@ -59,12 +85,13 @@ void Forwarder::pauseKeyAfter(routing::FailurePolicy const& policy, int status,
   }
 }
 
-Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::Candidate candidate,
+Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
+                                                  routing::PlannedCandidate const& candidate,
                                                   bool last, AttemptRecord& record) {
   auto const& channel = ctx.catalog->settings().channels[candidate.channel];
   auto const& row = channel.rows[candidate.row];
   auto const& key = channel.keys[candidate.key];
-  std::string const& upstream_model = channel.upstreamModel(ctx.profile.model);
+  std::string const& upstream_model = candidate.upstream_model;
   record.channel = channel.name;
   record.key_label = key.label;
   record.upstream_model = upstream_model;
@@ -161,7 +188,7 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::
     AttemptResult translated_result;
     if (result.status >= 300) {
       translated_result = co_await answerTranslatedError(ctx, *exchange, record, row.protocol, result,
-                                                         last, key.id, attempt_deadline,
+                                                         last, candidate, attempt_deadline,
                                                          channel.timeouts.idle);
     } else {
       translated_result = co_await relayTranslated(ctx, *exchange, record, row.protocol,
@@ -178,7 +205,8 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::
   // context overflow under another status); such bodies are small error documents, read whole
   // before deciding.
   std::optional<std::string> read_body;
-  if (routing::needsBodyToDecide(row.protocol, result.status) || mayHideContextOverflow(result.status)) {
+  if (routing::needsBodyToDecide(row.protocol, result.status) || mayHideContextOverflow(result.status) ||
+      routing::freezeRulesNeedBody(ctx.catalog->settings().freeze_rules, result.status)) {
     WaitClock wait(ctx.upstream_wait);
     auto error_body = co_await readWholeBody(*exchange, attempt_deadline, channel.timeouts.idle,
                                              kErrorBodyLimit);
@@ -211,11 +239,12 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx, routing::
         markClientGone(ctx, record);
       }
       result.kind = AttemptResult::Kind::Answered;
+      result.policy = {routing::Verdict::Relay, "context_overflow"};
       co_return result;
     }
   }
-  pauseKeyAfter(result.policy, result.status, exchange->headers(), read_body, key.id,
-                result.retry_after);
+  learnFromAnswer(ctx, candidate, result.policy, result.status, exchange->headers(), read_body,
+                  result.retry_after);
 
   bool retryable = result.policy.verdict != routing::Verdict::Relay;
   // A rejected channel key is never shown to the client (its body may even quote the key).
@@ -431,30 +460,96 @@ Task<void> Forwarder::answerExhausted(RequestContext& ctx, AttemptResult const& 
   co_await replyError(ctx, status, message, std::move(extra));
 }
 
-Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::Candidate> candidates) {
-  auto const& channels = ctx.catalog->settings().channels;
+namespace {
+
+/// The router's reading of how an attempt ended (routing/outcome.h's table acts on it).
+routing::Outcome outcomeOf(Forwarder::AttemptResult const& result, AttemptRecord const& record) {
+  using routing::Outcome;
+  using Kind = Forwarder::AttemptResult::Kind;
+  if (result.kind == Kind::Aborted || record.outcome == "cancelled") return Outcome::ClientGone;
+  if (result.policy.reason == "untranslatable") return Outcome::Untranslatable;
+  if (result.policy.reason == "context_overflow") return Outcome::ContextOverflow;
+  if (result.policy.reason == "key_rejected") return Outcome::KeyRejected;
+  if (record.outcome == "failed:mid_stream") return Outcome::MidStreamFailure;
+  if (result.kind == Kind::Failed && result.status == 0 && result.error) {
+    return routing::outcomeForTransportError(*result.error);
+  }
+  // An error event in place of content (the status is the one the event implied).
+  bool stream_error = result.error && result.error->kind == ErrorKind::UpstreamStatus;
+  bool failed_stream = record.status < 300 && record.outcome.starts_with("failed:");
+  if ((stream_error || failed_stream) && result.status != 429) {
+    return Outcome::StreamErrorBeforeContent;
+  }
+  if (result.status == 0) return Outcome::ClientError;  // refused before anything was sent
+  return routing::outcomeForStatus(result.status);
+}
+
+}  // namespace
+
+void Forwarder::report(RequestContext& ctx, routing::PlannedCandidate const& candidate,
+                       AttemptResult const& result, AttemptRecord& record) {
+  auto const& channel = ctx.catalog->settings().channels[candidate.channel];
+  routing::Outcome outcome = outcomeOf(result, record);
+  record.outcome_class = std::string(routing::outcomeName(outcome));
+  routing::AttemptReport report;
+  report.channel = channel.name;
+  report.key_id = channel.keys[candidate.key].id;
+  report.upstream_model = candidate.upstream_model;
+  report.session = ctx.session;
+  report.outcome = outcome;
+  if (record.first_byte_ms >= 0) {
+    report.first_token = Millis(static_cast<std::int64_t>(record.first_byte_ms));
+  }
+  if (outcome == routing::Outcome::Success && ctx.record.usage) report.tokens = ctx.record.usage->total();
+  services_.router_state.attemptFinished(report, channel.keys[candidate.key]);
+}
+
+Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedCandidate> candidates) {
+  auto const& settings = ctx.catalog->settings();
+  auto const& channels = settings.channels;
+  // The retry budget: so many attempts, and none started after the deadline.
+  auto const max_attempts = static_cast<std::size_t>(std::max(settings.retry.max_attempts, 1));
+  MonoTime const no_attempt_after = ctx.started + settings.retry.deadline;
   std::vector<std::size_t> skipped_channels;
+  auto skipped = [&](std::size_t channel) {
+    return std::find(skipped_channels.begin(), skipped_channels.end(), channel) != skipped_channels.end();
+  };
   AttemptResult last;
   std::size_t attempts = 0;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     auto const& candidate = candidates[i];
-    auto const& key_id = channels[candidate.channel].keys[candidate.key].id;
-    if (std::find(skipped_channels.begin(), skipped_channels.end(), candidate.channel) !=
-        skipped_channels.end()) {
-      continue;
+    auto const& channel = channels[candidate.channel];
+    auto const& key = channel.keys[candidate.key];
+    if (skipped(candidate.channel)) continue;
+    if (attempts > 0) {
+      // What earlier attempts of this request (or others meanwhile) learned.
+      if (services_.key_health.pausedUntil(key.id)) continue;
+      if (services_.freezes.frozen(channel.name, key.id, candidate.upstream_model)) continue;
+      if (MonoClock::now() >= no_attempt_after) break;
     }
-    if (attempts > 0 && services_.key_health.pausedUntil(key_id)) continue;  // paused meanwhile
 
+    // The last attempt relays its own error to the client.
     bool is_last = true;
-    for (std::size_t j = i + 1; j < candidates.size() && is_last; ++j) {
-      is_last = std::find(skipped_channels.begin(), skipped_channels.end(), candidates[j].channel) !=
-                skipped_channels.end();
+    if (attempts + 1 < max_attempts) {
+      for (std::size_t j = i + 1; j < candidates.size() && is_last; ++j) {
+        is_last = skipped(candidates[j].channel);
+      }
     }
     ctx.record.attempts.emplace_back();
+    AttemptRecord& record = ctx.record.attempts.back();
+    config::Strategy strategy = ctx.gateway_key ? ctx.gateway_key->strategy : config::Strategy::Intelligent;
+    record.strategy = std::string(config::strategyName(strategy));
+    record.depth = candidate.depth;
+    if (strategy == config::Strategy::Intelligent || strategy == config::Strategy::Fast) {
+      record.score = candidate.factors.score;
+      record.factors = routing::formatFactors(candidate.factors);
+    }
     ++attempts;
-    AttemptResult result = co_await attempt(ctx, candidate, is_last, ctx.record.attempts.back());
-    ctx.record.channel = ctx.record.attempts.back().channel;
-    ctx.record.key_label = ctx.record.attempts.back().key_label;
+    services_.router_state.attemptStarted(key.id, key, ctx.prompt_tokens);
+    AttemptResult result = co_await attempt(ctx, candidate, is_last, record);
+    report(ctx, candidate, result, record);
+    ctx.record.channel = record.channel;
+    ctx.record.key_label = record.key_label;
     switch (result.kind) {
       case AttemptResult::Kind::Answered: co_return;
       case AttemptResult::Kind::Aborted:
@@ -473,6 +568,7 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::Candidat
         last = std::move(result);
         break;
     }
+    if (is_last) break;
   }
   co_await answerExhausted(ctx, last, attempts);
 }

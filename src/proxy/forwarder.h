@@ -10,6 +10,7 @@
 #include "proxy/services.h"
 #include "routing/candidates.h"
 #include "routing/failure_policy.h"
+#include "routing/planner.h"
 
 namespace llmux::http {
 class UpstreamPool;
@@ -29,9 +30,10 @@ class Forwarder {
 
   /// Answers the client (relayed response or an error in its protocol's shape) and fills
   /// `ctx.record` with the attempts and the outcome.
-  net::Task<void> forward(RequestContext& ctx, std::vector<routing::Candidate> candidates);
+  /// Candidates are tried in order within the retry budget (Settings::retry); every attempt is
+  /// reported to the router and its answer matched against the freeze rules.
+  net::Task<void> forward(RequestContext& ctx, std::vector<routing::PlannedCandidate> candidates);
 
- private:
   /// How one attempt ended.
   struct AttemptResult {
     enum class Kind {
@@ -46,8 +48,9 @@ class Forwarder {
     std::optional<Millis> retry_after; ///< from a 429
   };
 
-  net::Task<AttemptResult> attempt(RequestContext& ctx, routing::Candidate candidate, bool last,
-                                   AttemptRecord& record);
+ private:
+  net::Task<AttemptResult> attempt(RequestContext& ctx, routing::PlannedCandidate const& candidate,
+                                   bool last, AttemptRecord& record);
   net::Task<AttemptResult> relay(RequestContext& ctx, http::UpstreamExchange& exchange,
                                  AttemptRecord& record, MonoTime attempt_deadline, Millis idle,
                                  HeaderList extra_headers, bool last);
@@ -55,7 +58,7 @@ class Forwarder {
   net::Task<AttemptResult> answerTranslatedError(RequestContext& ctx, http::UpstreamExchange& exchange,
                                                  AttemptRecord& record, Protocol upstream,
                                                  AttemptResult result, bool last,
-                                                 std::string const& key_id,
+                                                 routing::PlannedCandidate const& candidate,
                                                  MonoTime attempt_deadline, Millis idle);
   net::Task<AttemptResult> relayTranslated(RequestContext& ctx, http::UpstreamExchange& exchange,
                                            AttemptRecord& record, Protocol upstream,
@@ -63,9 +66,14 @@ class Forwarder {
   /// A translated stream reported an error before any content (translated_relay.cpp).
   net::Task<AttemptResult> answerStreamFailure(RequestContext& ctx, AttemptRecord& record,
                                                translate::Event const& failure, bool last);
-  void pauseKeyAfter(routing::FailurePolicy const& policy, int status, HeaderList const& headers,
-                     std::optional<std::string> const& body, std::string const& key_id,
-                     std::optional<Millis>& retry_after);
+  /// After an error answer: the freeze rules are matched (a match freezes its object), else a
+  /// key the answer blames sits out a while (KeyHealth: 429's retry-after, 401/403).
+  void learnFromAnswer(RequestContext& ctx, routing::PlannedCandidate const& candidate,
+                       routing::FailurePolicy const& policy, int status, HeaderList const& headers,
+                       std::optional<std::string> const& body, std::optional<Millis>& retry_after);
+  /// Reports a finished attempt to the router (statistics, affinity, headroom).
+  void report(RequestContext& ctx, routing::PlannedCandidate const& candidate,
+              AttemptResult const& result, AttemptRecord& record);
   net::Task<void> answerExhausted(RequestContext& ctx, AttemptResult const& last, std::size_t attempts);
 
   GatewayServices& services_;

@@ -18,6 +18,23 @@ void markClientGone(RequestContext& ctx, AttemptRecord& record) {
   record.outcome = "cancelled";
 }
 
+std::string freezeReason(int status, std::string_view body, std::string_view key_secret) {
+  constexpr std::size_t kReasonBodyChars = 200;
+  std::string reason = "status " + std::to_string(status);
+  if (body.empty() || (!key_secret.empty() && body.find(key_secret) != std::string_view::npos)) {
+    return reason;
+  }
+  reason += ": ";
+  bool space = false;
+  for (char c : body.substr(0, kReasonBodyChars)) {
+    bool blank = c == ' ' || c == '\n' || c == '\r' || c == '\t';
+    if (blank && space) continue;
+    space = blank;
+    reason.push_back(blank ? ' ' : c);
+  }
+  return reason;
+}
+
 net::Task<Result<std::string>> readWholeBody(http::UpstreamExchange& exchange,
                                              MonoTime attempt_deadline, Millis idle,
                                              std::size_t limit) {

@@ -59,6 +59,10 @@ inline char const* relayedOutcome(int status) { return status >= 400 ? "client_e
 /// The client went away while its answer was being written: not an upstream failure.
 void markClientGone(RequestContext& ctx, AttemptRecord& record);
 
+/// Why a freeze was made, for the admin API and logs: "status 403: <start of the error body>".
+/// The body is left out when it quotes the channel's key (some upstreams echo it).
+std::string freezeReason(int status, std::string_view body, std::string_view key_secret);
+
 /// Reads a whole body expected to be at most `limit` bytes (an error document, or a non-streamed
 /// answer to translate).
 net::Task<Result<std::string>> readWholeBody(http::UpstreamExchange& exchange,

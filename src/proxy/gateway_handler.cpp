@@ -1,5 +1,7 @@
 #include "proxy/gateway_handler.h"
 
+#include <random>
+
 #include "core/ids.h"
 #include "http/response_writer.h"
 #include "http/server_request.h"
@@ -9,6 +11,11 @@
 #include "protocol/model_list.h"
 #include "protocol/routes.h"
 #include "proxy/error_reply.h"
+#include "proxy/route_preview.h"
+#include "proxy/route_request.h"
+#include "routing/freezes.h"
+#include "routing/planner.h"
+#include "routing/router_state.h"
 #include "routing/candidates.h"
 #include "store/request_log.h"
 #include "telemetry/access_log.h"
@@ -49,7 +56,16 @@ bool isProbe(RouteKind kind) {
 }  // namespace
 
 GatewayHandler::GatewayHandler(GatewayServices& services, http::UpstreamPool& pool)
-    : services_(services), forwarder_(services, pool) {}
+    : services_(services), forwarder_(services, pool), admin_(services.freezes),
+      rng_(std::random_device{}()) {
+  admin_.preview = [this](RequestContext& ctx) { return servePreview(ctx); };
+}
+
+Task<void> GatewayHandler::servePreview(RequestContext& ctx) {
+  AdminAnswer answer = previewRoute(services_, *ctx.catalog, ctx.request.body);
+  std::string error = answer.status == 200 ? std::string() : "route preview: bad request";
+  co_await sendAdminJson(ctx, answer.status, std::move(answer.body), error);
+}
 
 http::PlainAnswer GatewayHandler::rejection(int status, std::string_view path,
                                             std::string_view message) {
@@ -101,6 +117,10 @@ Task<void> GatewayHandler::handle(http::ServerRequest& request, http::ResponseWr
 }
 
 Task<void> GatewayHandler::serveRoute(RequestContext& ctx) {
+  if (protocol::isAdminRoute(ctx.route.kind)) {
+    co_await admin_.serve(ctx);  // the admin token, never a gateway key
+    co_return;
+  }
   switch (ctx.route.kind) {
     case RouteKind::Healthz:
       co_await servePlain(ctx, 200, "application/json", "{\"status\":\"ok\"}");
@@ -119,6 +139,17 @@ Task<void> GatewayHandler::serveRoute(RequestContext& ctx) {
       if (services_.request_log) {
         dropped.labels({"request_log"}).advanceTo(services_.request_log->droppedRecords());
       }
+      // The router's state as of now.
+      auto& freezes = services_.metrics_registry.gauge(telemetry::MetricId::FreezesActive);
+      auto active = services_.freezes.activeByObject();
+      for (auto object : {config::FreezeObject::Key, config::FreezeObject::KeyModel,
+                          config::FreezeObject::Channel, config::FreezeObject::ChannelModel}) {
+        freezes.labels({config::freezeObjectName(object)})
+            .set(static_cast<double>(active[static_cast<std::size_t>(object)]));
+      }
+      services_.metrics_registry.gauge(telemetry::MetricId::CooldownsActive)
+          .get()
+          .set(static_cast<double>(services_.router_state.cooldownsActive()));
       co_await servePlain(ctx, 200, "text/plain; version=0.0.4; charset=utf-8",
                           services_.metrics_registry.renderPrometheus());
       co_return;
@@ -154,6 +185,7 @@ bool GatewayHandler::admit(RequestContext& ctx) {
     return false;
   }
   ctx.record.gateway_key = key->name;
+  ctx.gateway_key = key;
   return true;
 }
 
@@ -169,13 +201,26 @@ Task<void> GatewayHandler::serveModelRequest(RequestContext& ctx) {
   ctx.record.model = ctx.profile.model;
   ctx.record.stream = ctx.profile.stream;
 
-  auto plan = routing::planCandidates(*ctx.catalog, ctx.protocol, ctx.profile.model,
-                                      services_.key_health, services_.rotation);
+  routing::RouteRequest route_request = routeRequestFor(ctx);
+  auto plan = routing::planRoute(*ctx.catalog, services_.router_state, services_.key_health,
+                                 services_.freezes, route_request, rng_);
+  warnUnknownCapabilities(plan);
   switch (plan.status) {
-    case routing::PlanStatus::UnknownModel:
+    case routing::RouteStatus::UnknownModel:
       co_await replyError(ctx, 404, "model '" + ctx.profile.model + "' is not served by this gateway");
       co_return;
-    case routing::PlanStatus::AllPaused: {
+    case routing::RouteStatus::UnknownChannel:
+      co_await replyError(ctx, 400,
+                          "X-Channel '" + route_request.pinned_channel +
+                              "' names no enabled channel serving model '" + ctx.profile.model + "'");
+      co_return;
+    case routing::RouteStatus::AllPaused: {
+      if (!plan.resume_at) {
+        co_await replyError(ctx, 503,
+                            "every upstream for model '" + ctx.profile.model +
+                                "' is frozen or out of quota (see GET /admin/freezes)");
+        co_return;
+      }
       auto wait = std::chrono::ceil<std::chrono::seconds>(*plan.resume_at - services_.clock.now());
       HeaderList extra;
       extra.add("retry-after", std::to_string(std::max<long long>(1, wait.count())));
@@ -186,12 +231,12 @@ Task<void> GatewayHandler::serveModelRequest(RequestContext& ctx) {
                           std::move(extra));
       co_return;
     }
-    case routing::PlanStatus::Ready: break;
+    case routing::RouteStatus::Ready: break;
   }
   if (isTokenCount(ctx.route.kind)) {
     // Token counts are answered by the upstream's own tokenizer: never translated.
     auto const& channels = ctx.catalog->settings().channels;
-    std::erase_if(plan.candidates, [&](routing::Candidate const& c) {
+    std::erase_if(plan.candidates, [&](routing::PlannedCandidate const& c) {
       return channels[c.channel].rows[c.row].protocol != ctx.protocol;
     });
     if (plan.candidates.empty()) {

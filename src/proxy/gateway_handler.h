@@ -2,8 +2,10 @@
 
 #include "http/request_handler.h"
 #include "net/asio_types.h"
+#include "proxy/admin_handler.h"
 #include "proxy/forwarder.h"
 #include "proxy/services.h"
+#include "routing/rng.h"
 
 namespace llmux::http {
 class UpstreamPool;
@@ -25,6 +27,7 @@ class GatewayHandler final : public http::RequestHandler {
   net::Task<void> serveRoute(RequestContext& ctx);
   net::Task<void> serveModelRequest(RequestContext& ctx);
   net::Task<void> serveModelList(RequestContext& ctx);
+  net::Task<void> servePreview(RequestContext& ctx);
   net::Task<void> servePlain(RequestContext& ctx, int status, std::string_view content_type,
                              std::string_view body);
   bool admit(RequestContext& ctx);
@@ -32,6 +35,8 @@ class GatewayHandler final : public http::RequestHandler {
 
   GatewayServices& services_;
   Forwarder forwarder_;
+  AdminHandler admin_;
+  routing::Rng rng_;  ///< this worker's: random strategies and the fast strategy's exploration
 };
 
 }  // namespace llmux::proxy

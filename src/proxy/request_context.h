@@ -51,6 +51,12 @@ struct RequestContext {
   /// The calling client as detected (User-Agent, body hint, system prompt): for the logs, the
   /// metrics and routing.
   protocol::ClientKind client = protocol::ClientKind::Unknown;
+  /// The admitted gateway key (its strategy), nullptr before admission.
+  config::GatewayKey const* gateway_key = nullptr;
+  /// The session the request belongs to (protocol/session_key.h), "" when none: affinity.
+  std::string session;
+  /// The prompt's estimated size in tokens (protocol/request_needs.h): routing and TPM headroom.
+  std::int64_t prompt_tokens = 0;
   RequestRecord record;
 };
 

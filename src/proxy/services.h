@@ -7,6 +7,11 @@
 #include "routing/candidates.h"
 #include "routing/key_health.h"
 
+namespace llmux::routing {
+class RouterState;
+class FreezeTable;
+}  // namespace llmux::routing
+
 namespace llmux::telemetry {
 class MetricsRegistry;
 class RequestMetrics;
@@ -25,6 +30,8 @@ struct GatewayServices {
   ConfigHolder& config;
   routing::KeyHealth& key_health;
   routing::Rotation& rotation;
+  routing::RouterState& router_state;  ///< what the router learned from every attempt
+  routing::FreezeTable& freezes;       ///< frozen keys and channels (persisted)
   telemetry::MetricsRegistry& metrics_registry;
   telemetry::RequestMetrics& metrics;
   telemetry::AccessLog& access_log;

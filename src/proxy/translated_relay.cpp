@@ -53,8 +53,8 @@ translate::EncodeOptions encodeOptions(RequestContext const& ctx, std::int64_t c
 
 Task<Forwarder::AttemptResult> Forwarder::answerTranslatedError(
     RequestContext& ctx, http::UpstreamExchange& exchange, AttemptRecord& record, Protocol upstream,
-    AttemptResult result, bool last, std::string const& key_id, MonoTime attempt_deadline,
-    Millis idle) {
+    AttemptResult result, bool last, routing::PlannedCandidate const& candidate,
+    MonoTime attempt_deadline, Millis idle) {
   // The body says what the status alone cannot (a context overflow, Gemini's wrong key, its
   // retry delay), and it is what the client gets, translated, if this is the last candidate.
   Result<std::string> body = Error{};
@@ -79,7 +79,8 @@ Task<Forwarder::AttemptResult> Forwarder::answerTranslatedError(
   // A prompt too long for the model is the client's problem everywhere: never retried.
   if (error.cls == translate::ErrorClass::ContextOverflow) result.policy = {routing::Verdict::Relay, "context_overflow"};
   std::optional<std::string> kept = *body;
-  pauseKeyAfter(result.policy, result.status, exchange.headers(), kept, key_id, result.retry_after);
+  learnFromAnswer(ctx, candidate, result.policy, result.status, exchange.headers(), kept,
+                  result.retry_after);
 
   bool retryable = result.policy.verdict != routing::Verdict::Relay;
   bool hide_answer = result.status == 401 || result.status == 403 ||

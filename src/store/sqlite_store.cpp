@@ -1,5 +1,6 @@
 #include "store/sqlite_store.h"
 
+#include <cstdlib>
 #include <stdexcept>
 #include <system_error>
 #include <unordered_map>
@@ -19,8 +20,9 @@ constexpr char const* kInsertRequest =
 
 constexpr char const* kInsertAttempt =
     "INSERT INTO attempts (request_seq, request_id, attempt, channel, key_label, upstream_model, "
-    "status, outcome, first_byte_ms, duration_ms, upstream_protocol, translated) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    "status, outcome, first_byte_ms, duration_ms, upstream_protocol, translated, strategy, "
+    "route_score) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 constexpr char const* kSelectRecent =
     "SELECT seq, id, started_at, route, client_protocol, gateway_key, model, stream, channel, "
@@ -30,7 +32,15 @@ constexpr char const* kSelectRecent =
 
 constexpr char const* kSelectAttempts =
     "SELECT request_seq, channel, key_label, upstream_model, status, outcome, first_byte_ms, "
-    "duration_ms, upstream_protocol, translated FROM attempts WHERE request_seq BETWEEN ? AND ? ORDER BY request_seq, attempt";
+    "duration_ms, upstream_protocol, translated, strategy, route_score FROM attempts WHERE request_seq BETWEEN ? AND ? ORDER BY request_seq, attempt";
+
+/// attempts.route_score holds the factor text (routing::formatFactors), which starts with
+/// "score=<score>".
+double scoreOfFactors(std::string_view factors) {
+  constexpr std::string_view kPrefix = "score=";
+  if (!factors.starts_with(kPrefix)) return -1;
+  return std::strtod(std::string(factors.substr(kPrefix.size(), 32)).c_str(), nullptr);
+}
 
 std::int64_t toUnixMillis(WallTime t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
@@ -251,6 +261,8 @@ Result<void> SqliteStore::writeBatch(WriterStatements& s, std::vector<RequestRec
       qa.bind(10, a.duration_ms);
       qa.bind(11, a.upstream_protocol);
       qa.bind(12, std::int64_t{a.translated ? 1 : 0});
+      if (a.strategy.empty()) qa.bindNull(13); else qa.bind(13, a.strategy);
+      if (a.factors.empty()) qa.bindNull(14); else qa.bind(14, a.factors);
       if (auto done = qa.step(); !done.ok()) return fail(done.takeError());
     }
   }
@@ -357,6 +369,9 @@ Result<std::vector<RequestRecord>> SqliteStore::recentRequests(std::size_t limit
     a.duration_ms = q.columnDouble(7);
     a.upstream_protocol = q.columnText(8);
     a.translated = q.columnInt(9) != 0;
+    a.strategy = q.columnText(10);
+    a.factors = q.columnText(11);
+    a.score = scoreOfFactors(a.factors);
     out[it->second].attempts.push_back(std::move(a));
   }
   return out;

@@ -88,11 +88,16 @@ void appendAttempts(std::string& out, std::vector<AttemptRecord> const& attempts
     out.push_back('{');
     appendStringField(out, "channel", a.channel);
     appendStringField(out, "key_label", a.key_label);
+    if (!a.upstream_model.empty()) appendStringField(out, "upstream_model", a.upstream_model);
     appendIntField(out, "status", a.status);
     appendStringField(out, "outcome", a.outcome);
     if (!a.upstream_protocol.empty()) appendStringField(out, "upstream_protocol", a.upstream_protocol);
     if (a.translated) out += "\"translated\":true,";
     appendMillisField(out, "first_byte_ms", a.first_byte_ms);
+    if (!a.strategy.empty()) appendStringField(out, "strategy", a.strategy);
+    if (a.score >= 0) appendMillisField(out, "score", a.score);
+    if (!a.factors.empty()) appendStringField(out, "factors", a.factors);
+    if (a.depth > 0) appendIntField(out, "depth", a.depth);
     out.back() = '}';
     out.push_back(',');
   }

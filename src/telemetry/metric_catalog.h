@@ -70,6 +70,16 @@ inline constexpr std::span<double const> kOverheadSecondsBuckets{kOverheadSecond
     "to")                                                                                         \
   X(FailoversTotal, Counter, "llmux_failovers_total", kNoBuckets,                                 \
     "Attempts abandoned for the next candidate, by reason.", "reason")                            \
+  X(AttemptOutcomesTotal, Counter, "llmux_attempt_outcomes_total", kNoBuckets,                    \
+    "Upstream attempts by the router's outcome class (success, rate_limited, server_error, …).",  \
+    "class")                                                                                      \
+  X(FallbackAttemptsTotal, Counter, "llmux_fallback_attempts_total", kNoBuckets,                  \
+    "Attempts on a fallback model, by fallback depth (1 = first fallback hop; 5 means 5 or "      \
+    "more).", "depth")                                                                            \
+  X(FreezesActive, Gauge, "llmux_freezes_active", kNoBuckets,                                     \
+    "Active freezes, by frozen object (key, key+model, channel, channel+model).", "object")       \
+  X(CooldownsActive, Gauge, "llmux_cooldowns_active", kNoBuckets,                                 \
+    "Upstream keys currently on a failure-window cooldown.")                                      \
   X(UpstreamFirstByteSeconds, Histogram, "llmux_upstream_first_byte_seconds",                     \
     kUpstreamSecondsBuckets, "Upstream response head after the request was sent.", "channel")     \
   X(UpstreamDurationSeconds, Histogram, "llmux_upstream_duration_seconds",                        \

@@ -1,5 +1,6 @@
 #include "telemetry/request_metrics.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace llmux::telemetry {
@@ -18,6 +19,8 @@ RequestMetrics::RequestMetrics(MetricsRegistry& registry)
       tokens_(registry.counter(MetricId::TokensTotal)),
       usage_estimated_(registry.counter(MetricId::UsageEstimatedTotal)),
       translated_(registry.counter(MetricId::TranslatedAttemptsTotal)),
+      outcome_classes_(registry.counter(MetricId::AttemptOutcomesTotal)),
+      fallback_depths_(registry.counter(MetricId::FallbackAttemptsTotal)),
       first_byte_(registry.histogram(MetricId::UpstreamFirstByteSeconds)),
       duration_(registry.histogram(MetricId::UpstreamDurationSeconds)),
       in_flight_(registry.gauge(MetricId::RequestsInFlight).get()),
@@ -44,6 +47,11 @@ void RequestMetrics::observe(RequestRecord const& record) {
     duration_.labels({attempt.channel}).observe(attempt.duration_ms / 1000.0);
     if (attempt.translated) {
       translated_.labels({record.client_protocol, attempt.upstream_protocol}).inc();
+    }
+    if (!attempt.outcome_class.empty()) outcome_classes_.labels({attempt.outcome_class}).inc();
+    if (attempt.depth > 0) {
+      static constexpr std::string_view kDepths[] = {"1", "2", "3", "4", "5"};
+      fallback_depths_.labels({kDepths[std::min(attempt.depth, 5) - 1]}).inc();
     }
   }
 

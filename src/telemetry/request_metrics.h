@@ -37,6 +37,8 @@ class RequestMetrics {
   CounterFamily& tokens_;
   CounterFamily& usage_estimated_;
   CounterFamily& translated_;
+  CounterFamily& outcome_classes_;
+  CounterFamily& fallback_depths_;
   HistogramFamily& first_byte_;
   HistogramFamily& duration_;
   Gauge& in_flight_;
