@@ -1,9 +1,15 @@
 // llmux-route-bench: what planning a request costs (planRoute over 100 candidates: 20 channels ×
 // 5 keys serving one model, every key with learned statistics and a session), for the
-// intelligent and the sequential strategies. Prints the median and p99 per plan with the target.
+// intelligent and the sequential strategies. Prints the median and p99 per plan with the target
+// (wall time, the judged figure) and the median thread CPU time (what the plan costs when the
+// shared machine lets it run); `--json FILE` writes the figures for bench/run.
+#include <time.h>
+
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -40,35 +46,72 @@ std::string poolYaml() {
   return yaml;
 }
 
-struct Figures {
-  double median, p99;
+struct Options {
+  int samples = 2000;  ///< timed batches per strategy
+  int batch = 100;     ///< plans per timed batch
+  std::vector<std::string> strategies{"intelligent", "sequential"};
+  std::string json_path;
 };
+
+struct Figures {
+  std::string strategy;
+  double median, p99, cpu_median;  ///< microseconds per plan
+};
+
+double threadCpuMicros() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_nsec) / 1e3;
+}
+
+double percentile(std::vector<double>& sorted, double share) {
+  return sorted[std::min(sorted.size() - 1, static_cast<std::size_t>(static_cast<double>(sorted.size()) * share))];
+}
 
 Figures measure(routing::Catalog const& catalog, routing::RouterState const& state,
                 routing::KeyHealth const& health, routing::FreezeTable const& freezes,
-                RouteRequest const& request) {
+                RouteRequest const& request, Options const& opt) {
   routing::Rng rng(1);
-  constexpr int kBatch = 100, kSamples = 2000;
+  constexpr int kWarmUp = 2000;
   std::size_t sink = 0;
-  for (int i = 0; i < 2000; ++i) sink += planRoute(catalog, state, health, freezes, request, rng).candidates.size();
-  std::vector<double> samples;
-  samples.reserve(kSamples);
-  for (int s = 0; s < kSamples; ++s) {
+  for (int i = 0; i < kWarmUp; ++i) sink += planRoute(catalog, state, health, freezes, request, rng).candidates.size();
+  std::vector<double> wall, cpu;
+  wall.reserve(static_cast<std::size_t>(opt.samples));
+  cpu.reserve(static_cast<std::size_t>(opt.samples));
+  for (int s = 0; s < opt.samples; ++s) {
     auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < kBatch; ++i) {
+    double cpu_start = threadCpuMicros();
+    for (int i = 0; i < opt.batch; ++i) {
       sink += planRoute(catalog, state, health, freezes, request, rng).candidates.size();
     }
+    cpu.push_back((threadCpuMicros() - cpu_start) / opt.batch);
     auto elapsed = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start);
-    samples.push_back(elapsed.count() / kBatch);
+    wall.push_back(elapsed.count() / opt.batch);
   }
-  if (sink != static_cast<std::size_t>(kChannels * kKeys) * (2000 + kBatch * kSamples)) {
+  auto plans = static_cast<std::size_t>(kWarmUp) + static_cast<std::size_t>(opt.batch) * static_cast<std::size_t>(opt.samples);
+  if (sink != static_cast<std::size_t>(kChannels * kKeys) * plans) {
     std::fprintf(stderr, "unexpected candidate count\n");
   }
-  std::sort(samples.begin(), samples.end());
-  return {samples[samples.size() / 2], samples[samples.size() * 99 / 100]};
+  std::sort(wall.begin(), wall.end());
+  std::sort(cpu.begin(), cpu.end());
+  return {std::string(config::strategyName(request.strategy)), percentile(wall, 0.5), percentile(wall, 0.99),
+          percentile(cpu, 0.5)};
 }
 
-int run() {
+void writeJson(std::string const& path, Options const& opt, std::vector<Figures> const& figures) {
+  std::ofstream out(path);
+  out << "{\"candidates\": " << kChannels * kKeys << ", \"channels\": " << kChannels << ", \"keys\": " << kKeys
+      << ", \"target_us\": " << kTargetMicros << ", \"samples\": " << opt.samples << ", \"batch\": " << opt.batch
+      << ", \"strategies\": [";
+  for (std::size_t i = 0; i < figures.size(); ++i) {
+    auto const& f = figures[i];
+    out << (i ? ", " : "") << "{\"name\": \"" << f.strategy << "\", \"median_us\": " << f.median
+        << ", \"p99_us\": " << f.p99 << ", \"cpu_median_us\": " << f.cpu_median << "}";
+  }
+  out << "]}\n";
+}
+
+int run(Options const& opt) {
   auto outcome = config::parseSettings(poolYaml(), [](std::string_view) { return std::nullopt; });
   if (!outcome.ok()) {
     std::fprintf(stderr, "%s\n", config::formatIssues(outcome.issues).c_str());
@@ -106,18 +149,34 @@ int run() {
   request.needs.prompt_tokens = 3000;
   std::printf("planRoute over %d candidates (%d channels x %d keys), microseconds per plan\n",
               kChannels * kKeys, kChannels, kKeys);
-  std::printf("%-12s %8s %8s %8s\n", "strategy", "median", "p99", "target");
-  for (auto strategy : {config::Strategy::Intelligent, config::Strategy::Sequential}) {
-    request.strategy = strategy;
-    auto figures = measure(catalog, state, health, freezes, request);
-    std::printf("%-12s %8.2f %8.2f %8s %s\n", std::string(config::strategyName(strategy)).c_str(),
-                figures.median, figures.p99, ("<= " + std::to_string(static_cast<int>(kTargetMicros))).c_str(),
-                figures.median <= kTargetMicros ? "PASS" : "MISS");
+  std::printf("%-12s %8s %8s %8s %8s\n", "strategy", "median", "p99", "cpu", "target");
+  std::vector<Figures> all;
+  for (auto const& name : opt.strategies) {
+    auto strategy = config::parseStrategy(name);
+    if (!strategy) {
+      std::fprintf(stderr, "unknown strategy '%s'\n", name.c_str());
+      return 2;
+    }
+    request.strategy = *strategy;
+    auto const& f = all.emplace_back(measure(catalog, state, health, freezes, request, opt));
+    std::printf("%-12s %8.2f %8.2f %8.2f %8s %s\n", f.strategy.c_str(), f.median, f.p99, f.cpu_median,
+                ("<= " + std::to_string(static_cast<int>(kTargetMicros))).c_str(),
+                f.median <= kTargetMicros ? "PASS" : "MISS");
   }
+  if (!opt.json_path.empty()) writeJson(opt.json_path, opt, all);
   return 0;
 }
 
 }  // namespace
 }  // namespace llmux::bench
 
-int main() { return llmux::bench::run(); }
+int main(int argc, char** argv) {
+  llmux::bench::Options opt;
+  CLI::App cli{"llmux routing micro-benchmark: planRoute over 100 candidates, microseconds per plan"};
+  cli.add_option("--samples", opt.samples, "timed batches per strategy")->capture_default_str()->check(CLI::PositiveNumber);
+  cli.add_option("--batch", opt.batch, "plans per timed batch")->capture_default_str()->check(CLI::PositiveNumber);
+  cli.add_option("--strategy", opt.strategies, "strategies to measure (repeatable)")->capture_default_str();
+  cli.add_option("--json", opt.json_path, "also write the figures as JSON to this file");
+  CLI11_PARSE(cli, argc, argv);
+  return llmux::bench::run(opt);
+}

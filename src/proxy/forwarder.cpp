@@ -91,7 +91,7 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
   auto const& channel = ctx.catalog->settings().channels[candidate.channel];
   auto const& row = channel.rows[candidate.row];
   auto const& key = channel.keys[candidate.key];
-  std::string const& upstream_model = candidate.upstream_model;
+  std::string const upstream_model(candidate.upstream_model);  // the plan views the Catalog
   record.channel = channel.name;
   record.key_label = key.label;
   record.upstream_model = upstream_model;

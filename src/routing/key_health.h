@@ -1,5 +1,7 @@
 #pragma once
 
+#include <atomic>
+#include <cstddef>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -16,7 +18,8 @@ enum class KeyPause {
 };
 
 /// Runtime health of upstream keys, keyed by `ChannelKey::id` so it survives configuration
-/// reloads for keys that still exist. Thread-safe; shared by all workers.
+/// reloads for keys that still exist. Thread-safe; shared by all workers. `pausedUntil` is cheap
+/// when no key is paused (one atomic load, no lock): the planner asks it for every candidate.
 class KeyHealth {
  public:
   explicit KeyHealth(TimeSource const& clock) : clock_(clock) {}
@@ -35,9 +38,13 @@ class KeyHealth {
     MonoTime until;
     KeyPause why;
   };
+  /// Publishes the table's size for the lock-free fast path (mutex_ held).
+  void publishCountLocked() { count_.store(paused_.size(), std::memory_order_release); }
+
   TimeSource const& clock_;
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Pause> paused_;
+  std::atomic<std::size_t> count_{0};  ///< paused_.size(), read without the lock
 };
 
 }  // namespace llmux::routing

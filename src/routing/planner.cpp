@@ -75,54 +75,69 @@ class Expander {
   std::vector<std::string const*> pending_;  ///< names whose fallbacks come next, in order
 };
 
-/// A candidate while it is being ordered (cheap to build and sort; strings come at the end).
+/// A candidate while the plan is built: what its PlannedCandidate will hold. Drafts stay where
+/// they are; the ordering sorts the small SortKeys that point at them.
 struct Draft {
   std::uint32_t channel, row, key, hop;
-  std::string const* upstream;
-  int priority;
+  std::string const* model;     ///< the channel's own copy of the hop's model name
+  std::string const* upstream;  ///< the channel's upstream name for it
+  bool passthrough;
+  Factors factors;
+};
+
+/// What the strategies order by, and which draft it is. Within a hop, drafts are made in
+/// (channel, key) order (channelsFor lists channels in configuration order), so `draft` also
+/// orders by channel, then key.
+struct SortKey {
+  double score;
+  std::uint64_t channel_rank, key_rank;  ///< random strategies; key_rank breaks score ties
+  std::int32_t priority;
+  std::uint32_t draft;
   bool passthrough;
   bool demoted;  ///< cooling, or excluded for the session: tried only after the others
-  std::uint64_t channel_rank, key_rank;  ///< random strategies
-  Factors factors;
 };
 
 /// Score, then priority, then passthrough; equals in all three in random order, so that equal
 /// candidates share the load instead of the first in the configuration taking it all.
-bool scoreOrder(Draft const& a, Draft const& b) {
-  if (a.factors.score != b.factors.score) return a.factors.score > b.factors.score;
-  if (a.priority != b.priority) return a.priority > b.priority;
-  if (a.passthrough != b.passthrough) return a.passthrough;
-  return a.key_rank < b.key_rank;
-}
+/// (Function objects rather than functions: std::sort inlines them.)
+struct ScoreOrder {
+  bool operator()(SortKey const& a, SortKey const& b) const {
+    if (a.score != b.score) return a.score > b.score;
+    if (a.priority != b.priority) return a.priority > b.priority;
+    if (a.passthrough != b.passthrough) return a.passthrough;
+    return a.key_rank < b.key_rank;
+  }
+};
 
-bool sequentialOrder(Draft const& a, Draft const& b) {
-  if (a.demoted != b.demoted) return b.demoted;
-  if (a.priority != b.priority) return a.priority > b.priority;
-  if (a.passthrough != b.passthrough) return a.passthrough;
-  if (a.channel != b.channel) return a.channel < b.channel;
-  return a.key < b.key;
-}
+struct SequentialOrder {
+  bool operator()(SortKey const& a, SortKey const& b) const {
+    if (a.demoted != b.demoted) return b.demoted;
+    if (a.priority != b.priority) return a.priority > b.priority;
+    if (a.passthrough != b.passthrough) return a.passthrough;
+    return a.draft < b.draft;  // channel, then key
+  }
+};
 
-/// Orders one hop's drafts by the strategy.
-void orderHop(Draft* begin, Draft* end, Strategy strategy, Rng& rng) {
+/// Orders one hop's keys by the strategy.
+void orderHop(SortKey* begin, SortKey* end, Strategy strategy, Rng& rng) {
   namespace sc = scoring_constants;
   switch (strategy) {
     case Strategy::Intelligent:
     case Strategy::Fast: {
-      std::sort(begin, end, scoreOrder);
+      std::sort(begin, end, ScoreOrder{});
       if (strategy != Strategy::Fast) return;
       // Exploration: now and then a random other live candidate leads, so the latency figures of
       // the others stay fresh.
-      auto live = std::find_if(begin, end, [](Draft const& d) { return d.factors.score <= 0; }) - begin;
+      auto live = std::find_if(begin, end, [](SortKey const& k) { return k.score <= 0; }) - begin;
       if (live > 1 && rng.uniform() < sc::kFastExploration) {
         auto pick = 1 + static_cast<std::ptrdiff_t>(rng.below(static_cast<std::uint64_t>(live - 1)));
         std::rotate(begin, begin + pick, begin + pick + 1);
       }
       return;
     }
-    case Strategy::Sequential: std::sort(begin, end, sequentialOrder); return;
+    case Strategy::Sequential: std::sort(begin, end, SequentialOrder{}); return;
     case Strategy::Random:
-      std::sort(begin, end, [](Draft const& a, Draft const& b) {
+      std::sort(begin, end, [](SortKey const& a, SortKey const& b) {
         if (a.demoted != b.demoted) return b.demoted;
         if (a.priority != b.priority) return a.priority > b.priority;
         if (a.channel_rank != b.channel_rank) return a.channel_rank < b.channel_rank;
@@ -130,19 +145,66 @@ void orderHop(Draft* begin, Draft* end, Strategy strategy, Rng& rng) {
       });
       return;
     case Strategy::ModelRandom:
-      std::sort(begin, end, [](Draft const& a, Draft const& b) {
+      std::sort(begin, end, [](SortKey const& a, SortKey const& b) {
         if (a.demoted != b.demoted) return b.demoted;
         if (a.channel_rank != b.channel_rank) return a.channel_rank < b.channel_rank;
         return a.key_rank < b.key_rank;
       });
       return;
     case Strategy::GlobalRandom:
-      std::sort(begin, end, [](Draft const& a, Draft const& b) {
+      std::sort(begin, end, [](SortKey const& a, SortKey const& b) {
         if (a.demoted != b.demoted) return b.demoted;
         return a.key_rank < b.key_rank;
       });
       return;
   }
+}
+
+/// The channel's own copies of a model's names, which the plan's ModelNames view.
+struct OwnedNames {
+  std::string const* model;
+  std::string const* upstream;
+};
+
+/// `model` as the channel spells it: its model_map entry (and the upstream name it maps to), else
+/// its entry in `models`. nullopt when the channel does not serve the model.
+std::optional<OwnedNames> ownedNames(config::Channel const& channel, std::string const& model) {
+  if (auto it = channel.model_map.find(model); it != channel.model_map.end()) {
+    return OwnedNames{&it->first, &it->second};
+  }
+  auto listed = std::find(channel.models.begin(), channel.models.end(), model);
+  if (listed == channel.models.end()) return std::nullopt;
+  return OwnedNames{&*listed, &*listed};
+}
+
+/// The keys of `channel` that earlier hops' drafts already list for `upstream` (a plan never
+/// lists a (channel, key, upstream model) twice). Integer compares; the names only when the
+/// channel and the key match but two copies of the name do.
+void keysListedBefore(std::vector<Draft> const& drafts, std::size_t earlier, std::uint32_t channel,
+                      std::string const& upstream, std::vector<std::uint32_t>& out) {
+  out.clear();
+  for (std::size_t i = 0; i < earlier; ++i) {
+    auto const& d = drafts[i];
+    if (d.channel == channel && (d.upstream == &upstream || *d.upstream == upstream)) out.push_back(d.key);
+  }
+}
+
+/// The candidate's score factors (`weight` included) and their product.
+Factors scoreFactors(config::Channel const& channel, config::ChannelKey const& key,
+                     CandidateState const& cs, SessionState const& session, HashedKeyId const& id,
+                     bool session_model, RequestNeeds const& needs, Strategy scoring) {
+  Factors f;
+  f.weight = static_cast<double>(std::max(channel.weight, 1)) * std::max(key.weight, 1);
+  f.failures = failureFactor(cs.consecutive_failures, scoring);
+  f.cooldown = cooldownFactor(cs.cooling);
+  bool session_key = session.isLastKey(id);
+  if (session.known) f.affinity = affinityFactor(session_key, session_model, session.failuresOn(id));
+  f.billing = billingFactor(key.billing, needs.prompt_tokens, cs.quota_remaining);
+  f.yield = session_key ? 1.0 : yieldFactor(cs.success_streak);  // a session's key never yields
+  f.performance = performanceFactor(cs.success_rate, cs.first_token_ms, scoring);
+  f.score = f.weight * f.headroom * f.failures * f.cooldown * f.affinity * f.billing * f.yield *
+            f.performance;
+  return f;
 }
 
 void addOnce(std::vector<std::string>& list, std::string item) {
@@ -188,10 +250,14 @@ RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth 
     if (at && (!plan.resume_at || *at < *plan.resume_at)) plan.resume_at = at;
   };
 
+  // Scratch reused from plan to plan (no allocation once warm).
   thread_local std::vector<Draft> drafts;
+  thread_local std::vector<SortKey> order;
+  thread_local std::vector<std::size_t> hop_begin;
+  thread_local std::vector<std::uint32_t> listed_before;
   drafts.clear();
-  std::vector<std::size_t> hop_begin;
-  hop_begin.reserve(hops.size() + 1);
+  order.clear();
+  hop_begin.clear();
 
   for (std::size_t h = 0; h < hops.size(); ++h) {
     auto const& hop = hops[h];
@@ -208,9 +274,11 @@ RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth 
 
     for (std::size_t c : *channels) {
       if (pinned && c != *pinned) continue;
-      served = true;
       auto const& channel = settings.channels[c];
-      std::string const& upstream = channel.upstreamModel(hop.model);
+      auto names = ownedNames(channel, hop.model);
+      if (!names) continue;  // cannot happen: channelsFor and serves() list channels naming it
+      served = true;
+      std::string const& upstream = *names->upstream;
       if (hop.gated) {
         auto gate = gateFallback(capabilitiesFor(channel, hop.model, upstream), request.needs);
         if (gate.verdict == GateVerdict::Reject) {
@@ -222,16 +290,12 @@ RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth 
       std::size_t row = channel.rowIndexFor(request.client_protocol, hop.model);
       bool passthrough = channel.rows[row].protocol == request.client_protocol;
       std::uint64_t channel_rank = rng.next();
+      bool session_model = session.known && session.last_model == upstream;
+      if (h > 0) keysListedBefore(drafts, earlier, static_cast<std::uint32_t>(c), upstream, listed_before);
       for (std::size_t k = 0; k < channel.keys.size(); ++k) {
         auto const& key = channel.keys[k];
         if (!key.enabled) continue;
-        if (h > 0) {
-          bool seen = false;
-          for (std::size_t i = 0; i < earlier && !seen; ++i) {
-            seen = drafts[i].channel == c && drafts[i].key == k && *drafts[i].upstream == upstream;
-          }
-          if (seen) continue;
-        }
+        if (h > 0 && std::find(listed_before.begin(), listed_before.end(), k) != listed_before.end()) continue;
         if (auto until = health.pausedUntil(key.id)) {
           noteResume(until);
           continue;
@@ -242,29 +306,20 @@ RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth 
           noteResume(back);
           continue;
         }
-        CandidateState cs = snapshot.candidate(key, upstream);
+        HashedKeyId id(key.id);
+        CandidateState cs = snapshot.candidate(key, id, upstream);
         if (cs.exhausted) {
           noteResume(cs.exhausted_until);
           continue;
         }
 
-        Factors f;
-        f.weight = static_cast<double>(std::max(channel.weight, 1)) * std::max(key.weight, 1);
-        f.failures = failureFactor(cs.consecutive_failures, scoring);
-        f.cooldown = cooldownFactor(cs.cooling);
-        bool session_key = session.known && session.last_key_id == key.id;
-        if (session.known) {
-          f.affinity = affinityFactor(session_key, session.last_model == upstream, session.failuresOn(key.id));
-        }
-        f.billing = billingFactor(key.billing, request.needs.prompt_tokens, cs.quota_remaining);
-        f.yield = session_key ? 1.0 : yieldFactor(cs.success_streak);  // a session's key never yields
-        f.performance = performanceFactor(cs.success_rate, cs.first_token_ms, scoring);
-        f.score = f.weight * f.headroom * f.failures * f.cooldown * f.affinity * f.billing * f.yield *
-                  f.performance;
+        Factors f = scoreFactors(channel, key, cs, session, id, session_model, request.needs, scoring);
+        order.push_back(SortKey{f.score, channel_rank, rng.next(), channel.priority,
+                                static_cast<std::uint32_t>(drafts.size()), passthrough,
+                                cs.cooling || f.affinity <= 0});
         drafts.push_back(Draft{static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(row),
-                               static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(h), &upstream,
-                               channel.priority, passthrough, cs.cooling || f.affinity <= 0,
-                               channel_rank, rng.next(), f});
+                               static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(h), names->model,
+                               &upstream, passthrough, f});
       }
     }
   }
@@ -272,17 +327,19 @@ RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth 
 
   // Hops stay in order (a fallback only after every candidate of the model before it).
   for (std::size_t h = 0; h + 1 < hop_begin.size(); ++h) {
-    orderHop(drafts.data() + hop_begin[h], drafts.data() + hop_begin[h + 1], request.strategy, rng);
+    orderHop(order.data() + hop_begin[h], order.data() + hop_begin[h + 1], request.strategy, rng);
   }
 
-  plan.candidates.reserve(drafts.size());
-  for (auto const& d : drafts) {
+  // The output once, in order.
+  plan.candidates.reserve(order.size());
+  for (auto const& sorted : order) {
+    auto const& d = drafts[sorted.draft];
     PlannedCandidate& out = plan.candidates.emplace_back();
     out.channel = d.channel;
     out.row = d.row;
     out.key = d.key;
-    out.model = hops[d.hop].model;
-    out.upstream_model = *d.upstream;
+    out.model = ModelName(*d.model);
+    out.upstream_model = ModelName(*d.upstream);
     out.depth = static_cast<int>(d.hop);
     out.passthrough = d.passthrough;
     out.factors = d.factors;

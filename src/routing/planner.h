@@ -43,10 +43,21 @@ struct Factors {
 /// "score=0.512 weight=1 headroom=1 failures=0.8 ..." (route preview, debug logs).
 std::string formatFactors(Factors const& factors);
 
-/// One candidate in the order it will be tried.
+/// A model name the planner hands out without copying it: a view of the string the Catalog's
+/// Settings own. It is valid as long as that Settings lives, that is while the request holds its
+/// shared_ptr<const Catalog> (it always does, for as long as it uses its plan). Converts to
+/// std::string (a copy) where an API takes one.
+struct ModelName : std::string_view {
+  ModelName() = default;
+  explicit ModelName(std::string const& owned) : std::string_view(owned) {}
+  operator std::string() const { return std::string(*this); }
+};
+
+/// One candidate in the order it will be tried. The names view the Catalog's Settings (see
+/// ModelName): keep the Catalog alive while using them.
 struct PlannedCandidate : Candidate {
-  std::string model;           ///< the client-side model name of this hop (a fallback's name)
-  std::string upstream_model;  ///< the name sent upstream
+  ModelName model;           ///< the client-side model name of this hop (a fallback's name)
+  ModelName upstream_model;  ///< the name sent upstream
   int depth = 0;               ///< 0: the requested model; n: the n-th fallback hop
   bool passthrough = false;    ///< the row speaks the client's protocol (no translation)
   Factors factors;             ///< filled for every strategy; orders intelligent and fast

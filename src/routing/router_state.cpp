@@ -16,13 +16,21 @@ namespace sc = scoring_constants;
 
 namespace {
 
-/// Lets the maps be searched with a string_view (no allocation on the planning path).
+/// Lets the maps be searched with a string_view (no allocation on the planning path) or with a
+/// HashedKeyId (no hashing either: the planner hashed the id once for all its lookups).
 struct StringHash {
   using is_transparent = void;
   std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  std::size_t operator()(HashedKeyId const& key) const { return key.hash; }
+};
+struct StringEqual {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const { return a == b; }
+  bool operator()(std::string_view a, HashedKeyId const& b) const { return a == b.id; }
+  bool operator()(HashedKeyId const& a, std::string_view b) const { return a.id == b; }
 };
 template <typename V>
-using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
+using StringMap = std::unordered_map<std::string, V, StringHash, StringEqual>;
 
 // --- Upstream rate-limit headers ------------------------------------------------------------
 
@@ -204,8 +212,9 @@ struct KeyEntry {
 
 struct Session {
   std::string last_key_id;
+  std::size_t last_key_hash = 0;  ///< HashedKeyId's hash of last_key_id
   std::string last_model;
-  std::vector<std::pair<std::string, int>> failing;  ///< key id → consecutive failures
+  std::vector<SessionFailure> failing;
   MonoTime last_used{};
   std::list<std::string>::iterator lru;
 };
@@ -324,16 +333,18 @@ void RouterState::attemptFinished(AttemptReport const& report, config::ChannelKe
 
   if (report.session.empty()) return;
   auto& session = impl_->touchSession(report.session, now);
+  HashedKeyId key_id(report.key_id);
   auto failing = std::find_if(session.failing.begin(), session.failing.end(),
-                              [&](auto const& f) { return f.first == report.key_id; });
+                              [&](auto const& f) { return f.key_id == report.key_id; });
   if (success) {
     session.last_key_id.assign(report.key_id);
+    session.last_key_hash = key_id.hash;
     session.last_model.assign(report.upstream_model);
     if (failing != session.failing.end()) session.failing.erase(failing);
   } else if (failing != session.failing.end()) {
-    ++failing->second;
+    ++failing->count;
   } else {
-    session.failing.emplace_back(std::string(report.key_id), 1);
+    session.failing.push_back(SessionFailure{std::string(report.key_id), key_id.hash, 1});
   }
 }
 
@@ -354,10 +365,23 @@ std::size_t RouterState::sessionCount() const {
 
 // --- Snapshot -----------------------------------------------------------------------------------
 
-int SessionState::failuresOn(std::string_view key_id) const {
+namespace {
+
+/// The filter bit of a key hash in SessionState::failing_filter.
+std::pair<std::size_t, std::uint64_t> filterBit(std::size_t hash) {
+  return {(hash >> 6) & 3, std::uint64_t{1} << (hash & 63)};
+}
+
+}  // namespace
+
+int SessionState::failuresOn(std::string_view key_id) const { return failuresOn(HashedKeyId(key_id)); }
+
+int SessionState::failuresOn(HashedKeyId const& key) const {
   if (!failing) return 0;
-  for (auto const& [id, count] : *failing) {
-    if (id == key_id) return count;
+  auto [word, bit] = filterBit(key.hash);
+  if (!(failing_filter[word] & bit)) return 0;
+  for (auto const& f : *failing) {
+    if (f.hash == key.hash && f.key_id == key.id) return f.count;
   }
   return 0;
 }
@@ -374,9 +398,14 @@ RouterState::Snapshot::~Snapshot() { impl_.mutex.unlock_shared(); }
 
 CandidateState RouterState::Snapshot::candidate(config::ChannelKey const& key,
                                                 std::string_view upstream_model) const {
+  return candidate(key, HashedKeyId(key.id), upstream_model);
+}
+
+CandidateState RouterState::Snapshot::candidate(config::ChannelKey const& key, HashedKeyId const& id,
+                                                std::string_view upstream_model) const {
   CandidateState out;
   auto const& limits = key.limits;
-  auto it = impl_.keys.find(std::string_view(key.id));
+  auto it = impl_.keys.find(id);
   if (it == impl_.keys.end()) {
     // Never used: only a zero limit leaves no room.
     bool zero = (limits.rpm && *limits.rpm <= 0) || (limits.tpm && *limits.tpm <= 0) ||
@@ -441,10 +470,16 @@ SessionState RouterState::Snapshot::session(std::string_view name) const {
   if (name.empty()) return out;
   auto it = impl_.sessions.find(name);
   if (it == impl_.sessions.end() || it->second.last_used + sc::kSessionIdleTtl < now_) return out;
+  auto const& session = it->second;
   out.known = true;
-  out.last_key_id = it->second.last_key_id;
-  out.last_model = it->second.last_model;
-  out.failing = &it->second.failing;
+  out.last_key_id = session.last_key_id;
+  out.last_key_hash = session.last_key_hash;
+  out.last_model = session.last_model;
+  out.failing = &session.failing;
+  for (auto const& f : session.failing) {
+    auto [word, bit] = filterBit(f.hash);
+    out.failing_filter[word] |= bit;
+  }
   return out;
 }
 

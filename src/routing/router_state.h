@@ -3,7 +3,10 @@
 // The router's learned state (implementation: router_state.cpp). The planner reads it through one
 // snapshot per plan, the forwarder reports every attempt to it.
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +47,22 @@ struct CandidateState {
   std::optional<double> first_token_ms;
 };
 
+/// A key id and its hash, computed once per candidate: the snapshot's key lookup and the
+/// session's checks share it instead of each hashing or comparing the string.
+struct HashedKeyId {
+  explicit HashedKeyId(std::string_view key_id)
+      : id(key_id), hash(std::hash<std::string_view>{}(key_id)) {}
+  std::string_view id;
+  std::size_t hash;
+};
+
+/// A key that failed a session, with how often in a row (anti-affinity).
+struct SessionFailure {
+  std::string key_id;
+  std::size_t hash = 0;  ///< HashedKeyId's hash of key_id
+  int count = 0;
+};
+
 /// What the planner reads about a request's session.
 struct SessionState {
   bool known = false;
@@ -51,8 +70,17 @@ struct SessionState {
   std::string_view last_model;     ///< the upstream model it used
   /// The session's consecutive failures on `key_id` (anti-affinity).
   int failuresOn(std::string_view key_id) const;
+  int failuresOn(HashedKeyId const& key) const;
+  /// Whether `key` last served the session.
+  bool isLastKey(HashedKeyId const& key) const {
+    return known && key.hash == last_key_hash && key.id == last_key_id;
+  }
 
-  std::vector<std::pair<std::string, int>> const* failing = nullptr;
+  std::size_t last_key_hash = 0;
+  std::vector<SessionFailure> const* failing = nullptr;
+  /// A 256-bit filter of the failing keys' hashes: most keys never failed the session, and
+  /// this tells them apart without searching `failing`.
+  std::array<std::uint64_t, 4> failing_filter{};
 };
 
 /// The router's learned state, shared by all workers; thread-safe. Keyed by names that survive
@@ -97,6 +125,9 @@ class RouterState {
 
     /// The state of `key` for `upstream_model`, as of the snapshot.
     CandidateState candidate(config::ChannelKey const& key, std::string_view upstream_model) const;
+    /// The same with the key's id hashed already (`id` is HashedKeyId(key.id)).
+    CandidateState candidate(config::ChannelKey const& key, HashedKeyId const& id,
+                             std::string_view upstream_model) const;
     /// The session's affinity state (`known` false for "" or a forgotten session).
     SessionState session(std::string_view session) const;
     MonoTime now() const { return now_; }

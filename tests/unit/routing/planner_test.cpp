@@ -74,7 +74,7 @@ struct PlannerTest : ::testing::Test {
   }
   config::ChannelKey const& key(std::string_view channel_name, std::size_t k) { return channel(channel_name).keys[k]; }
   std::string label(PlannedCandidate const& c) {
-    return catalog->settings().channels[c.channel].keys[c.key].label + ":" + c.upstream_model;
+    return catalog->settings().channels[c.channel].keys[c.key].label + ":" + std::string(c.upstream_model);
   }
   std::vector<std::string> labels(RoutePlan const& p, int depth = 0) {
     std::vector<std::string> out;
