@@ -28,6 +28,8 @@ class KeyHealth {
   void pause(std::string const& key_id, KeyPause why, Millis duration);
   /// When the key may be used again; nullopt when it is usable now.
   std::optional<MonoTime> pausedUntil(std::string const& key_id) const;
+  /// Whether any key may be paused (one atomic load): when not, no key needs asking.
+  bool anyPaused() const { return count_.load(std::memory_order_acquire) != 0; }
   /// Puts the key back at once (a success proves it works).
   void clear(std::string const& key_id);
 

@@ -1,6 +1,7 @@
 #include "routing/planner.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 
 #include "routing/freezes.h"
@@ -85,78 +86,68 @@ struct Draft {
   Factors factors;
 };
 
-/// What the strategies order by, and which draft it is. Within a hop, drafts are made in
-/// (channel, key) order (channelsFor lists channels in configuration order), so `draft` also
-/// orders by channel, then key.
+/// A draft's place in its hop's order: the strategy's criteria packed into two integers so that
+/// one branch-free comparison orders them (a sort of 100 candidates otherwise pays a mispredicted
+/// branch per criterion). See sortKey for the packing.
 struct SortKey {
-  double score;
-  std::uint64_t channel_rank, key_rank;  ///< random strategies; key_rank breaks score ties
-  std::int32_t priority;
+  unsigned __int128 primary;
+  std::uint64_t secondary;
   std::uint32_t draft;
-  bool passthrough;
-  bool demoted;  ///< cooling, or excluded for the session: tried only after the others
 };
 
-/// Score, then priority, then passthrough; equals in all three in random order, so that equal
-/// candidates share the load instead of the first in the configuration taking it all.
-/// (Function objects rather than functions: std::sort inlines them.)
-struct ScoreOrder {
+struct ByKey {
   bool operator()(SortKey const& a, SortKey const& b) const {
-    if (a.score != b.score) return a.score > b.score;
-    if (a.priority != b.priority) return a.priority > b.priority;
-    if (a.passthrough != b.passthrough) return a.passthrough;
-    return a.key_rank < b.key_rank;
+    return (a.primary < b.primary) | ((a.primary == b.primary) & (a.secondary < b.secondary));
   }
 };
 
-struct SequentialOrder {
-  bool operator()(SortKey const& a, SortKey const& b) const {
-    if (a.demoted != b.demoted) return b.demoted;
-    if (a.priority != b.priority) return a.priority > b.priority;
-    if (a.passthrough != b.passthrough) return a.passthrough;
-    return a.draft < b.draft;  // channel, then key
-  }
-};
+/// An unsigned integer that orders like the double (not NaN; -0 before +0, scores are never -0).
+std::uint64_t orderedBits(double value) {
+  std::uint64_t bits = std::bit_cast<std::uint64_t>(value);
+  return bits >> 63 ? ~bits : bits | (std::uint64_t{1} << 63);
+}
 
-/// Orders one hop's keys by the strategy.
-void orderHop(SortKey* begin, SortKey* end, Strategy strategy, Rng& rng) {
-  namespace sc = scoring_constants;
+/// An unsigned integer that orders like the int.
+std::uint64_t orderedBits(std::int32_t value) { return static_cast<std::uint32_t>(value) ^ 0x8000'0000u; }
+
+/// What a strategy orders a hop's candidates by, smallest key first:
+/// - intelligent, fast: score, higher first; then priority, higher first; then passthrough
+///   first; equals in all three in random order (key_rank), so that equal candidates share the
+///   load instead of the first in the configuration taking it all;
+/// - sequential: the demoted last; priority, higher first; passthrough first; then channel and
+///   key in configuration order (`draft`: drafts are made in that order within a hop);
+/// - random: the demoted last; priority; then a random channel and a random key in it;
+/// - model-random: the demoted last; a random channel and a random key (priorities ignored);
+/// - global-random: the demoted last; a random key.
+SortKey sortKey(Strategy strategy, double score, std::int32_t priority, bool passthrough, bool demoted,
+                std::uint64_t channel_rank, std::uint64_t key_rank, std::uint32_t draft) {
+  using u128 = unsigned __int128;
+  std::uint64_t tier = orderedBits(priority) << 1 | static_cast<std::uint64_t>(passthrough);  // larger first
+  std::uint64_t last = demoted ? 1 : 0;
   switch (strategy) {
     case Strategy::Intelligent:
-    case Strategy::Fast: {
-      std::sort(begin, end, ScoreOrder{});
-      if (strategy != Strategy::Fast) return;
-      // Exploration: now and then a random other live candidate leads, so the latency figures of
-      // the others stay fresh.
-      auto live = std::find_if(begin, end, [](SortKey const& k) { return k.score <= 0; }) - begin;
-      if (live > 1 && rng.uniform() < sc::kFastExploration) {
-        auto pick = 1 + static_cast<std::ptrdiff_t>(rng.below(static_cast<std::uint64_t>(live - 1)));
-        std::rotate(begin, begin + pick, begin + pick + 1);
-      }
-      return;
+    case Strategy::Fast: return {u128{~orderedBits(score)} << 64 | ~tier, key_rank, draft};
+    case Strategy::Sequential: return {u128{last} << 64 | ~tier, draft, draft};
+    case Strategy::Random: {
+      std::uint64_t first = last << 32 | (~orderedBits(priority) & 0xffff'ffffu);
+      return {u128{first} << 64 | channel_rank, key_rank, draft};
     }
-    case Strategy::Sequential: std::sort(begin, end, SequentialOrder{}); return;
-    case Strategy::Random:
-      std::sort(begin, end, [](SortKey const& a, SortKey const& b) {
-        if (a.demoted != b.demoted) return b.demoted;
-        if (a.priority != b.priority) return a.priority > b.priority;
-        if (a.channel_rank != b.channel_rank) return a.channel_rank < b.channel_rank;
-        return a.key_rank < b.key_rank;
-      });
-      return;
-    case Strategy::ModelRandom:
-      std::sort(begin, end, [](SortKey const& a, SortKey const& b) {
-        if (a.demoted != b.demoted) return b.demoted;
-        if (a.channel_rank != b.channel_rank) return a.channel_rank < b.channel_rank;
-        return a.key_rank < b.key_rank;
-      });
-      return;
-    case Strategy::GlobalRandom:
-      std::sort(begin, end, [](SortKey const& a, SortKey const& b) {
-        if (a.demoted != b.demoted) return b.demoted;
-        return a.key_rank < b.key_rank;
-      });
-      return;
+    case Strategy::ModelRandom: return {u128{last} << 64 | channel_rank, key_rank, draft};
+    case Strategy::GlobalRandom: return {u128{last}, key_rank, draft};
+  }
+  return {0, draft, draft};
+}
+
+/// Orders one hop's keys by the strategy (sortKey holds its criteria).
+void orderHop(SortKey* begin, SortKey* end, Strategy strategy, std::vector<Draft> const& drafts, Rng& rng) {
+  std::sort(begin, end, ByKey{});
+  if (strategy != Strategy::Fast) return;
+  // Exploration: now and then a random other live candidate leads, so the latency figures of the
+  // others stay fresh.
+  auto live = std::find_if(begin, end, [&](SortKey const& k) { return drafts[k.draft].factors.score <= 0; }) - begin;
+  if (live > 1 && rng.uniform() < scoring_constants::kFastExploration) {
+    auto pick = 1 + static_cast<std::ptrdiff_t>(rng.below(static_cast<std::uint64_t>(live - 1)));
+    std::rotate(begin, begin + pick, begin + pick + 1);
   }
 }
 
@@ -257,6 +248,7 @@ RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth 
   thread_local std::vector<std::uint32_t> listed_before;
   drafts.clear();
   order.clear();
+  bool any_paused = health.anyPaused();  // most plans see no paused key: ask once
   hop_begin.clear();
 
   for (std::size_t h = 0; h < hops.size(); ++h) {
@@ -296,7 +288,7 @@ RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth 
         auto const& key = channel.keys[k];
         if (!key.enabled) continue;
         if (h > 0 && std::find(listed_before.begin(), listed_before.end(), k) != listed_before.end()) continue;
-        if (auto until = health.pausedUntil(key.id)) {
+        if (auto until = any_paused ? health.pausedUntil(key.id) : std::nullopt) {
           noteResume(until);
           continue;
         }
@@ -314,9 +306,9 @@ RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth 
         }
 
         Factors f = scoreFactors(channel, key, cs, session, id, session_model, request.needs, scoring);
-        order.push_back(SortKey{f.score, channel_rank, rng.next(), channel.priority,
-                                static_cast<std::uint32_t>(drafts.size()), passthrough,
-                                cs.cooling || f.affinity <= 0});
+        order.push_back(sortKey(request.strategy, f.score, channel.priority, passthrough,
+                                cs.cooling || f.affinity <= 0, channel_rank, rng.next(),
+                                static_cast<std::uint32_t>(drafts.size())));
         drafts.push_back(Draft{static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(row),
                                static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(h), names->model,
                                &upstream, passthrough, f});
@@ -327,22 +319,15 @@ RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth 
 
   // Hops stay in order (a fallback only after every candidate of the model before it).
   for (std::size_t h = 0; h + 1 < hop_begin.size(); ++h) {
-    orderHop(order.data() + hop_begin[h], order.data() + hop_begin[h + 1], request.strategy, rng);
+    orderHop(order.data() + hop_begin[h], order.data() + hop_begin[h + 1], request.strategy, drafts, rng);
   }
 
   // The output once, in order.
   plan.candidates.reserve(order.size());
   for (auto const& sorted : order) {
     auto const& d = drafts[sorted.draft];
-    PlannedCandidate& out = plan.candidates.emplace_back();
-    out.channel = d.channel;
-    out.row = d.row;
-    out.key = d.key;
-    out.model = ModelName(*d.model);
-    out.upstream_model = ModelName(*d.upstream);
-    out.depth = static_cast<int>(d.hop);
-    out.passthrough = d.passthrough;
-    out.factors = d.factors;
+    plan.candidates.push_back(PlannedCandidate{{d.channel, d.row, d.key}, ModelName(*d.model), ModelName(*d.upstream),
+                                               static_cast<int>(d.hop), d.passthrough, d.factors});
   }
 
   if (!plan.candidates.empty()) {

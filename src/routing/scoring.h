@@ -3,7 +3,10 @@
 // The factors of the intelligent and fast strategies, as pure functions of plain numbers, and
 // the one place their constants live. The planner multiplies them into a candidate's score.
 
+#include <algorithm>
+#include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 
@@ -79,11 +82,39 @@ inline constexpr std::chrono::milliseconds kRateWindow{60'000};
 
 }  // namespace scoring_constants
 
+// The factors are inline: the planner computes them for every candidate of every request.
+
+namespace scoring_detail {
+
+/// base^n for the small n that matter, without calling pow on the planning path.
+template <int N>
+constexpr std::array<double, N> powers(double base) {
+  std::array<double, N> table{};
+  double value = 1;
+  for (auto& entry : table) {
+    entry = value;
+    value *= base;
+  }
+  return table;
+}
+
+inline constexpr auto kIntelligentPowers = powers<32>(scoring_constants::kIntelligentFailureBase);
+inline constexpr auto kFastPowers = powers<32>(scoring_constants::kFastFailureBase);
+
+}  // namespace scoring_detail
+
 /// Factor 2: base^n after n consecutive failures of the (key, model) (1 when n = 0).
-double failureFactor(int consecutive_failures, config::Strategy strategy);
+inline double failureFactor(int consecutive_failures, config::Strategy strategy) {
+  namespace sc = scoring_constants;
+  if (consecutive_failures <= 0) return 1;
+  bool fast = strategy == config::Strategy::Fast;
+  auto const& table = fast ? scoring_detail::kFastPowers : scoring_detail::kIntelligentPowers;
+  if (consecutive_failures < static_cast<int>(table.size())) return table[consecutive_failures];
+  return std::pow(fast ? sc::kFastFailureBase : sc::kIntelligentFailureBase, consecutive_failures);
+}
 
 /// Factor 3: kCooldownFactor while on cooldown, else 1.
-double cooldownFactor(bool cooling);
+inline double cooldownFactor(bool cooling) { return cooling ? scoring_constants::kCooldownFactor : 1.0; }
 
 /// The cooldown a window failure trigger starts: 15 s × (repeat + 1), at most 120 s (repeat 0 is
 /// the first cooldown).
@@ -92,18 +123,45 @@ std::chrono::milliseconds cooldownDuration(int repeat);
 /// Factors 4 and 5 combined: the larger of the key boost (this key served the session last) and
 /// the model boost (the session's last upstream model); kSessionFailurePenalty instead once the
 /// key failed for the session, 0 once excluded.
-double affinityFactor(bool session_last_key, bool session_last_model, int session_failures);
+inline double affinityFactor(bool session_last_key, bool session_last_model, int session_failures) {
+  namespace sc = scoring_constants;
+  if (session_failures >= sc::kSessionExcludeAfter) return 0;
+  if (session_failures > 0) return sc::kSessionFailurePenalty;
+  return std::max(session_last_key ? sc::kSessionAffinityBoost : 1.0,
+                  session_last_model ? sc::kModelAffinityBoost : 1.0);
+}
 
 /// Factor 6: the billing preference for the prompt size, times the low-quota penalty.
 /// `quota_remaining` is the remaining fraction of the daily quota (nullopt: no quota).
-double billingFactor(config::Billing billing, std::int64_t prompt_tokens,
-                     std::optional<double> quota_remaining);
+inline double billingFactor(config::Billing billing, std::int64_t prompt_tokens,
+                            std::optional<double> quota_remaining) {
+  namespace sc = scoring_constants;
+  double factor = 1;
+  if (billing == config::Billing::PerRequest) {
+    factor = std::clamp(static_cast<double>(prompt_tokens) / sc::kBillingCrossoverTokens,
+                        sc::kBillingMinFactor, sc::kBillingMaxFactor);
+  }
+  if (quota_remaining && *quota_remaining < sc::kLowQuotaFraction) factor *= sc::kLowQuotaFactor;
+  return factor;
+}
 
 /// Factor 7: kYieldFactor after a run of kYieldAfterSuccesses successes, else 1.
-double yieldFactor(int success_streak);
+inline double yieldFactor(int success_streak) {
+  namespace sc = scoring_constants;
+  return success_streak >= sc::kYieldAfterSuccesses ? sc::kYieldFactor : 1.0;
+}
 
 /// Factor 8: the decayed success rate times a latency factor (unknown latency: neutral 1).
-double performanceFactor(double success_rate, std::optional<double> first_token_ms,
-                         config::Strategy strategy);
+inline double performanceFactor(double success_rate, std::optional<double> first_token_ms,
+                                config::Strategy strategy) {
+  namespace sc = scoring_constants;
+  double rate = std::clamp(success_rate, 0.0, 1.0);
+  if (strategy == config::Strategy::Fast) {
+    double latency = first_token_ms ? 1 / (1 + *first_token_ms / sc::kFastLatencyScaleMs) : 1;
+    return rate * latency * latency;
+  }
+  double latency = first_token_ms ? 1 / (1 + *first_token_ms / sc::kIntelligentLatencyScaleMs) : 1;
+  return rate * latency;
+}
 
 }  // namespace llmux::routing
