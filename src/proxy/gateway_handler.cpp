@@ -203,7 +203,7 @@ Task<void> GatewayHandler::serveModelRequest(RequestContext& ctx) {
 
   routing::RouteRequest route_request = routeRequestFor(ctx);
   auto plan = routing::planRoute(*ctx.catalog, services_.router_state, services_.key_health,
-                                 services_.freezes, route_request, rng_);
+                                 services_.freezes, route_request, rng_, &services_.rotation);
   warnUnknownCapabilities(plan);
   switch (plan.status) {
     case routing::RouteStatus::UnknownModel:

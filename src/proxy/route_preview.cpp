@@ -89,7 +89,7 @@ AdminAnswer previewRoute(GatewayServices& services, routing::Catalog const& cata
   // A fixed seed: a preview shows one possible order of the random strategies.
   routing::Rng rng(0x5eed);
   routing::RoutePlan plan = routing::planRoute(catalog, services.router_state, services.key_health,
-                                               services.freezes, request, rng);
+                                               services.freezes, request, rng);  // no rotation: nothing moves
   json::array candidates;
   auto const& channels = catalog.settings().channels;
   bool scoring = request.strategy == config::Strategy::Intelligent || request.strategy == config::Strategy::Fast;

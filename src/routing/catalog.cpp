@@ -19,7 +19,10 @@ Catalog::Catalog(std::shared_ptr<const config::Settings> settings) : settings_(s
     for (auto const& [alias, upstream] : channel.model_map) add(alias);
   }
   for (std::size_t i = 0; i < channels.size(); ++i) {
-    if (channels[i].enabled) channel_by_name_.emplace(channels[i].name, i);
+    if (!channels[i].enabled) continue;
+    channel_by_name_.emplace(channels[i].name, i);
+    has_weights_ = has_weights_ || channels[i].weight != 1;
+    for (auto const& key : channels[i].keys) has_weights_ = has_weights_ || key.weight != 1;
   }
   for (std::size_t i = 0; i < settings_->model_groups.size(); ++i) {
     group_by_name_.emplace(settings_->model_groups[i].name, i);

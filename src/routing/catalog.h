@@ -32,6 +32,10 @@ class Catalog {
   /// The gateway key with this secret, or nullptr. Compares in constant time once found.
   config::GatewayKey const* findGatewayKey(std::string_view secret) const;
 
+  /// Whether some enabled channel or key has a weight other than 1 (the planner then shares
+  /// equal candidates by weight, which costs more).
+  bool hasWeights() const { return has_weights_; }
+
   /// The model group of this name, or nullptr.
   config::ModelGroup const* group(std::string_view name) const;
   /// The `fallbacks:` chain of a model (empty when none).
@@ -49,6 +53,7 @@ class Catalog {
   std::unordered_map<std::string, std::size_t> gateway_key_by_secret_;
   std::unordered_map<std::string, std::size_t> group_by_name_;
   std::unordered_map<std::string, std::size_t> channel_by_name_;
+  bool has_weights_ = false;
   std::vector<std::string> model_names_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdio>
 
 #include "routing/freezes.h"
@@ -111,9 +112,10 @@ std::uint64_t orderedBits(double value) {
 std::uint64_t orderedBits(std::int32_t value) { return static_cast<std::uint32_t>(value) ^ 0x8000'0000u; }
 
 /// What a strategy orders a hop's candidates by, smallest key first:
-/// - intelligent, fast: score, higher first; then priority, higher first; then passthrough
-///   first; equals in all three in random order (key_rank), so that equal candidates share the
-///   load instead of the first in the configuration taking it all;
+/// - intelligent, fast: the demoted last; priority, higher first (the operator's word: a backup
+///   stays a backup however well it scores); score, higher first; passthrough first; equals in
+///   all of these in a random order weighted by the candidate's weight (key_rank), so that equal
+///   candidates share the load by weight instead of the first in the configuration taking it all;
 /// - sequential: the demoted last; priority, higher first; passthrough first; then channel and
 ///   key in configuration order (`draft`: drafts are made in that order within a hop);
 /// - random: the demoted last; priority; then a random channel and a random key in it;
@@ -126,7 +128,12 @@ SortKey sortKey(Strategy strategy, double score, std::int32_t priority, bool pas
   std::uint64_t last = demoted ? 1 : 0;
   switch (strategy) {
     case Strategy::Intelligent:
-    case Strategy::Fast: return {u128{~orderedBits(score)} << 64 | ~tier, key_rank, draft};
+    case Strategy::Fast: {
+      u128 priority_first = u128{~orderedBits(priority) & 0xffff'ffffu} << 65;
+      return {u128{last} << 97 | priority_first | u128{~orderedBits(score)} << 1 |
+                  u128{passthrough ? 0u : 1u},
+              key_rank, draft};
+    }
     case Strategy::Sequential: return {u128{last} << 64 | ~tier, draft, draft};
     case Strategy::Random: {
       std::uint64_t first = last << 32 | (~orderedBits(priority) & 0xffff'ffffu);
@@ -136,6 +143,58 @@ SortKey sortKey(Strategy strategy, double score, std::int32_t priority, bool pas
     case Strategy::GlobalRandom: return {u128{last}, key_rank, draft};
   }
   return {0, draft, draft};
+}
+
+/// A random rank whose order puts an item first with a chance proportional to its weight (the
+/// exponential race: -ln(u) / weight, smallest first). Costs a logarithm: used only when the
+/// configuration has weights other than 1.
+std::uint64_t weightedRank(Rng& rng, double weight) {
+  double rank = -std::log(1.0 - rng.uniform()) / std::max(weight, 1e-9);
+  return static_cast<std::uint64_t>(std::min(rank * 1e15, 1.8e19));
+}
+
+/// Sequential's spreading among equals, as the gateway core did it: within each run of equal
+/// sort keys (same priority and passthrough-ness), a weighted rotation picks the leading channel
+/// (weight 3 leads three times as often as weight 1, spread out, not in blocks), the others
+/// follow in configuration order after it; each channel's keys rotate. Counters in `rotation`.
+void rotateEquals(SortKey* begin, SortKey* end, std::vector<Draft> const& drafts,
+                  config::Settings const& settings, Rotation& rotation) {
+  std::vector<SortKey*> blocks;  // where each channel's run starts
+  for (SortKey* group = begin; group != end;) {
+    SortKey* group_end = group + 1;
+    while (group_end != end && group_end->primary == group->primary) ++group_end;
+    blocks.clear();
+    for (SortKey* k = group; k != group_end; ++k) {
+      if (blocks.empty() || drafts[blocks.back()->draft].channel != drafts[k->draft].channel) blocks.push_back(k);
+    }
+    blocks.push_back(group_end);
+    std::size_t channels = blocks.size() - 1;
+    for (std::size_t b = 0; b < channels; ++b) {
+      auto const& channel = settings.channels[drafts[blocks[b]->draft].channel];
+      auto n = static_cast<std::size_t>(blocks[b + 1] - blocks[b]);
+      if (channel.keys.size() > 1 && n > 0) {
+        auto first = static_cast<std::ptrdiff_t>(rotation.next("keys:" + channel.name) % n);
+        std::rotate(blocks[b], blocks[b] + first, blocks[b + 1]);
+      }
+    }
+    if (channels > 1) {
+      Draft const& head = drafts[group->draft];
+      auto weight = [&](std::size_t b) {
+        return static_cast<std::uint64_t>(std::max(settings.channels[drafts[blocks[b]->draft].channel].weight, 1));
+      };
+      std::uint64_t total = 0;
+      for (std::size_t b = 0; b < channels; ++b) total += weight(b);
+      std::string counter = "model:" + *head.model + "@" +
+                            std::to_string(settings.channels[head.channel].priority) +
+                            (head.passthrough ? "" : "/translated") +
+                            (group->primary >> 64 ? "/demoted" : "");
+      std::uint64_t slot = rotation.next(counter) % total;
+      std::size_t leader = 0;
+      for (; leader + 1 < channels && slot >= weight(leader); ++leader) slot -= weight(leader);
+      std::rotate(group, blocks[leader], group_end);
+    }
+    group = group_end;
+  }
 }
 
 /// Orders one hop's keys by the strategy (sortKey holds its criteria).
@@ -193,8 +252,9 @@ Factors scoreFactors(config::Channel const& channel, config::ChannelKey const& k
   f.billing = billingFactor(key.billing, needs.prompt_tokens, cs.quota_remaining);
   f.yield = session_key ? 1.0 : yieldFactor(cs.success_streak);  // a session's key never yields
   f.performance = performanceFactor(cs.success_rate, cs.first_token_ms, scoring);
-  f.score = f.weight * f.headroom * f.failures * f.cooldown * f.affinity * f.billing * f.yield *
-            f.performance;
+  // The weight is not in the score (the heavier candidate would then always lead): it shares
+  // the load among equal scores (weightedRank).
+  f.score = f.headroom * f.failures * f.cooldown * f.affinity * f.billing * f.yield * f.performance;
   return f;
 }
 
@@ -205,7 +265,8 @@ void addOnce(std::vector<std::string>& list, std::string item) {
 }  // namespace
 
 RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth const& health,
-                    FreezeTable const& freezes, RouteRequest const& request, Rng& rng) {
+                    FreezeTable const& freezes, RouteRequest const& request, Rng& rng,
+                    Rotation* rotation) {
   RoutePlan plan;
   auto const& settings = catalog.settings();
 
@@ -307,7 +368,8 @@ RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth 
 
         Factors f = scoreFactors(channel, key, cs, session, id, session_model, request.needs, scoring);
         order.push_back(sortKey(request.strategy, f.score, channel.priority, passthrough,
-                                cs.cooling || f.affinity <= 0, channel_rank, rng.next(),
+                                cs.cooling || f.affinity <= 0, channel_rank,
+                                catalog.hasWeights() ? weightedRank(rng, f.weight) : rng.next(),
                                 static_cast<std::uint32_t>(drafts.size())));
         drafts.push_back(Draft{static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(row),
                                static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(h), names->model,
@@ -320,6 +382,9 @@ RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth 
   // Hops stay in order (a fallback only after every candidate of the model before it).
   for (std::size_t h = 0; h + 1 < hop_begin.size(); ++h) {
     orderHop(order.data() + hop_begin[h], order.data() + hop_begin[h + 1], request.strategy, drafts, rng);
+    if (request.strategy == Strategy::Sequential && rotation) {
+      rotateEquals(order.data() + hop_begin[h], order.data() + hop_begin[h + 1], drafts, settings, *rotation);
+    }
   }
 
   // The output once, in order.

@@ -12,6 +12,7 @@
 #include "core/clock.h"
 #include "core/wire_protocol.h"
 #include "routing/candidates.h"
+#include "routing/catalog.h"
 #include "routing/capabilities.h"
 
 namespace llmux::routing {
@@ -85,8 +86,10 @@ struct RoutePlan {
 /// disabled keys and keys paused by KeyHealth, frozen by FreezeTable or without headroom
 /// (collecting when they come back), gates fallback hops by capability, orders each hop's
 /// candidates by the request's strategy (hops stay in order) and never lists a (channel, key,
-/// upstream model) twice. Reads RouterState through one snapshot.
+/// upstream model) twice. Reads RouterState through one snapshot. `rotation` holds sequential's
+/// round-robin counters (without it, sequential keeps configuration order among equals).
 RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth const& health,
-                    FreezeTable const& freezes, RouteRequest const& request, Rng& rng);
+                    FreezeTable const& freezes, RouteRequest const& request, Rng& rng,
+                    Rotation* rotation = nullptr);
 
 }  // namespace llmux::routing

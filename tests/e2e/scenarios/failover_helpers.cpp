@@ -112,7 +112,9 @@ ChannelSpec channel(std::string name, Protocol protocol, std::string base_url,
 
 GatewayConfig gatewayConfig(std::vector<ChannelSpec> channels, std::string const& access_log) {
   GatewayConfig config;
-  config.gateway_keys = {{"failover-client", kGatewayKey}};
+  // Sequential: these scenarios follow failover step by step, in configuration order (the scored
+  // strategies order equal candidates at random).
+  config.gateway_keys = {{"failover-client", kGatewayKey, "sequential"}};
   config.channels = std::move(channels);
   config.extra_yaml = "log:\n  access_log: " + yamlQuote(access_log) + "\n";
   return config;

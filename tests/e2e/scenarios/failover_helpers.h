@@ -47,7 +47,8 @@ std::string shortName(Protocol protocol);
 ChannelSpec channel(std::string name, Protocol protocol, std::string base_url,
                     std::vector<std::string> keys, int priority = 0);
 
-/// A gateway configuration with the failover gateway key and an access log file.
+/// A gateway configuration with the failover gateway key (strategy: sequential) and an access
+/// log file.
 GatewayConfig gatewayConfig(std::vector<ChannelSpec> channels, std::string const& access_log);
 
 /// GET /metrics text.

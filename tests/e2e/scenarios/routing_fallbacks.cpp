@@ -165,6 +165,7 @@ TEST_F(RoutingFallbacks, RoutePreviewShowsTheOrderedCandidatesWithScoresWithoutC
                                         serving("p2", mock->baseUrl(), {kModel}, false, 0)},
                                        accessLog());
   config.extra_yaml += std::string("admin_token: ") + kAdminToken + "\n";
+  config.gateway_keys[0].strategy = "";  // the default: intelligent
   auto gateway = startGateway(config);
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
 

@@ -95,6 +95,7 @@ std::string toYaml(GatewayConfig const& config) {
     for (auto const& key : config.gateway_keys) {
       out.append("  - name: ").append(yamlQuote(key.name)).append("\n");
       out.append("    key: ").append(yamlQuote(key.key)).append("\n");
+      if (!key.strategy.empty()) out.append("    strategy: ").append(key.strategy).append("\n");
     }
   }
   if (!config.channels.empty()) {

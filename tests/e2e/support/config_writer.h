@@ -15,6 +15,7 @@ namespace llmux::e2e {
 struct GatewayKeySpec {
   std::string name;
   std::string key;
+  std::string strategy;  ///< routing strategy; "" = the default
 };
 
 /// Per-attempt upstream deadlines in milliseconds; unset ones are not written.

@@ -1,9 +1,16 @@
+// The sequential strategy: the gateway core's priority order with weighted rotation among
+// equals, as planRoute keeps it.
 #include "routing/candidates.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 
+#include "routing/freezes.h"
+#include "routing/key_health.h"
+#include "routing/planner.h"
+#include "routing/rng.h"
+#include "routing/router_state.h"
 #include "settings_fixture.h"
 
 namespace llmux::routing {
@@ -52,6 +59,20 @@ std::string channelOf(Catalog const& catalog, Candidate c) {
   return catalog.settings().channels[c.channel].name;
 }
 
+/// planRoute with the sequential strategy, fresh router state and no freezes.
+RoutePlan planCandidates(Catalog const& catalog, Protocol protocol, std::string model,
+                         KeyHealth const& health, Rotation& rotation) {
+  static ManualTimeSource clock;
+  RouterState state(health.clock());
+  FreezeTable freezes(clock);
+  Rng rng(7);
+  RouteRequest request;
+  request.client_protocol = protocol;
+  request.model = std::move(model);
+  request.strategy = config::Strategy::Sequential;
+  return planRoute(catalog, state, health, freezes, request, rng, &rotation);
+}
+
 TEST(Catalog, IndexesModelsAliasesAndGatewayKeys) {
   auto catalog = catalogFrom(kPool);
   EXPECT_EQ(catalog->channelsFor("gpt-x").size(), 4u);  // "off" is disabled
@@ -63,14 +84,14 @@ TEST(Catalog, IndexesModelsAliasesAndGatewayKeys) {
   EXPECT_EQ(catalog->findGatewayKey("sk-de"), nullptr);
 }
 
-TEST(PlanCandidates, PriorityFirstThenKeysRotateWithinAChannel) {
+TEST(Sequential, PriorityFirstThenKeysRotateWithinAChannel) {
   auto catalog = catalogFrom(kPool);
   ManualTimeSource clock;
   KeyHealth health(clock);
   Rotation rotation;
   auto a = planCandidates(*catalog, Protocol::OpenAiChat, "gpt-x", health, rotation);
   auto b = planCandidates(*catalog, Protocol::OpenAiChat, "gpt-x", health, rotation);
-  ASSERT_EQ(a.status, PlanStatus::Ready);
+  ASSERT_EQ(a.status, RouteStatus::Ready);
   // primary x2, heavy and light (either order), then claude (needs translation); never "off".
   ASSERT_EQ(a.candidates.size(), 5u);
   EXPECT_EQ(channelOf(*catalog, a.candidates[0]), "primary");
@@ -80,7 +101,7 @@ TEST(PlanCandidates, PriorityFirstThenKeysRotateWithinAChannel) {
   for (auto const& c : a.candidates) EXPECT_NE(channelOf(*catalog, c), "off");
 }
 
-TEST(PlanCandidates, WeightsDecideWhoLeadsAmongEqualPriorities) {
+TEST(Sequential, WeightsDecideWhoLeadsAmongEqualPriorities) {
   auto catalog = catalogFrom(kPool);
   ManualTimeSource clock;
   KeyHealth health(clock);
@@ -98,7 +119,7 @@ TEST(PlanCandidates, WeightsDecideWhoLeadsAmongEqualPriorities) {
   EXPECT_EQ(leads["light"], 100);
 }
 
-TEST(PlanCandidates, PausedKeysAreSkippedUntilTheirTimeComes) {
+TEST(Sequential, PausedKeysAreSkippedUntilTheirTimeComes) {
   auto catalog = catalogFrom(kPool);
   ManualTimeSource clock;
   KeyHealth health(clock);
@@ -107,24 +128,24 @@ TEST(PlanCandidates, PausedKeysAreSkippedUntilTheirTimeComes) {
     for (auto const& key : channel.keys) health.pause(key.id, KeyPause::RateLimited, Millis(30'000));
   }
   auto plan = planCandidates(*catalog, Protocol::OpenAiChat, "gpt-x", health, rotation);
-  EXPECT_EQ(plan.status, PlanStatus::AllPaused);
+  EXPECT_EQ(plan.status, RouteStatus::AllPaused);
   ASSERT_TRUE(plan.resume_at);
   EXPECT_EQ(*plan.resume_at - clock.now(), Millis(30'000));
   clock.advance(Millis(30'001));
   EXPECT_EQ(planCandidates(*catalog, Protocol::OpenAiChat, "gpt-x", health, rotation).status,
-            PlanStatus::Ready);
+            RouteStatus::Ready);
 }
 
-TEST(PlanCandidates, OtherProtocolsAreTranslatedCandidatesAfterNativeOnes) {
+TEST(Sequential, OtherProtocolsAreTranslatedCandidatesAfterNativeOnes) {
   auto catalog = catalogFrom(kPool);
   ManualTimeSource clock;
   KeyHealth health(clock);
   Rotation rotation;
   EXPECT_EQ(planCandidates(*catalog, Protocol::OpenAiChat, "nope", health, rotation).status,
-            PlanStatus::UnknownModel);
+            RouteStatus::UnknownModel);
   // Only the Anthropic channel serves it: an OpenAI Chat client gets it through translation.
   auto plan = planCandidates(*catalog, Protocol::OpenAiChat, "claude-only", health, rotation);
-  ASSERT_EQ(plan.status, PlanStatus::Ready);
+  ASSERT_EQ(plan.status, RouteStatus::Ready);
   ASSERT_EQ(plan.candidates.size(), 1u);
   EXPECT_EQ(channelOf(*catalog, plan.candidates[0]), "claude");
   EXPECT_EQ(catalog->settings().channels[plan.candidates[0].channel].rows[plan.candidates[0].row].protocol,
@@ -135,7 +156,7 @@ TEST(PlanCandidates, OtherProtocolsAreTranslatedCandidatesAfterNativeOnes) {
   EXPECT_EQ(channelOf(*catalog, mixed.candidates.back()), "claude");
 }
 
-TEST(PlanCandidates, AMultiProtocolChannelIsSpokenToInTheClientsProtocol) {
+TEST(Sequential, AMultiProtocolChannelIsSpokenToInTheClientsProtocol) {
   auto catalog = catalogFrom(R"(
 gateway_keys: [{name: dev, key: sk-dev}]
 channels:

@@ -255,6 +255,10 @@ TEST_F(PlannerTest, CoolingCandidatesGoLastInEveryStrategy) {
 }
 
 TEST_F(PlannerTest, SessionStaysOnItsKeyAndMovesWhenItFails) {
+  // Affinity works inside a priority tier: the session's key is in the second one, the first
+  // is out (paused) as it was when the session got there.
+  health.pause(key("high", 0).id, KeyPause::RateLimited, Millis(60'000));
+  health.pause(key("high", 1).id, KeyPause::RateLimited, Millis(60'000));
   RouteRequest request;
   request.model = "gpt-4o";
   request.session = "s1";
@@ -277,17 +281,32 @@ TEST_F(PlannerTest, SessionStaysOnItsKeyAndMovesWhenItFails) {
   EXPECT_DOUBLE_EQ(p.candidates[0].factors.affinity, 1.0);
 }
 
-TEST_F(PlannerTest, PerRequestKeysLeadForLongPrompts) {
+TEST_F(PlannerTest, PerRequestKeysLeadForLongPromptsWithinTheirPriorityTier) {
   RouteRequest request;
   request.model = "gpt-4o";
   request.strategy = Strategy::Intelligent;
   request.needs.prompt_tokens = 8000;
   auto p = plan(request);
-  EXPECT_EQ(label(p.candidates[0]), "low#0:gpt-4o");
-  EXPECT_DOUBLE_EQ(p.candidates[0].factors.billing, 4.0);
-  request.needs.prompt_tokens = 500;
-  p = plan(request);
+  // The billing factor is there, but priority stays the operator's word: low (0) comes last.
   EXPECT_EQ(labels(p, 0).back(), "low#0:gpt-4o");
+  for (auto const& c : p.candidates) {
+    if (c.depth == 0 && label(c) == "low#0:gpt-4o") EXPECT_DOUBLE_EQ(c.factors.billing, 4.0);
+  }
+
+  auto equals = catalogFrom(R"(
+gateway_keys: [{name: dev, key: sk-dev}]
+channels:
+  - {name: tok, protocol: openai-chat, base_url: "http://127.0.0.1:1", keys: [t0], models: [m]}
+  - {name: req, protocol: openai-chat, base_url: "http://127.0.0.1:2", keys: [{key: r0, billing: per_request}], models: [m]}
+)");
+  request.model = "m";
+  auto lead = [&](std::int64_t tokens) {
+    request.needs.prompt_tokens = tokens;
+    auto r = planRoute(*equals, state, health, freezes, request, rng);
+    return equals->settings().channels[r.candidates[0].channel].name;
+  };
+  EXPECT_EQ(lead(8000), "req");  // 8000 / 2000 = x4
+  EXPECT_EQ(lead(500), "tok");   // 500 / 2000 = x0.25
 }
 
 TEST_F(PlannerTest, SuccessRunYieldsToTheOtherKeys) {
