@@ -8,7 +8,7 @@
 #include "http/upstream_connection.h"
 #include "http/upstream_exchange.h"
 #include "protocol/error_shapes.h"
-#include "protocol/retry_after.h"
+#include "core/retry_after.h"
 #include "proxy/answer_meter.h"
 #include "proxy/attempt_request.h"
 #include "proxy/error_reply.h"
@@ -70,14 +70,14 @@ void Forwarder::learnFromAnswer(RequestContext& ctx, routing::PlannedCandidate c
                              ? channel.name
                              : channel.keys[candidate.key].label,
                          rule->name, freeze.id);
-      if (status == 429) retry_after = protocol::parseRetryAfter(headers, now);
+      if (status == 429) retry_after = parseRetryAfter(headers, now);
       return;  // the freeze is the pause: lifting it must bring the key back at once
     }
   }
   if (policy.verdict != routing::Verdict::NextKey) return;
   if (status == 429) {
-    retry_after = protocol::parseRetryAfter(headers, services_.clock.wallNow());
-    if (!retry_after && body) retry_after = protocol::parseGoogleRetryDelay(*body);
+    retry_after = parseRetryAfter(headers, services_.clock.wallNow());
+    if (!retry_after && body) retry_after = parseGoogleRetryDelay(*body);
     services_.key_health.pause(key_id, routing::KeyPause::RateLimited,
                                retry_after.value_or(routing::kDefaultRateLimitPause));
   } else {

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/ids.h"
+#include "core/retry_after.h"
 #include "core/strings.h"
 
 namespace llmux::routing {
@@ -15,193 +16,9 @@ namespace {
 
 using namespace std::chrono;
 
-// --- small parsers for the reset times upstreams announce ---------------------------------------
-// Routing stays free of protocol/: these are the few formats a freeze needs.
-
-bool isDigit(char c) {
-  return c >= '0' && c <= '9';
-}
-
-/// A non-negative decimal ("12", "1.5", ".5") at the front of `s`, consumed; nullopt when none.
-std::optional<double> takeDecimal(std::string_view& s) {
-  double value = 0;
-  double weight = 0.1;
-  bool digits = false;
-  bool dot = false;
-  std::size_t i = 0;
-  for (; i < s.size(); ++i) {
-    char c = s[i];
-    if (c == '.' && !dot) {
-      dot = true;
-    } else if (isDigit(c)) {
-      digits = true;
-      if (dot) {
-        value += (c - '0') * weight;
-        weight /= 10;
-      } else {
-        value = value * 10 + (c - '0');
-      }
-    } else {
-      break;
-    }
-  }
-  if (!digits) return std::nullopt;
-  s.remove_prefix(i);
-  return value;
-}
-
-/// A Go-style duration as OpenAI sends it ("6m0s", "1s", "20ms", "1h2m3s", "0.5s"); a bare
-/// number is seconds. nullopt when malformed.
-std::optional<Millis> parseGoDuration(std::string_view s) {
-  s = trimSpaces(s);
-  if (s.empty()) return std::nullopt;
-  double ms = 0;
-  bool first = true;
-  while (!s.empty()) {
-    auto number = takeDecimal(s);
-    if (!number) return std::nullopt;
-    double scale = 0;
-    if (s.empty()) {
-      if (!first) return std::nullopt;  // "1m30" is malformed; a lone "30" is seconds
-      scale = 1000;
-    } else if (s.starts_with("ms")) {
-      scale = 1, s.remove_prefix(2);
-    } else if (s.starts_with("us")) {
-      scale = 1e-3, s.remove_prefix(2);
-    } else if (s.starts_with("\xC2\xB5s")) {  // "µs"
-      scale = 1e-3, s.remove_prefix(3);
-    } else if (s.starts_with("ns")) {
-      scale = 1e-6, s.remove_prefix(2);
-    } else if (s.front() == 'h') {
-      scale = 3'600'000, s.remove_prefix(1);
-    } else if (s.front() == 'm') {
-      scale = 60'000, s.remove_prefix(1);
-    } else if (s.front() == 's') {
-      scale = 1000, s.remove_prefix(1);
-    } else {
-      return std::nullopt;
-    }
-    ms += *number * scale;
-    first = false;
-  }
-  constexpr double kYearMs = 365.0 * 24 * 3600 * 1000;  // nobody resets a limit in a year
-  return Millis(static_cast<Millis::rep>(std::ceil(std::min(ms, kYearMs))));
-}
-
-std::optional<int> fixedDigits(std::string_view s, std::size_t at, std::size_t count) {
-  if (at + count > s.size()) return std::nullopt;
-  int value = 0;
-  for (std::size_t i = at; i < at + count; ++i) {
-    if (!isDigit(s[i])) return std::nullopt;
-    value = value * 10 + (s[i] - '0');
-  }
-  return value;
-}
-
-std::optional<WallTime> civilTime(int year, int month, int day, int hour, int minute,
-                                  int second) {
-  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 60) return std::nullopt;
-  year_month_day ymd{std::chrono::year{year}, std::chrono::month{static_cast<unsigned>(month)},
-                     std::chrono::day{static_cast<unsigned>(day)}};
-  if (!ymd.ok()) return std::nullopt;
-  return time_point_cast<WallClock::duration>(sys_days{ymd} + hours{hour} + minutes{minute} +
-                                              seconds{second});
-}
-
-/// RFC 3339 ("2024-05-01T12:00:30Z", "2024-05-01T12:00:30.5+02:00"), as Anthropic sends it.
-std::optional<WallTime> parseRfc3339(std::string_view s) {
-  s = trimSpaces(s);
-  if (s.size() < 20 || s[4] != '-' || s[7] != '-' || s[13] != ':' || s[16] != ':') {
-    return std::nullopt;
-  }
-  if (s[10] != 'T' && s[10] != 't' && s[10] != ' ') return std::nullopt;
-  auto year = fixedDigits(s, 0, 4), month = fixedDigits(s, 5, 2), day = fixedDigits(s, 8, 2);
-  auto hour = fixedDigits(s, 11, 2), minute = fixedDigits(s, 14, 2), sec = fixedDigits(s, 17, 2);
-  if (!year || !month || !day || !hour || !minute || !sec) return std::nullopt;
-  auto base = civilTime(*year, *month, *day, *hour, *minute, *sec);
-  if (!base) return std::nullopt;
-  std::string_view rest = s.substr(19);
-  WallClock::duration fraction{0};
-  if (!rest.empty() && rest.front() == '.') {
-    rest.remove_prefix(1);
-    double weight = 0.1, value = 0;
-    std::size_t n = 0;
-    while (n < rest.size() && isDigit(rest[n])) value += (rest[n++] - '0') * weight, weight /= 10;
-    if (n == 0) return std::nullopt;
-    rest.remove_prefix(n);
-    fraction = duration_cast<WallClock::duration>(duration<double>(value));
-  }
-  if (rest == "Z" || rest == "z") return *base + fraction;
-  if (rest.size() != 6 || (rest[0] != '+' && rest[0] != '-') || rest[3] != ':') return std::nullopt;
-  auto off_h = fixedDigits(rest, 1, 2), off_m = fixedDigits(rest, 4, 2);
-  if (!off_h || !off_m) return std::nullopt;
-  auto offset = hours{*off_h} + minutes{*off_m};
-  // "+02:00" is two hours ahead of UTC: the UTC instant is earlier.
-  return rest[0] == '+' ? *base + fraction - offset : *base + fraction + offset;
-}
-
-/// An IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"), the HTTP-date form servers send.
-std::optional<WallTime> parseImfFixdate(std::string_view s) {
-  s = trimSpaces(s);
-  if (s.size() != 29 || s[3] != ',' || s[4] != ' ' || s.substr(25) != " GMT") return std::nullopt;
-  static constexpr std::array<std::string_view, 12> kMonths = {
-      "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-  auto name = s.substr(8, 3);
-  auto month = std::find(kMonths.begin(), kMonths.end(), name);
-  if (month == kMonths.end() || s[7] != ' ' || s[11] != ' ' || s[16] != ' ' || s[19] != ':' ||
-      s[22] != ':') {
-    return std::nullopt;
-  }
-  auto day = fixedDigits(s, 5, 2), year = fixedDigits(s, 12, 4);
-  auto hour = fixedDigits(s, 17, 2), minute = fixedDigits(s, 20, 2), sec = fixedDigits(s, 23, 2);
-  if (!day || !year || !hour || !minute || !sec) return std::nullopt;
-  return civilTime(*year, static_cast<int>(month - kMonths.begin()) + 1, *day, *hour, *minute,
-                   *sec);
-}
-
-/// Google's RetryInfo in the error body: `"retryDelay": "34s"`.
-std::optional<Millis> parseGoogleRetryDelay(std::string_view body) {
-  constexpr std::string_view kField = "\"retryDelay\"";
-  auto at = body.find(kField);
-  if (at == std::string_view::npos) return std::nullopt;
-  std::string_view rest = body.substr(at + kField.size());
-  auto skipSpace = [&rest] {
-    while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t' || rest.front() == '\n' ||
-                             rest.front() == '\r')) {
-      rest.remove_prefix(1);
-    }
-  };
-  skipSpace();
-  if (rest.empty() || rest.front() != ':') return std::nullopt;
-  rest.remove_prefix(1);
-  skipSpace();
-  if (rest.empty() || rest.front() != '"') return std::nullopt;
-  rest.remove_prefix(1);
-  auto end = rest.find('"');
-  if (end == std::string_view::npos || end == 0 || rest[end - 1] != 's') return std::nullopt;
-  return parseGoDuration(rest.substr(0, end));
-}
-
 WallTime after(WallTime now, Millis wait) {
   return now + duration_cast<WallClock::duration>(wait);
 }
-
-/// A rate limit the upstream reports with its remaining budget and its reset.
-struct AnnouncedLimit {
-  std::string_view remaining;  ///< header with what is left ("0": this limit is the exhausted one)
-  std::string_view reset;      ///< header with when it resets
-  bool rfc3339;                ///< reset is an instant (Anthropic), else a duration (OpenAI)
-};
-
-constexpr AnnouncedLimit kLimits[] = {
-    {"x-ratelimit-remaining-requests", "x-ratelimit-reset-requests", false},
-    {"x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens", false},
-    {"anthropic-ratelimit-requests-remaining", "anthropic-ratelimit-requests-reset", true},
-    {"anthropic-ratelimit-tokens-remaining", "anthropic-ratelimit-tokens-reset", true},
-    {"anthropic-ratelimit-input-tokens-remaining", "anthropic-ratelimit-input-tokens-reset", true},
-    {"anthropic-ratelimit-output-tokens-remaining", "anthropic-ratelimit-output-tokens-reset",
-     true},
-};
 
 void keepLatest(std::optional<WallTime>& latest, std::optional<WallTime> candidate) {
   if (candidate && (!latest || *candidate > *latest)) latest = candidate;
@@ -294,36 +111,13 @@ std::optional<WallTime> upstreamResetTime(HeaderList const& headers, std::string
   // An explicit "retry after" always counts; among the per-limit resets, the exhausted limits'
   // (remaining 0) when the upstream says which, else the latest of all (never too early).
   std::optional<WallTime> explicit_wait;
-  if (auto ms = headers.find("retry-after-ms")) {
-    std::string_view text = trimSpaces(*ms);
-    if (auto wait = takeDecimal(text); wait && text.empty()) {
-      keepLatest(explicit_wait, after(now, Millis(static_cast<Millis::rep>(std::ceil(*wait)))));
-    }
-  }
-  if (auto value = headers.find("retry-after")) {
-    std::string_view text = trimSpaces(*value);
-    std::string_view number = text;
-    if (auto secs = takeDecimal(number); secs && number.empty()) {
-      keepLatest(explicit_wait, after(now, Millis(static_cast<Millis::rep>(std::ceil(*secs * 1000)))));
-    } else {
-      keepLatest(explicit_wait, parseImfFixdate(text));
-    }
-  }
+  if (auto wait = parseRetryAfter(headers, now)) keepLatest(explicit_wait, after(now, *wait));
   if (auto delay = parseGoogleRetryDelay(body)) keepLatest(explicit_wait, after(now, *delay));
 
   std::optional<WallTime> exhausted, any;
-  for (auto const& limit : kLimits) {
-    auto reset = headers.find(limit.reset);
-    if (!reset) continue;
-    std::optional<WallTime> at;
-    if (limit.rfc3339) {
-      at = parseRfc3339(*reset);
-    } else if (auto wait = parseGoDuration(*reset)) {
-      at = after(now, *wait);
-    }
-    keepLatest(any, at);
-    auto remaining = headers.find(limit.remaining);
-    if (remaining && trimSpaces(*remaining) == "0") keepLatest(exhausted, at);
+  for (auto const& limit : announcedLimits(headers, now)) {
+    keepLatest(any, limit.reset);
+    if (limit.remaining == 0) keepLatest(exhausted, limit.reset);
   }
   std::optional<WallTime> latest = explicit_wait;
   keepLatest(latest, exhausted ? exhausted : any);

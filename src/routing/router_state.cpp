@@ -8,6 +8,7 @@
 #include <shared_mutex>
 #include <unordered_map>
 
+#include "core/retry_after.h"
 #include "routing/scoring.h"
 
 namespace llmux::routing {
@@ -34,121 +35,17 @@ using StringMap = std::unordered_map<std::string, V, StringHash, StringEqual>;
 
 // --- Upstream rate-limit headers ------------------------------------------------------------
 
-/// A Go-style duration as OpenAI sends it: "1s", "6m0s", "20ms", "1h2m3.5s".
-std::optional<Millis> parseDuration(std::string_view text) {
-  if (text.empty()) return std::nullopt;
-  double total_ms = 0;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    std::size_t start = i;
-    while (i < text.size() && ((text[i] >= '0' && text[i] <= '9') || text[i] == '.')) ++i;
-    if (i == start) return std::nullopt;
-    double value = 0;
-    auto [end, ec] = std::from_chars(text.data() + start, text.data() + i, value);
-    if (ec != std::errc() || end != text.data() + i) return std::nullopt;
-    std::size_t unit_start = i;
-    while (i < text.size() && !((text[i] >= '0' && text[i] <= '9') || text[i] == '.')) ++i;
-    std::string_view unit = text.substr(unit_start, i - unit_start);
-    if (unit == "h") total_ms += value * 3'600'000;
-    else if (unit == "m") total_ms += value * 60'000;
-    else if (unit == "s" || unit.empty()) total_ms += value * 1'000;
-    else if (unit == "ms") total_ms += value;
-    else if (unit == "us" || unit == "\xC2\xB5s") total_ms += value / 1'000;
-    else if (unit == "ns") total_ms += value / 1'000'000;
-    else return std::nullopt;
-  }
-  return Millis(static_cast<std::int64_t>(total_ms + 0.5));
-}
-
-bool parseDigits(std::string_view text, std::size_t at, std::size_t count, int& out) {
-  if (at + count > text.size()) return false;
-  out = 0;
-  for (std::size_t i = at; i < at + count; ++i) {
-    if (text[i] < '0' || text[i] > '9') return false;
-    out = out * 10 + (text[i] - '0');
-  }
-  return true;
-}
-
-/// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
-std::int64_t daysFromCivil(int y, int m, int d) {
-  y -= m <= 2;
-  std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  std::int64_t yoe = y - era * 400;
-  std::int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  std::int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
-/// An RFC 3339 time as Anthropic sends it: "2024-05-01T12:00:30Z", fraction and offset allowed.
-std::optional<WallTime> parseRfc3339(std::string_view text) {
-  int y, mo, d, h, mi, s;
-  if (text.size() < 20 || !parseDigits(text, 0, 4, y) || text[4] != '-' ||
-      !parseDigits(text, 5, 2, mo) || text[7] != '-' || !parseDigits(text, 8, 2, d) ||
-      (text[10] != 'T' && text[10] != 't' && text[10] != ' ') || !parseDigits(text, 11, 2, h) ||
-      text[13] != ':' || !parseDigits(text, 14, 2, mi) || text[16] != ':' ||
-      !parseDigits(text, 17, 2, s)) {
-    return std::nullopt;
-  }
-  std::size_t i = 19;
-  double fraction = 0;
-  if (i < text.size() && text[i] == '.') {
-    double scale = 0.1;
-    for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, scale /= 10) {
-      fraction += (text[i] - '0') * scale;
-    }
-  }
-  std::int64_t offset_s = 0;
-  if (i < text.size() && (text[i] == '+' || text[i] == '-')) {
-    int oh, om;
-    if (!parseDigits(text, i + 1, 2, oh) || i + 3 >= text.size() || !parseDigits(text, i + 4, 2, om)) {
-      return std::nullopt;
-    }
-    offset_s = (oh * 3600 + om * 60) * (text[i] == '+' ? 1 : -1);
-  } else if (i >= text.size() || (text[i] != 'Z' && text[i] != 'z')) {
-    return std::nullopt;
-  }
-  std::int64_t seconds = daysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s - offset_s;
-  auto ms = std::chrono::milliseconds(seconds * 1000 + static_cast<std::int64_t>(fraction * 1000));
-  return WallTime(std::chrono::duration_cast<WallClock::duration>(ms));
-}
-
-std::optional<std::int64_t> parseCount(std::optional<std::string_view> text) {
-  if (!text) return std::nullopt;
-  std::int64_t value = 0;
-  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
-  if (ec != std::errc()) return std::nullopt;
-  return value;
-}
-
 /// What the rate-limit headers say: nullopt when they say nothing, else when the key has room
-/// again (`now` or earlier: room now).
+/// again (`now` or earlier: room now). A limit at 0 without a reset time is left alone for
+/// kDefaultUpstreamReset.
 std::optional<MonoTime> upstreamBlockedUntil(HeaderList const& headers, MonoTime now, WallTime wall_now) {
-  struct Pair {
-    std::string_view remaining, reset;
-  };
-  static constexpr Pair kPairs[] = {
-      {"x-ratelimit-remaining-requests", "x-ratelimit-reset-requests"},
-      {"x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens"},
-      {"anthropic-ratelimit-requests-remaining", "anthropic-ratelimit-requests-reset"},
-      {"anthropic-ratelimit-tokens-remaining", "anthropic-ratelimit-tokens-reset"},
-      {"anthropic-ratelimit-input-tokens-remaining", "anthropic-ratelimit-input-tokens-reset"},
-      {"anthropic-ratelimit-output-tokens-remaining", "anthropic-ratelimit-output-tokens-reset"},
-  };
   std::optional<MonoTime> result;
-  for (auto const& pair : kPairs) {
-    auto remaining = parseCount(headers.find(pair.remaining));
-    if (!remaining) continue;
+  for (auto const& limit : announcedLimits(headers, wall_now)) {
+    if (!limit.remaining) continue;
     MonoTime until = now;
-    if (*remaining <= 0) {
-      until = now + sc::kDefaultUpstreamReset;
-      if (auto reset = headers.find(pair.reset)) {
-        if (auto duration = parseDuration(*reset)) {
-          until = now + *duration;
-        } else if (auto at = parseRfc3339(*reset)) {
-          until = now + std::chrono::duration_cast<MonoClock::duration>(*at - wall_now);
-        }
-      }
+    if (*limit.remaining <= 0) {
+      until = limit.reset ? now + std::chrono::duration_cast<MonoClock::duration>(*limit.reset - wall_now)
+                          : now + sc::kDefaultUpstreamReset;
     }
     if (!result || until > *result) result = until;
   }

@@ -5,7 +5,7 @@
 #include "core/json_text.h"
 #include "core/strings.h"
 #include "protocol/error_shapes.h"
-#include "protocol/retry_after.h"
+#include "core/retry_after.h"
 
 namespace llmux::translate {
 namespace {
@@ -104,7 +104,7 @@ UpstreamError readUpstreamError(Protocol protocol, int status, std::string_view 
   UpstreamError error;
   error.status = status;
   error.cls = classForStatus(status);
-  error.retry_after = protocol::parseRetryAfter(headers, now);
+  error.retry_after = parseRetryAfter(headers, now);
   std::string code;
   boost::system::error_code ec;
   auto doc = boost::json::parse(body, ec);
@@ -128,7 +128,7 @@ UpstreamError readUpstreamError(Protocol protocol, int status, std::string_view 
                                  : std::string(body.substr(0, 500));
   }
   if (!error.retry_after && protocol == Protocol::Gemini) {
-    error.retry_after = protocol::parseGoogleRetryDelay(body);
+    error.retry_after = parseGoogleRetryDelay(body);
   }
   if (mayBeContextOverflow(status) && isContextOverflow(code, error.message)) {
     error.cls = ErrorClass::ContextOverflow;

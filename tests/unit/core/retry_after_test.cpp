@@ -1,11 +1,11 @@
-#include "protocol/retry_after.h"
+#include "core/retry_after.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
-namespace llmux::protocol {
+namespace llmux {
 namespace {
 
 using std::chrono::milliseconds;
@@ -71,9 +71,9 @@ TEST(RetryAfter, IgnoresWhatIsNotAValue) {
 }
 
 }  // namespace
-}  // namespace llmux::protocol
+}  // namespace llmux
 
-namespace llmux::protocol {
+namespace llmux {
 namespace {
 
 TEST(GoogleRetryDelay, ReadsRetryInfoFromTheErrorBody) {
@@ -90,4 +90,4 @@ TEST(GoogleRetryDelay, ReadsRetryInfoFromTheErrorBody) {
 }
 
 }  // namespace
-}  // namespace llmux::protocol
+}  // namespace llmux

@@ -1,12 +1,18 @@
-#include "protocol/retry_after.h"
+#include "core/retry_after.h"
 
 #include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
 #include <array>
 #include <string_view>
 
 #include "core/strings.h"
 
-namespace llmux::protocol {
+namespace llmux {
+
+using namespace std::chrono;
+
 namespace {
 
 using std::chrono::milliseconds;
@@ -102,6 +108,56 @@ bool splitSpaces(std::string_view s, std::array<std::string_view, N>& out) {
   return count == N;
 }
 
+// Helpers of the rate-limit reset formats below.
+
+/// A non-negative decimal ("12", "1.5", ".5") at the front of `s`, consumed; nullopt when none.
+std::optional<double> takeDecimal(std::string_view& s) {
+  double value = 0;
+  double weight = 0.1;
+  bool digits = false;
+  bool dot = false;
+  std::size_t i = 0;
+  for (; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '.' && !dot) {
+      dot = true;
+    } else if ((c >= '0' && c <= '9')) {
+      digits = true;
+      if (dot) {
+        value += (c - '0') * weight;
+        weight /= 10;
+      } else {
+        value = value * 10 + (c - '0');
+      }
+    } else {
+      break;
+    }
+  }
+  if (!digits) return std::nullopt;
+  s.remove_prefix(i);
+  return value;
+}
+
+std::optional<int> fixedDigits(std::string_view s, std::size_t at, std::size_t count) {
+  if (at + count > s.size()) return std::nullopt;
+  int value = 0;
+  for (std::size_t i = at; i < at + count; ++i) {
+    if (!(s[i] >= '0' && s[i] <= '9')) return std::nullopt;
+    value = value * 10 + (s[i] - '0');
+  }
+  return value;
+}
+
+std::optional<WallTime> civilTime(int year, int month, int day, int hour, int minute,
+                                  int second) {
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 60) return std::nullopt;
+  year_month_day ymd{std::chrono::year{year}, std::chrono::month{static_cast<unsigned>(month)},
+                     std::chrono::day{static_cast<unsigned>(day)}};
+  if (!ymd.ok()) return std::nullopt;
+  return time_point_cast<WallClock::duration>(sys_days{ymd} + hours{hour} + minutes{minute} +
+                                              seconds{second});
+}
+
 }  // namespace
 
 std::optional<WallTime> parseHttpDate(std::string_view text) {
@@ -178,4 +234,104 @@ std::optional<milliseconds> parseGoogleRetryDelay(std::string_view body) {
   return parseDecimal(rest.substr(0, end - 1), 1000.0);  // a protobuf Duration: "<seconds>s"
 }
 
-}  // namespace llmux::protocol
+std::optional<Millis> parseGoDuration(std::string_view s) {
+  s = trimSpaces(s);
+  if (s.empty()) return std::nullopt;
+  double ms = 0;
+  bool first = true;
+  while (!s.empty()) {
+    auto number = takeDecimal(s);
+    if (!number) return std::nullopt;
+    double scale = 0;
+    if (s.empty()) {
+      if (!first) return std::nullopt;  // "1m30" is malformed; a lone "30" is seconds
+      scale = 1000;
+    } else if (s.starts_with("ms")) {
+      scale = 1, s.remove_prefix(2);
+    } else if (s.starts_with("us")) {
+      scale = 1e-3, s.remove_prefix(2);
+    } else if (s.starts_with("\xC2\xB5s")) {  // "µs"
+      scale = 1e-3, s.remove_prefix(3);
+    } else if (s.starts_with("ns")) {
+      scale = 1e-6, s.remove_prefix(2);
+    } else if (s.front() == 'h') {
+      scale = 3'600'000, s.remove_prefix(1);
+    } else if (s.front() == 'm') {
+      scale = 60'000, s.remove_prefix(1);
+    } else if (s.front() == 's') {
+      scale = 1000, s.remove_prefix(1);
+    } else {
+      return std::nullopt;
+    }
+    ms += *number * scale;
+    first = false;
+  }
+  constexpr double kYearMs = 365.0 * 24 * 3600 * 1000;  // nobody resets a limit in a year
+  return Millis(static_cast<Millis::rep>(std::ceil(std::min(ms, kYearMs))));
+}
+
+std::optional<WallTime> parseRfc3339(std::string_view s) {
+  s = trimSpaces(s);
+  if (s.size() < 20 || s[4] != '-' || s[7] != '-' || s[13] != ':' || s[16] != ':') {
+    return std::nullopt;
+  }
+  if (s[10] != 'T' && s[10] != 't' && s[10] != ' ') return std::nullopt;
+  auto year = fixedDigits(s, 0, 4), month = fixedDigits(s, 5, 2), day = fixedDigits(s, 8, 2);
+  auto hour = fixedDigits(s, 11, 2), minute = fixedDigits(s, 14, 2), sec = fixedDigits(s, 17, 2);
+  if (!year || !month || !day || !hour || !minute || !sec) return std::nullopt;
+  auto base = civilTime(*year, *month, *day, *hour, *minute, *sec);
+  if (!base) return std::nullopt;
+  std::string_view rest = s.substr(19);
+  WallClock::duration fraction{0};
+  if (!rest.empty() && rest.front() == '.') {
+    rest.remove_prefix(1);
+    double weight = 0.1, value = 0;
+    std::size_t n = 0;
+    while (n < rest.size() && (rest[n] >= '0' && rest[n] <= '9')) value += (rest[n++] - '0') * weight, weight /= 10;
+    if (n == 0) return std::nullopt;
+    rest.remove_prefix(n);
+    fraction = duration_cast<WallClock::duration>(duration<double>(value));
+  }
+  if (rest == "Z" || rest == "z") return *base + fraction;
+  if (rest.size() != 6 || (rest[0] != '+' && rest[0] != '-') || rest[3] != ':') return std::nullopt;
+  auto off_h = fixedDigits(rest, 1, 2), off_m = fixedDigits(rest, 4, 2);
+  if (!off_h || !off_m) return std::nullopt;
+  auto offset = hours{*off_h} + minutes{*off_m};
+  // "+02:00" is two hours ahead of UTC: the UTC instant is earlier.
+  return rest[0] == '+' ? *base + fraction - offset : *base + fraction + offset;
+}
+
+
+std::array<AnnouncedLimit, kAnnouncedLimitCount> announcedLimits(HeaderList const& headers, WallTime now) {
+  struct Names {
+    std::string_view remaining, reset;
+    bool instant;  ///< the reset is an RFC 3339 instant (Anthropic), else a duration (OpenAI)
+  };
+  static constexpr std::array<Names, kAnnouncedLimitCount> kNames = {{
+      {"x-ratelimit-remaining-requests", "x-ratelimit-reset-requests", false},
+      {"x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens", false},
+      {"anthropic-ratelimit-requests-remaining", "anthropic-ratelimit-requests-reset", true},
+      {"anthropic-ratelimit-tokens-remaining", "anthropic-ratelimit-tokens-reset", true},
+      {"anthropic-ratelimit-input-tokens-remaining", "anthropic-ratelimit-input-tokens-reset", true},
+      {"anthropic-ratelimit-output-tokens-remaining", "anthropic-ratelimit-output-tokens-reset", true},
+  }};
+  std::array<AnnouncedLimit, kAnnouncedLimitCount> limits{};
+  for (std::size_t i = 0; i < kNames.size(); ++i) {
+    if (auto remaining = headers.find(kNames[i].remaining)) {
+      std::string_view text = trimSpaces(*remaining);
+      std::int64_t value = 0;
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (ec == std::errc() && end == text.data() + text.size()) limits[i].remaining = value;
+    }
+    if (auto reset = headers.find(kNames[i].reset)) {
+      if (kNames[i].instant) {
+        limits[i].reset = parseRfc3339(*reset);
+      } else if (auto wait = parseGoDuration(*reset)) {
+        limits[i].reset = now + std::chrono::duration_cast<WallClock::duration>(*wait);
+      }
+    }
+  }
+  return limits;
+}
+
+}  // namespace llmux
