@@ -77,6 +77,41 @@ TEST_F(RoutingFallbacks, WhenEveryHopFailsEachIsTriedOnceAndTheClientGetsTheLast
   EXPECT_EQ(journal->size(), 2u);
 }
 
+TEST_F(RoutingFallbacks, TheRetryBudgetCapsAttemptsAndTheirDeadline) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  GatewayConfig config = gatewayConfig({serving("ca", mock->baseUrl(), {"m-a"}, true, 3),
+                                        serving("cb", mock->baseUrl(), {"m-a"}, true, 2),
+                                        serving("cc", mock->baseUrl(), {"m-a"}, false, 1)},
+                                       accessLog());
+  config.extra_yaml += "retry: {max_attempts: 2}\n";
+  auto gateway = startGateway(config);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  auto capped = callGateway(gateway->port, clientCall(Protocol::OpenAiChat, false, "m-a"), "budget-n");
+  ASSERT_TRUE(capped.ok()) << capped.error().message;
+  // The second attempt was the last one allowed: its own error reaches the client.
+  EXPECT_EQ(capped->status(), 500) << capped->body;
+  EXPECT_EQ(attemptsOf(accessLog(), "budget-n"),
+            (std::vector<Attempt>{{"ca", "m-a", 0, "failover:status_500"},
+                                  {"cb", "m-a", 0, "failed:status_500"}}));
+
+  // No attempt starts after the deadline: the slow first answer used it up.
+  gateway->process->kill();
+  GatewayConfig slow = gatewayConfig({serving("ca", mock->baseUrl(), {"m-a"}, false, 3),
+                                      serving("cc", mock->baseUrl(), {"m-a"}, false, 1)},
+                                     accessLog());
+  slow.channels[0].headers = {{"x-mock-fault", "slow-first-byte=400, 500"}};
+  slow.extra_yaml += "retry: {deadline_ms: 200}\n";
+  auto late = startGateway(slow);
+  ASSERT_TRUE(late.ok()) << late.error().message;
+  auto answer = callGateway(late->port, clientCall(Protocol::OpenAiChat, false, "m-a"), "budget-t");
+  ASSERT_TRUE(answer.ok()) << answer.error().message;
+  EXPECT_EQ(answer->status(), 500) << answer->body;
+  EXPECT_EQ(answer->header("x-llmux-attempts"), "1");
+  EXPECT_EQ(attemptsOf(accessLog(), "budget-t"),
+            (std::vector<Attempt>{{"ca", "m-a", 0, "failover:status_500"}}));
+}
+
 TEST_F(RoutingFallbacks, CapabilityGateSkipsAFallbackWithoutToolsForAToolRequestOnly) {
   auto mock = startMockProvider();
   ASSERT_TRUE(mock.ok()) << mock.error().message;
