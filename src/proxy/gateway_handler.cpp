@@ -1,5 +1,7 @@
 #include "proxy/gateway_handler.h"
 
+#include <array>
+#include <iterator>
 #include <random>
 
 #include "core/ids.h"
@@ -140,13 +142,7 @@ Task<void> GatewayHandler::serveRoute(RequestContext& ctx) {
         dropped.labels({"request_log"}).advanceTo(services_.request_log->droppedRecords());
       }
       // The router's state as of now.
-      auto& freezes = services_.metrics_registry.gauge(telemetry::MetricId::FreezesActive);
-      auto active = services_.freezes.activeByObject();
-      for (auto object : {config::FreezeObject::Key, config::FreezeObject::KeyModel,
-                          config::FreezeObject::Channel, config::FreezeObject::ChannelModel}) {
-        freezes.labels({config::freezeObjectName(object)})
-            .set(static_cast<double>(active[static_cast<std::size_t>(object)]));
-      }
+      publishFreezeGauges();
       services_.metrics_registry.gauge(telemetry::MetricId::CooldownsActive)
           .get()
           .set(static_cast<double>(services_.router_state.cooldownsActive()));
@@ -169,6 +165,27 @@ Task<void> GatewayHandler::serveRoute(RequestContext& ctx) {
         co_await replyError(ctx, 401, ctx.record.error);
       }
       co_return;
+  }
+}
+
+void GatewayHandler::publishFreezeGauges() {
+  constexpr config::FreezeObject kObjects[] = {config::FreezeObject::Key, config::FreezeObject::KeyModel,
+                                               config::FreezeObject::Channel,
+                                               config::FreezeObject::ChannelModel};
+  constexpr config::FreezePeriod kPeriods[] = {config::FreezePeriod::Fixed, config::FreezePeriod::Today,
+                                               config::FreezePeriod::Week, config::FreezePeriod::Month,
+                                               config::FreezePeriod::Forever,
+                                               config::FreezePeriod::UpstreamReset};
+  std::array<std::array<int, std::size(kPeriods)>, std::size(kObjects)> counts{};
+  for (auto const& freeze : services_.freezes.list()) {
+    ++counts[static_cast<std::size_t>(freeze.object)][static_cast<std::size_t>(freeze.period)];
+  }
+  auto& gauge = services_.metrics_registry.gauge(telemetry::MetricId::FreezesActive);
+  for (auto object : kObjects) {
+    for (auto period : kPeriods) {
+      gauge.labels({config::freezeObjectName(object), config::freezePeriodName(period)})
+          .set(counts[static_cast<std::size_t>(object)][static_cast<std::size_t>(period)]);
+    }
   }
 }
 

@@ -31,6 +31,8 @@ class GatewayHandler final : public http::RequestHandler {
   net::Task<void> servePlain(RequestContext& ctx, int status, std::string_view content_type,
                              std::string_view body);
   bool admit(RequestContext& ctx);
+  /// llmux_freezes_active by object and period, as of now (at scrape time).
+  void publishFreezeGauges();
   void account(RequestContext& ctx, bool log_it);
 
   GatewayServices& services_;

@@ -298,19 +298,6 @@ std::vector<Freeze> FreezeTable::list() const {
   return out;
 }
 
-std::array<std::size_t, 4> FreezeTable::activeByObject() const {
-  std::array<std::size_t, 4> counts{};
-  if (count_.load(std::memory_order_acquire) == 0) return counts;
-  std::vector<std::string> gone;
-  {
-    std::lock_guard lock(mutex_);
-    gone = dropExpiredLocked(clock_.wallNow());
-    for (auto const& f : freezes_) ++counts[static_cast<std::size_t>(f.object)];
-  }
-  forgetPersisted(gone);
-  return counts;
-}
-
 std::uint64_t FreezeTable::persistenceFailures() const {
   return persistence_failures_.load(std::memory_order_relaxed);
 }

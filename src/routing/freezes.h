@@ -91,8 +91,6 @@ class FreezeTable {
 
   /// The active freezes, oldest first.
   std::vector<Freeze> list() const;
-  /// Active freezes per object kind (metrics), indexed by FreezeObject.
-  std::array<std::size_t, 4> activeByObject() const;
 
   /// Persistence writes that threw (the table itself stays right; the change is lost at the next
   /// restart). Monotonic, for logs and metrics.

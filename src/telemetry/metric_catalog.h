@@ -77,7 +77,8 @@ inline constexpr std::span<double const> kOverheadSecondsBuckets{kOverheadSecond
     "Attempts on a fallback model, by fallback depth (1 = first fallback hop; 5 means 5 or "      \
     "more).", "depth")                                                                            \
   X(FreezesActive, Gauge, "llmux_freezes_active", kNoBuckets,                                     \
-    "Active freezes, by frozen object (key, key+model, channel, channel+model).", "object")       \
+    "Active freezes, by frozen object (key, key+model, channel, channel+model) and period "       \
+    "(fixed, today, week, month, forever, reset).", "object", "period")                          \
   X(CooldownsActive, Gauge, "llmux_cooldowns_active", kNoBuckets,                                 \
     "Upstream keys currently on a failure-window cooldown.")                                      \
   X(UpstreamFirstByteSeconds, Histogram, "llmux_upstream_first_byte_seconds",                     \

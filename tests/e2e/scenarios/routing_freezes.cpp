@@ -91,7 +91,7 @@ TEST_F(RoutingFreezes, ForbiddenKeyIsFrozenUntilTheEndOfTheDaySurvivesARestartAn
   ASSERT_TRUE(clearJournal(mock->port).ok());
   auto metrics = fetchMetrics(gateway->port);
   ASSERT_TRUE(metrics.ok());
-  EXPECT_EQ(metricValue(*metrics, "llmux_freezes_active", {{"object", "key"}}), 1.0);
+  EXPECT_EQ(metricValue(*metrics, "llmux_freezes_active", {{"object", "key"}, {"period", "today"}}), 1.0);
 
   // A restart keeps the freeze.
   gateway->process->kill();

@@ -290,7 +290,9 @@ TEST_F(PlannerTest, PerRequestKeysLeadForLongPromptsWithinTheirPriorityTier) {
   // The billing factor is there, but priority stays the operator's word: low (0) comes last.
   EXPECT_EQ(labels(p, 0).back(), "low#0:gpt-4o");
   for (auto const& c : p.candidates) {
-    if (c.depth == 0 && label(c) == "low#0:gpt-4o") EXPECT_DOUBLE_EQ(c.factors.billing, 4.0);
+    if (c.depth == 0 && label(c) == "low#0:gpt-4o") {
+      EXPECT_DOUBLE_EQ(c.factors.billing, 4.0);
+    }
   }
 
   auto equals = catalogFrom(R"(
@@ -314,7 +316,9 @@ TEST_F(PlannerTest, SuccessRunYieldsToTheOtherKeys) {
   auto p = plan("gpt-4o", Strategy::Intelligent);
   EXPECT_EQ(label(p.candidates[0]), "high#0:gpt-4o");
   for (auto const& c : p.candidates) {
-    if (label(c) == "high#1:gpt-4o") EXPECT_DOUBLE_EQ(c.factors.yield, 0.85);
+    if (label(c) == "high#1:gpt-4o") {
+      EXPECT_DOUBLE_EQ(c.factors.yield, 0.85);
+    }
   }
 }
 
