@@ -268,6 +268,40 @@ std::uint64_t prefixOf(Strategy strategy, SortKey const& k, PrefixLayout const& 
   return prefix << kIndexBits | index;
 }
 
+/// Merges two sorted runs of `half` distinct integers each into `out`, from both ends at once
+/// and without a branch on the data (the parity merge: with equal halves neither end can run
+/// past its runs, so no bound checks). Two independent chains of loads halve the latency.
+void parityMerge(std::uint64_t* out, std::uint64_t const* left, std::uint64_t const* right, std::size_t half) {
+  std::uint64_t const *left_front = left, *right_front = right;
+  std::uint64_t const *left_back = left + half - 1, *right_back = right + half - 1;
+  std::uint64_t *out_front = out, *out_back = out + 2 * half - 1;
+  for (std::size_t step = 0; step < half; ++step) {
+    bool right_first = *right_front < *left_front;
+    *out_front++ = right_first ? *right_front : *left_front;
+    right_front += right_first;
+    left_front += !right_first;
+    bool left_last = *right_back < *left_back;
+    *out_back-- = left_last ? *left_back : *right_back;
+    left_back -= left_last;
+    right_back -= !left_last;
+  }
+}
+
+/// Sorts `values` (distinct, none all ones; the size a power of two, padded with all ones) by
+/// bottom-up parity merges: a comparison sort whose comparisons steer no branch (std::sort
+/// mispredicts about every other one on keys this random).
+void mergeSortDistinct(std::vector<std::uint64_t>& values, std::vector<std::uint64_t>& scratch) {
+  std::size_t n = values.size();
+  scratch.resize(n);
+  std::uint64_t* from = values.data();
+  std::uint64_t* to = scratch.data();
+  for (std::size_t half = 1; half < n; half *= 2) {
+    for (std::size_t run = 0; run < n; run += 2 * half) parityMerge(to + run, from + run, from + run + half, half);
+    std::swap(from, to);
+  }
+  if (from != values.data()) std::copy(from, from + n, values.data());
+}
+
 /// Sorts by ByKey. std::sort over the keys pays a mispredicted branch for many of its ~650
 /// comparisons of 48-byte keys; here the keys' 64-bit prefixes are sorted as plain integers and
 /// an insertion sort with the full comparison then puts right the rare keys that agree in their
@@ -279,12 +313,16 @@ void sortKeys(SortKey* begin, SortKey* end, Strategy strategy) {
     std::sort(begin, end, ByKey{});
     return;
   }
-  thread_local std::vector<std::uint64_t> prefixes;
+  thread_local std::vector<std::uint64_t> prefixes, scratch;
   thread_local std::vector<SortKey> sorted;
   PrefixLayout layout = prefixLayout(strategy, begin, end);
-  prefixes.resize(n);
+  // Padding: an index below n < 2^kIndexBits never makes a prefix all ones.
+  prefixes.assign(std::bit_ceil(n), ~std::uint64_t{0});
   for (std::size_t i = 0; i < n; ++i) prefixes[i] = prefixOf(strategy, begin[i], layout, i);
-  std::sort(prefixes.begin(), prefixes.end());
+  // Sequential's keys are in configuration order within each run of equal criteria: std::sort
+  // predicts its way through them; the random ranks of the others need the branch-free merge.
+  if (strategy == Strategy::Sequential) std::sort(prefixes.begin(), prefixes.begin() + static_cast<std::ptrdiff_t>(n));
+  else mergeSortDistinct(prefixes, scratch);
   sorted.resize(n);
   for (std::size_t i = 0; i < n; ++i) sorted[i] = begin[prefixes[i] & ((1u << kIndexBits) - 1)];
   std::copy(sorted.begin(), sorted.end(), begin);
