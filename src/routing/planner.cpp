@@ -201,8 +201,7 @@ void rotateEquals(SortKey* begin, SortKey* end, std::vector<Draft> const& drafts
 /// A SortKey cut into its criteria, most significant first (the bit ranges sortKey packs them
 /// in): ByKey's order is their lexicographic order.
 struct KeyFields {
-  std::array<std::uint64_t, 5> value{};
-  std::size_t count = 0;
+  std::array<std::uint64_t, 5> value{};  ///< unused criteria are 0
 };
 
 KeyFields fieldsOf(Strategy strategy, SortKey const& k) {
@@ -212,9 +211,8 @@ KeyFields fieldsOf(Strategy strategy, SortKey const& k) {
     case Strategy::Intelligent:
     case Strategy::Fast:
       return {{static_cast<std::uint64_t>(k.primary >> 97), static_cast<std::uint64_t>(k.primary >> 65) & 0xffff'ffffu,
-               static_cast<std::uint64_t>(k.primary >> 1), low & 1, k.secondary},
-              5};
-    default: return {{high, low, k.secondary}, 3};
+               static_cast<std::uint64_t>(k.primary >> 1), low & 1, k.secondary}};
+    default: return {{high, low, k.secondary, 0, 0}};
   }
 }
 
@@ -227,30 +225,38 @@ constexpr std::size_t kFairShare = 16;  ///< bits every criterion gets before th
 /// gets up to kFairShare bits (a wide score must not crowd out the random rank that orders equal
 /// scores), then the most significant ones take what is left.
 struct PrefixLayout {
-  std::array<std::uint32_t, 5> width{};  ///< the criterion's differing bits
-  std::array<std::uint32_t, 5> kept{};   ///< how many of them (the highest) the prefix keeps
-  std::size_t count = 0;
+  std::array<std::uint64_t, 5> mask{};   ///< the criterion's differing bits (0: none kept)
+  std::array<std::uint32_t, 5> drop{};   ///< its low bits the prefix leaves out
+  std::array<std::uint32_t, 5> shift{};  ///< where the rest goes in the prefix
 };
 
 PrefixLayout prefixLayout(Strategy strategy, SortKey const* begin, SortKey const* end) {
-  PrefixLayout layout;
   KeyFields first = fieldsOf(strategy, *begin);
   std::array<std::uint64_t, 5> differs{};
   for (SortKey const* k = begin + 1; k != end; ++k) {
     KeyFields f = fieldsOf(strategy, *k);
-    for (std::size_t i = 0; i < f.count; ++i) differs[i] |= f.value[i] ^ first.value[i];
+    for (std::size_t i = 0; i < 5; ++i) differs[i] |= f.value[i] ^ first.value[i];
   }
-  layout.count = first.count;
+  std::array<std::uint32_t, 5> width{}, kept{};
   std::size_t budget = kPrefixBudget;
-  for (std::size_t i = 0; i < layout.count; ++i) {
-    layout.width[i] = static_cast<std::uint32_t>(std::bit_width(differs[i]));
-    layout.kept[i] = static_cast<std::uint32_t>(std::min<std::size_t>({layout.width[i], kFairShare, budget}));
-    budget -= layout.kept[i];
+  for (std::size_t i = 0; i < 5; ++i) {
+    width[i] = static_cast<std::uint32_t>(std::bit_width(differs[i]));
+    kept[i] = static_cast<std::uint32_t>(std::min<std::size_t>({width[i], kFairShare, budget}));
+    budget -= kept[i];
   }
-  for (std::size_t i = 0; i < layout.count; ++i) {
-    auto more = static_cast<std::uint32_t>(std::min<std::size_t>(layout.width[i] - layout.kept[i], budget));
-    layout.kept[i] += more;
+  for (std::size_t i = 0; i < 5; ++i) {
+    auto more = static_cast<std::uint32_t>(std::min<std::size_t>(width[i] - kept[i], budget));
+    kept[i] += more;
     budget -= more;
+  }
+  PrefixLayout layout;
+  auto shift = static_cast<std::uint32_t>(kIndexBits);
+  for (std::size_t i = 5; i-- > 0;) {
+    if (kept[i] == 0) continue;
+    layout.mask[i] = width[i] == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width[i]) - 1;
+    layout.drop[i] = width[i] - kept[i];
+    layout.shift[i] = shift;
+    shift += kept[i];
   }
   return layout;
 }
@@ -259,13 +265,9 @@ PrefixLayout prefixLayout(Strategy strategy, SortKey const* begin, SortKey const
 /// like ByKey except where two keys agree in every kept bit.
 std::uint64_t prefixOf(Strategy strategy, SortKey const& k, PrefixLayout const& layout, std::uint64_t index) {
   KeyFields f = fieldsOf(strategy, k);
-  std::uint64_t prefix = 0;
-  for (std::size_t i = 0; i < layout.count; ++i) {
-    if (layout.kept[i] == 0) continue;
-    std::uint64_t bits = layout.width[i] == 64 ? f.value[i] : f.value[i] & ((std::uint64_t{1} << layout.width[i]) - 1);
-    prefix = prefix << layout.kept[i] | bits >> (layout.width[i] - layout.kept[i]);
-  }
-  return prefix << kIndexBits | index;
+  std::uint64_t prefix = index;
+  for (std::size_t i = 0; i < 5; ++i) prefix |= ((f.value[i] & layout.mask[i]) >> layout.drop[i]) << layout.shift[i];
+  return prefix;
 }
 
 /// Merges two sorted runs of `half` distinct integers each into `out`, from both ends at once
@@ -287,15 +289,32 @@ void parityMerge(std::uint64_t* out, std::uint64_t const* left, std::uint64_t co
   }
 }
 
-/// Sorts `values` (distinct, none all ones; the size a power of two, padded with all ones) by
-/// bottom-up parity merges: a comparison sort whose comparisons steer no branch (std::sort
-/// mispredicts about every other one on keys this random).
+/// Sorts eight values with the 19 comparators of Knuth's network: branch-free, and the groups of
+/// eight are independent of one another (the merges' first three passes were one long chain).
+void sortEight(std::uint64_t* v) {
+  static constexpr std::uint8_t kNetwork[19][2] = {{0, 2}, {1, 3}, {4, 6}, {5, 7}, {0, 4}, {1, 5}, {2, 6},
+                                                   {3, 7}, {0, 1}, {2, 3}, {4, 5}, {6, 7}, {2, 4}, {3, 5},
+                                                   {1, 4}, {3, 6}, {1, 2}, {3, 4}, {5, 6}};
+  for (auto const& [a, b] : kNetwork) {
+    std::uint64_t low = std::min(v[a], v[b]), high = std::max(v[a], v[b]);
+    v[a] = low;
+    v[b] = high;
+  }
+}
+
+constexpr std::size_t kNetworkSize = 8;
+
+/// Sorts `values` (distinct, none all ones; the size a power of two of at least kNetworkSize,
+/// padded with all ones): runs of eight by a sorting network, then bottom-up parity merges, a
+/// comparison sort whose comparisons steer no branch (std::sort mispredicts about every other
+/// one on keys this random).
 void mergeSortDistinct(std::vector<std::uint64_t>& values, std::vector<std::uint64_t>& scratch) {
   std::size_t n = values.size();
   scratch.resize(n);
+  for (std::size_t run = 0; run < n; run += kNetworkSize) sortEight(values.data() + run);
   std::uint64_t* from = values.data();
   std::uint64_t* to = scratch.data();
-  for (std::size_t half = 1; half < n; half *= 2) {
+  for (std::size_t half = kNetworkSize; half < n; half *= 2) {
     for (std::size_t run = 0; run < n; run += 2 * half) parityMerge(to + run, from + run, from + run + half, half);
     std::swap(from, to);
   }
@@ -317,7 +336,7 @@ void sortKeys(SortKey* begin, SortKey* end, Strategy strategy) {
   thread_local std::vector<SortKey> sorted;
   PrefixLayout layout = prefixLayout(strategy, begin, end);
   // Padding: an index below n < 2^kIndexBits never makes a prefix all ones.
-  prefixes.assign(std::bit_ceil(n), ~std::uint64_t{0});
+  prefixes.assign(std::max(std::bit_ceil(n), kNetworkSize), ~std::uint64_t{0});
   for (std::size_t i = 0; i < n; ++i) prefixes[i] = prefixOf(strategy, begin[i], layout, i);
   // Sequential's keys are in configuration order within each run of equal criteria: std::sort
   // predicts its way through them; the random ranks of the others need the branch-free merge.
