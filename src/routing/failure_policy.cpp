@@ -3,18 +3,20 @@
 namespace llmux::routing {
 
 FailurePolicy policyForStatus(int status) {
-  if (status < 400) return {Verdict::Relay, "ok"};
+  // The verdict is the outcome table's (outcome.h); this adds the metric label.
+  Verdict verdict = actionFor(outcomeForStatus(status)).verdict;
+  if (verdict == Verdict::Relay) return {verdict, status < 400 ? "ok" : "client_error"};
   switch (status) {
-    case 401: return {Verdict::NextKey, "status_401"};
-    case 403: return {Verdict::NextKey, "status_403"};
-    case 429: return {Verdict::NextKey, "status_429"};
-    case 408: return {Verdict::NextCandidate, "status_408"};
-    case 500: return {Verdict::NextCandidate, "status_500"};
-    case 502: return {Verdict::NextCandidate, "status_502"};
-    case 503: return {Verdict::NextCandidate, "status_503"};
-    case 504: return {Verdict::NextCandidate, "status_504"};
-    case 529: return {Verdict::NextCandidate, "status_529"};
-    default: return {Verdict::Relay, "client_error"};
+    case 401: return {verdict, "status_401"};
+    case 403: return {verdict, "status_403"};
+    case 429: return {verdict, "status_429"};
+    case 408: return {verdict, "status_408"};
+    case 500: return {verdict, "status_500"};
+    case 502: return {verdict, "status_502"};
+    case 503: return {verdict, "status_503"};
+    case 504: return {verdict, "status_504"};
+    case 529: return {verdict, "status_529"};
+    default: return {verdict, "status_5xx"};
   }
 }
 

@@ -14,8 +14,10 @@ struct FailurePolicy {
   std::string_view reason;  ///< metric label: "status_429", "connect", "timeout_first_byte", ...
 };
 
-/// The rule for an HTTP status from the upstream. Never retried: 400, 404, 413, 422 and any other
-/// status not listed as retryable (retrying cannot fix the client's request, and costs money).
+/// The rule for an HTTP status from the upstream: the outcome table's verdict (outcome.h) with a
+/// metric label ("status_429", "status_5xx" for an unlisted 5xx). Never retried: 400, 404, 413,
+/// 422 and every other 4xx but 401, 403, 408 and 429 (retrying cannot fix the client's request,
+/// and costs money).
 FailurePolicy policyForStatus(int status);
 
 /// The rule for an attempt that got no response head (connect failure, timeout, broken

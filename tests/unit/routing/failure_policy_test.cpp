@@ -19,9 +19,10 @@ TEST(FailurePolicy, KeyProblemsMoveToTheNextKey) {
 }
 
 TEST(FailurePolicy, UpstreamProblemsMoveToTheNextCandidate) {
-  for (int status : {408, 500, 502, 503, 504, 529}) {
+  for (int status : {408, 500, 501, 502, 503, 504, 520, 529}) {
     EXPECT_EQ(policyForStatus(status).verdict, Verdict::NextCandidate) << status;
   }
+  EXPECT_EQ(policyForStatus(520).reason, "status_5xx");
 }
 
 TEST(FailurePolicy, TransportFailuresSkipTheChannel) {
