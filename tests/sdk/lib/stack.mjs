@@ -158,11 +158,13 @@ export class Stack {
     return (await response.json()).entries;
   }
 
-  /** The sequence number of the newest journal entry (0 when empty): pass it to `upstreamCalls`
-   *  to get what the mock served after this point. */
+  /** This point in the journal — the newest entry's sequence number and the wall-clock time —
+   *  to pass to `upstreamCalls` to get what the mock served after it. The time matters on a busy
+   *  machine: an exchange of the previous test (a dropped connection, say) can be recorded only
+   *  after the mark was taken, but it started before. */
   async journalMark() {
     const entries = await this.journal();
-    return entries.length > 0 ? entries.at(-1).seq : 0;
+    return { seq: entries.length > 0 ? entries.at(-1).seq : 0, at: Date.now() };
   }
 
   /** The journal entries after `mark`, waiting until there are at least `count`: the mock
@@ -171,7 +173,8 @@ export class Stack {
   async upstreamCalls(mark, count = 1) {
     const deadline = Date.now() + 2000;
     for (;;) {
-      const entries = (await this.journal()).filter((entry) => entry.seq > mark);
+      const entries = (await this.journal())
+        .filter((entry) => entry.seq > mark.seq && entry.started_at_ms >= mark.at);
       if (entries.length >= count || Date.now() > deadline) return entries;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
