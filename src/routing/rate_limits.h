@@ -141,8 +141,8 @@ struct ClientAdmission {
   Millis retry_after{0};  ///< when refused: >= 1 ms
 };
 
-/// Thread-safe per gateway key windows (one mutex; a key's state is created at its first
-/// admission). Semantics, for each configured limit:
+/// Thread-safe per gateway key windows (one mutex; a key's state is created by its first admit or
+/// finish and kept: keys come from the configuration). Semantics, for each configured limit:
 /// - concurrency: requests in flight < concurrency. Every admission takes a slot and every finish
 ///   releases one (counted even without a concurrency limit, so a limit added by a reload never
 ///   sees a release without its take; never below 0). Retry-after kConcurrencyRetryAfter.
