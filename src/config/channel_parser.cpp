@@ -6,6 +6,7 @@
 
 #include "config/address.h"
 #include "config/key_id.h"
+#include "config/resilience_parser.h"
 #include "core/strings.h"
 
 namespace llmux::config::detail {
@@ -286,7 +287,7 @@ void readTimeouts(YamlReader& reader, Fields const& fields, Channel& channel) {
   if (node == nullptr) return;
   auto timeouts =
       reader.strictMap(*node, fields.path("timeouts"),
-                       {"connect_ms", "first_byte_ms", "idle_ms", "total_ms"});
+                       {"connect_ms", "first_byte_ms", "first_token_ms", "idle_ms", "total_ms"});
   if (!timeouts) return;
   auto read = [&](std::string_view key, Millis& target) {
     if (YAML::Node const* value = timeouts->find(key)) {
@@ -297,6 +298,7 @@ void readTimeouts(YamlReader& reader, Fields const& fields, Channel& channel) {
   };
   read("connect_ms", channel.timeouts.connect);
   read("first_byte_ms", channel.timeouts.first_byte);
+  read("first_token_ms", channel.timeouts.first_token);
   read("idle_ms", channel.timeouts.idle);
   read("total_ms", channel.timeouts.total);
 }
@@ -472,6 +474,7 @@ Channel parseChannel(YamlReader& reader, Fields const& fields, EnvLookup const& 
   readCapabilities(reader, fields, channel);
   readHeaders(reader, fields, env, channel);
   readTimeouts(reader, fields, channel);
+  readChannelResilience(reader, fields, channel);
   if (YAML::Node const* node = fields.find("priority")) {
     if (auto value = reader.integer(*node, fields.path("priority"), -1'000'000, 1'000'000)) {
       channel.priority = static_cast<int>(*value);
@@ -599,7 +602,7 @@ std::vector<Channel> parseChannels(YAML::Node const& node, std::string const& pa
                                    {"name", "protocol", "base_url", "keys", "models", "model_map",
                                     "auth", "headers", "timeouts", "priority", "weight",
                                     "enabled", "tls_ca_file", "protocols", "client_preset",
-                                    "model_presets", "capabilities"});
+                                    "model_presets", "capabilities", "breaker", "model_limits"});
     if (!fields) continue;
     Channel channel = parseChannel(reader, *fields, env);
     if (!channel.name.empty()) {

@@ -8,6 +8,7 @@
 
 #include "config/address.h"
 #include "config/channel_parser.h"
+#include "config/resilience_parser.h"
 #include "config/routing_parser.h"
 #include "config/yaml_reader.h"
 
@@ -126,6 +127,7 @@ void readGatewayKey(YamlReader& reader, Fields const& fields, EnvLookup const& e
       }
     }
   }
+  detail::readClientLimits(reader, fields, key);
 }
 
 void readGatewayKeys(YamlReader& reader, Fields const& root, EnvLookup const& env,
@@ -140,7 +142,7 @@ void readGatewayKeys(YamlReader& reader, Fields const& root, EnvLookup const& en
   std::vector<std::pair<std::size_t, std::string>> seen_secrets;  // index, secret
   for (std::size_t i = 0; i < items->size(); ++i) {
     std::string const item_path = detail::indexPath(path, i);
-    auto fields = reader.strictMap((*items)[i], item_path, {"name", "key", "key_env", "strategy"});
+    auto fields = reader.strictMap((*items)[i], item_path, {"name", "key", "key_env", "strategy", "limits"});
     if (!fields) continue;
     GatewayKey key;
     std::string secret_path;  // set when a secret was read
@@ -174,7 +176,8 @@ void readSettings(YamlReader& reader, YAML::Node const& root_node, EnvLookup con
   auto root = reader.strictMap(root_node, "",
                                {"listen", "server", "log", "state_dir", "gateway_keys", "channels",
                                 "admin_token", "admin_token_env", "model_groups", "fallbacks",
-                                "freeze_rules", "default_freeze_rules", "retry"});
+                                "freeze_rules", "default_freeze_rules", "retry", "buckets", "redis",
+                                "prices"});
   if (!root) return;
   readListen(reader, *root, env, settings);
   readServer(reader, *root, settings);
@@ -191,6 +194,7 @@ void readSettings(YamlReader& reader, YAML::Node const& root_node, EnvLookup con
   // After the channels and gateway keys: groups and fallbacks name served models, and the admin
   // token must differ from every gateway key.
   detail::readRoutingSettings(reader, *root, env, settings);
+  detail::readResilienceSettings(reader, *root, env, settings);
 }
 
 }  // namespace

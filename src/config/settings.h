@@ -30,11 +30,31 @@ enum class Strategy {
 std::string_view strategyName(Strategy strategy);
 std::optional<Strategy> parseStrategy(std::string_view name);
 
+/// `limits:` of a gateway key — the first layer, checked before any upstream is touched
+/// (0 = no limit). Windows: rpm sliding 60 s, rpd per UTC day, budgets per UTC day / month.
+struct ClientLimits {
+  std::int64_t rpm = 0;
+  std::int64_t rpd = 0;
+  std::int64_t tpm = 0;
+  std::int64_t concurrency = 0;
+  std::int64_t daily_tokens = 0;
+  std::int64_t monthly_tokens = 0;
+  double daily_cost_usd = 0;
+  double monthly_cost_usd = 0;
+  bool any() const {
+    return rpm > 0 || rpd > 0 || tpm > 0 || concurrency > 0 || daily_tokens > 0 ||
+           monthly_tokens > 0 || daily_cost_usd > 0 || monthly_cost_usd > 0;
+  }
+
+  bool operator==(ClientLimits const&) const = default;
+};
+
 /// A key clients present to llmux. Never forwarded upstream.
 struct GatewayKey {
   std::string name;    ///< shown in logs instead of the secret
   std::string secret;  ///< from `key:` or the variable named by `key_env:`
   Strategy strategy = Strategy::Intelligent;  ///< `strategy:`
+  ClientLimits limits;                        ///< `limits:`
 };
 
 /// How a channel presents its upstream key.
@@ -63,7 +83,37 @@ struct Timeouts {
   Millis first_byte{120'000};  ///< request sent -> response head received
   Millis idle{120'000};        ///< between two reads of the response body
   Millis total{600'000};       ///< whole attempt, head to last byte
+  /// Request sent -> first real content (a stream's first content event, not a keep-alive or an
+  /// empty frame; a non-stream answer's head). Cut at this point, the attempt counts against the
+  /// channel's failure breaker and fails over. Default 15 s: past it a user has given up.
+  Millis first_token{15'000};
 };
+
+/// `breaker:` of a channel — its failure breaker and 429-storm breaker, one pair per (channel,
+/// upstream model) (docs/resilience.md). `breaker: off` turns both off: errors instead of 503s.
+struct BreakerSettings {
+  bool enabled = true;            ///< the failure breaker
+  int failure_threshold = 5;      ///< consecutive counted failures (5xx, connect, first token) that open it
+  Millis open_for{30'000};        ///< open -> half-open (one probe)
+  Millis probe_timeout{60'000};   ///< a probe that never reports frees its slot after this
+  bool storm_enabled = true;      ///< the 429-storm breaker
+  Millis storm_window{10'000};    ///< sliding window of responses
+  double storm_ratio = 0.15;      ///< opens when more than this share of the window is 429 ...
+  int storm_min_samples = 20;     ///< ... out of more than this many responses
+  Millis storm_open_for{3'000};   ///< open -> half-open (one probe)
+
+  bool operator==(BreakerSettings const&) const = default;
+};
+
+/// An RPM and a TPM token bucket taken together (0 = that dimension unlimited).
+struct BucketLimits {
+  std::int64_t rpm = 0;
+  std::int64_t tpm = 0;
+  bool any() const { return rpm > 0 || tpm > 0; }
+
+  bool operator==(BucketLimits const&) const = default;
+};
+
 
 /// `base_url` split into its parts. `path_prefix` has no trailing slash ("" or "/relay" or "/v1").
 /// `host` is lower-case; an IPv6 literal is stored without brackets ("::1"). `port` is explicit or
@@ -163,6 +213,10 @@ struct Channel {
   /// `capabilities:` — overrides of the capability table per client model name ("*": every
   /// model of the channel; a named model's entry wins over "*", field by field).
   std::map<std::string, ModelCapabilities> capabilities;
+  /// `breaker:` — the circuit breakers of this channel's (channel, upstream model) pairs.
+  BreakerSettings breaker;
+  /// `model_limits:` — token buckets per upstream model of this channel (RPM, TPM).
+  std::map<std::string, BucketLimits> model_limits;
 
   /// The preset that applies to a request for `client_model`, if any.
   std::optional<ClientPreset> presetFor(std::string const& client_model) const;
@@ -243,6 +297,32 @@ struct RetrySettings {
   Millis deadline{300'000};    ///< no new attempt starts this long after the request arrived
 };
 
+/// `buckets:` — the upstream token buckets' waiting rules.
+struct BucketSettings {
+  /// How long an attempt waits for its buckets; then it goes anyway (an `overflow`, counted,
+  /// never an error of its own).
+  Millis max_wait{30'000};
+  /// The answer size pre-deducted from TPM before the real usage is known (settled after).
+  std::int64_t expected_output_tokens = 1024;
+};
+
+/// `redis:` — where replicas share buckets and gateway-key windows.
+struct RedisSettings {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 6379;
+  std::string password;          ///< from the URL or `password_env`; never logged
+  int db = 0;
+  Millis timeout{50};            ///< a call slower than this falls back to local limits ...
+  Millis cooldown{10'000};       ///< ... for this long
+  std::string prefix = "llmux:"; ///< of every key llmux writes
+};
+
+/// `prices:` entry: USD per million tokens.
+struct ModelPrice {
+  double input = 0;
+  double output = 0;
+};
+
 /// A whole, validated configuration. Immutable once built; shared as `SettingsPtr`
 /// (config/loader.h).
 struct Settings {
@@ -260,6 +340,12 @@ struct Settings {
   /// `freeze_rules:` followed by the default rules (unless `default_freeze_rules: false`).
   std::vector<FreezeRule> freeze_rules;
   RetrySettings retry;
+  /// `buckets:` — how attempts wait for the upstream token buckets.
+  BucketSettings buckets;
+  /// `redis:` — shared limits across replicas; absent: every limit is this process's own.
+  std::optional<RedisSettings> redis;
+  /// `prices:` — USD per million tokens by model (client or upstream name), for cost budgets.
+  std::map<std::string, ModelPrice> prices;
 };
 
 }  // namespace llmux::config

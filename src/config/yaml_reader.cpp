@@ -2,9 +2,23 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <string>
 
 namespace llmux::config::detail {
 namespace {
+
+/// A limit as people write it: "0.15", "1000000" (no exponent, no trailing zeros).
+std::string formatNumber(double value) {
+  char buffer[64];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed);
+  std::string text(buffer, ec == std::errc() ? end : buffer);
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+  }
+  return text;
+}
 
 bool isPlainKeyChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -148,6 +162,27 @@ std::optional<long long> YamlReader::integer(YAML::Node const& node, std::string
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
     fail(path, "expected an integer " + range);
+    return std::nullopt;
+  }
+  if (value < min || value > max) {
+    fail(path, "must be " + range);
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<double> YamlReader::number(YAML::Node const& node, std::string const& path,
+                                         double min, double max) {
+  std::string const range = "from " + formatNumber(min) + " to " + formatNumber(max);
+  if (!node.IsScalar()) {
+    fail(path, "expected a number " + range + ", got " + std::string(describeNode(node)));
+    return std::nullopt;
+  }
+  std::string const& text = node.Scalar();
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
+    fail(path, "expected a number " + range);
     return std::nullopt;
   }
   if (value < min || value > max) {

@@ -66,6 +66,9 @@ class YamlReader {
   std::optional<long long> integer(YAML::Node const& node, std::string const& path, long long min,
                                    long long max);
   std::optional<bool> boolean(YAML::Node const& node, std::string const& path);
+  /// A finite decimal number within [min, max].
+  std::optional<double> number(YAML::Node const& node, std::string const& path, double min,
+                               double max);
   /// A list of non-empty strings; bad items are reported one by one and skipped.
   std::optional<std::vector<std::string>> stringList(YAML::Node const& node,
                                                      std::string const& path);

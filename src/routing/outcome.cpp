@@ -3,7 +3,7 @@
 namespace llmux::routing {
 
 OutcomeAction actionFor(Outcome outcome) {
-  // verdict, counts_against_key, may_freeze, label
+  // verdict, counts_against_key, may_freeze, label, trips_breaker
   switch (outcome) {
     case Outcome::Success: return {Verdict::Relay, false, false, "success"};
     // The client's request is wrong: another upstream would say the same (and bill for it).
@@ -14,13 +14,14 @@ OutcomeAction actionFor(Outcome outcome) {
     // is not lowered for it.
     case Outcome::RateLimited: return {Verdict::NextKey, false, true, "rate_limited"};
     case Outcome::KeyRejected: return {Verdict::NextKey, true, true, "key_rejected"};
-    case Outcome::ServerError: return {Verdict::NextCandidate, true, true, "server_error"};
-    case Outcome::Overloaded: return {Verdict::NextCandidate, true, true, "overloaded"};
-    case Outcome::ConnectError: return {Verdict::NextChannel, true, false, "connect"};
-    case Outcome::TlsError: return {Verdict::NextChannel, true, false, "tls"};
-    case Outcome::TimeoutFirstByte: return {Verdict::NextChannel, true, false, "timeout_first_byte"};
+    case Outcome::ServerError: return {Verdict::NextCandidate, true, true, "server_error", true};
+    case Outcome::Overloaded: return {Verdict::NextCandidate, true, true, "overloaded", true};
+    case Outcome::ConnectError: return {Verdict::NextChannel, true, false, "connect", true};
+    case Outcome::TlsError: return {Verdict::NextChannel, true, false, "tls", true};
+    case Outcome::TimeoutFirstByte: return {Verdict::NextChannel, true, false, "timeout_first_byte", true};
+    case Outcome::TimeoutFirstToken: return {Verdict::NextChannel, true, false, "timeout_first_token", true};
     case Outcome::StreamErrorBeforeContent:
-      return {Verdict::NextCandidate, true, false, "stream_error_before_content"};
+      return {Verdict::NextCandidate, true, false, "stream_error_before_content", true};
     // Content reached the client: a retry would duplicate it.
     case Outcome::MidStreamFailure: return {Verdict::Stop, true, false, "mid_stream"};
     case Outcome::ClientGone: return {Verdict::Stop, false, false, "client_gone"};

@@ -19,7 +19,8 @@ enum class Outcome {
   Overloaded,                ///< Anthropic 529
   ConnectError,              ///< DNS, TCP
   TlsError,                  ///< TLS handshake or verification
-  TimeoutFirstByte,          ///< no response head (or no first content) in time
+  TimeoutFirstByte,          ///< no response head in time
+  TimeoutFirstToken,         ///< a stream's first content did not come in time (cut there)
   StreamErrorBeforeContent,  ///< a stream reported an error event before any content (5xx-like)
   MidStreamFailure,          ///< the stream broke after content reached the client
   ClientGone,                ///< the client left: never the upstream's fault
@@ -43,6 +44,10 @@ struct OutcomeAction {
   /// Freeze rules are matched against the answer (a status arrived).
   bool may_freeze = false;
   std::string_view label;  ///< metric label ("rate_limited", "server_error", ...)
+  /// Counts against the (channel, upstream model) failure breaker: the upstream is broken (5xx,
+  /// unreachable, silent). Not 429 (we send too fast: the buckets' job), not the client's
+  /// errors, not a client leaving, not a long answer that keeps streaming.
+  bool trips_breaker = false;
 };
 
 /// The table: every outcome's action.

@@ -153,11 +153,6 @@ std::optional<std::pair<double, double>> LocalBuckets::levels(std::string_view i
 
 // --- ClientWindows ------------------------------------------------------------------------------
 
-bool ClientLimits::any() const {
-  return rpm > 0 || rpd > 0 || tpm > 0 || concurrency > 0 || daily_tokens > 0 ||
-         monthly_tokens > 0 || daily_cost_usd > 0 || monthly_cost_usd > 0;
-}
-
 ClientAdmission ClientWindows::admit(std::string_view key, ClientLimits const& limits,
                                      std::int64_t estimated_tokens, MonoTime mono, WallTime wall) {
   auto refuse = [](std::string_view limit, Millis retry_after) {

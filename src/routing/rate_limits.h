@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "config/settings.h"
 #include "core/clock.h"
 
 // The gateway's own rate limits, in process. A Redis version (several replicas sharing the
@@ -49,13 +50,9 @@ inline constexpr Millis kMaxBucketWait{1'000'000'000'000};
 /// predicts; 1 s is the product's documented answer.
 inline constexpr Millis kConcurrencyRetryAfter{1000};
 
-/// The limits of one bucket pair. 0 = that dimension unlimited.
-struct BucketLimits {
-  std::int64_t rpm = 0;  ///< requests per minute
-  std::int64_t tpm = 0;  ///< tokens per minute
-  /// Whether some dimension is limited (a pair without limits is skipped entirely).
-  bool any() const { return rpm > 0 || tpm > 0; }
-};
+/// The limits of one bucket pair (config: a key's `rpm`/`tpm`, a channel's `model_limits`).
+/// 0 = that dimension unlimited.
+using BucketLimits = config::BucketLimits;
 
 /// One bucket pair an attempt needs. `id` e.g. "key:<channel key id>" or
 /// "model:<channel>/<model>". Pairs of the same id are one pair whatever the caller says: within
@@ -124,13 +121,7 @@ class LocalBuckets {
 };
 
 /// A gateway key's `limits:` (config). 0 = no limit.
-struct ClientLimits {
-  std::int64_t rpm = 0, rpd = 0, tpm = 0, concurrency = 0;
-  std::int64_t daily_tokens = 0, monthly_tokens = 0;
-  double daily_cost_usd = 0, monthly_cost_usd = 0;
-  /// Whether some limit is set.
-  bool any() const;
-};
+using ClientLimits = config::ClientLimits;
 
 /// The answer of ClientWindows::admit.
 struct ClientAdmission {
