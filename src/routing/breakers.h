@@ -16,16 +16,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "config/settings.h"
 #include "core/clock.h"
 
 namespace llmux::routing {
 
 /// A channel's breaker settings (config: the `breaker:` section of a channel). The defaults are
 /// the product specification's (circuit breakers).
-struct BreakerSettings {
-  bool enabled = true;           ///< failure breaker (`breaker: off` turns it off)
-  int failure_threshold = 5;     ///< consecutive counted failures that open it (below 1: 1)
-  Millis open_for{30'000};       ///< open this long before the half-open probe
+using BreakerSettings = config::BreakerSettings;       ///< open this long before the half-open probe
   Millis probe_timeout{60'000};  ///< a probe out this long is taken as lost (both breakers)
   bool storm_enabled = true;     ///< 429-storm breaker
   Millis storm_window{10'000};   ///< the sliding window of answers
