@@ -23,14 +23,7 @@ namespace llmux::routing {
 
 /// A channel's breaker settings (config: the `breaker:` section of a channel). The defaults are
 /// the product specification's (circuit breakers).
-using BreakerSettings = config::BreakerSettings;       ///< open this long before the half-open probe
-  Millis probe_timeout{60'000};  ///< a probe out this long is taken as lost (both breakers)
-  bool storm_enabled = true;     ///< 429-storm breaker
-  Millis storm_window{10'000};   ///< the sliding window of answers
-  double storm_ratio = 0.15;     ///< opens when the 429 share is above this...
-  int storm_min_samples = 20;    ///< ...and the window holds more answers than this
-  Millis storm_open_for{3'000};  ///< open this long before its probe
-};
+using BreakerSettings = config::BreakerSettings;
 
 /// Where a breaker stands.
 enum class BreakerState { Closed, Open, HalfOpen };
