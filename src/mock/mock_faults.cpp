@@ -78,22 +78,38 @@ Result<Fault> parseFault(std::string_view spec) {
     fault.kind = name == "cut" ? FaultKind::Cut : FaultKind::ContextOverflow;
     return fault;
   }
-  if (name == "fail-nth") {
-    // fail-nth=N[:STATUS][@TAG]; the whole spec keys the counter, so a tag separates channels.
+  if (name == "fail-nth" || name == "fail-every") {
+    // fail-nth=N[:STATUS][@TAG], fail-every=N[:STATUS][@TAG]; STATUS may be 429=<seconds>. The
+    // whole spec keys the counter, so a tag separates channels.
     std::string_view rest = value;
     if (auto at = rest.find('@'); at != std::string_view::npos) rest = rest.substr(0, at);
     std::string_view count = rest;
     if (auto parts = splitOnce(rest, ':')) {
       count = parts->first;
-      auto status = statusValue(parts->second);
-      if (!status) return badSpec(spec, "expected a status between 400 and 599 after ':'");
-      fault.status = *status;
+      auto status = parseFault(parts->second);
+      if (!status || status->kind != FaultKind::Status) {
+        return badSpec(spec, "expected a status between 400 and 599 after ':'");
+      }
+      fault.status = status->status;
+      fault.retry_after_s = status->retry_after_s;
     }
     auto nth = parseNonNegative(count);
-    if (!has_value || !nth || *nth == 0) return badSpec(spec, "expected fail-nth=N with N >= 1");
-    fault.kind = FaultKind::FailNth;
+    if (!has_value || !nth || *nth == 0) {
+      return badSpec(spec, name == "fail-nth" ? "expected fail-nth=N with N >= 1"
+                                              : "expected fail-every=N with N >= 1");
+    }
+    fault.kind = name == "fail-nth" ? FaultKind::FailNth : FaultKind::FailEvery;
     fault.nth = *nth;
     fault.counter_key = std::string(spec);
+    return fault;
+  }
+  if (name == "keep-alive") {
+    auto interval = parseNonNegative(value);
+    if (!has_value || !interval || *interval == 0 || *interval > kMaxDelayMs) {
+      return badSpec(spec, "expected keep-alive=<ms> with ms >= 1");
+    }
+    fault.kind = FaultKind::KeepAlive;
+    fault.duration = std::chrono::milliseconds(*interval);
     return fault;
   }
   return badSpec(spec, "unknown fault");

@@ -21,16 +21,18 @@ enum class FaultKind {
   Cut,              ///< send the head and one content event, then drop the connection
   ContextOverflow,  ///< the provider's "context window exceeded" 400
   FailNth,          ///< fail exactly the N-th request carrying this spec
+  FailEvery,        ///< fail every N-th request carrying this spec (a steady error ratio)
+  KeepAlive,        ///< while a slow first token waits, send a keep-alive event every N ms
 };
 
 /// One parsed fault spec.
 struct Fault {
   FaultKind kind = FaultKind::Status;
-  int status = 500;                       ///< Status and FailNth
+  int status = 500;                       ///< Status, FailNth and FailEvery
   int retry_after_s = 1;                  ///< 429 only
-  std::chrono::milliseconds duration{0};  ///< SlowFirstByte, SlowFirstToken, Stall
-  std::int64_t nth = 0;                   ///< FailNth
-  std::string counter_key;                ///< FailNth: the spec text, which keys its counter
+  std::chrono::milliseconds duration{0};  ///< SlowFirstByte, SlowFirstToken, Stall; KeepAlive's interval
+  std::int64_t nth = 0;                   ///< FailNth: which request; FailEvery: the period
+  std::string counter_key;                ///< FailNth, FailEvery: the spec text, which keys the counter
 };
 
 /// Every fault asked for by one request, plus the stream pacing.
@@ -46,7 +48,8 @@ inline constexpr std::string_view kFaultHeader = "x-mock-fault";
 inline constexpr std::string_view kChunkDelayHeader = "x-mock-chunk-delay";
 inline constexpr std::string_view kFaultModelPrefix = "fault-";
 
-/// Parses one spec ("429=7", "slow-first-token=1500", "fail-nth=3:503@a", ...).
+/// Parses one spec ("429=7", "slow-first-token=1500", "fail-nth=3:503@a", "fail-every=4:429=0",
+/// "keep-alive=100", ...).
 Result<Fault> parseFault(std::string_view spec);
 
 /// Adds the comma-separated specs of an x-mock-fault header value to `plan`.
@@ -58,7 +61,7 @@ Result<void> addModelFault(std::string_view model, FaultPlan& plan);
 /// Parses an x-mock-chunk-delay value (milliseconds).
 Result<void> setChunkDelay(std::string_view header_value, FaultPlan& plan);
 
-/// Per-spec request counters for the fail-nth fault. Thread-safe.
+/// Per-spec request counters for the fail-nth and fail-every faults. Thread-safe.
 class FaultCounters {
  public:
   /// Counts one more request carrying `key` and returns the new count (1 for the first).

@@ -151,24 +151,60 @@ std::optional<MockReply> checkAuth(MockRequest const& request, Vendor vendor,
   return std::nullopt;
 }
 
-/// The error a status fault or a due fail-nth asks for, if any. Counts every fail-nth spec.
+/// The error a status fault, a due fail-nth or a due fail-every asks for, if any. Counts every
+/// fail-nth and fail-every spec.
 std::optional<MockReply> statusFault(FaultPlan const& plan, FaultCounters& counters, Vendor vendor,
                                      IdSource& ids, std::string_view model) {
   std::optional<MockReply> reply;
   for (auto const& fault : plan.faults) {
+    bool due = false;
     if (fault.kind == FaultKind::FailNth) {
-      bool due = counters.increment(fault.counter_key) == fault.nth;
-      if (due && !reply) reply = statusError(vendor, ids, fault.status, model);
-    } else if (fault.kind == FaultKind::Status && !reply) {
-      reply = fault.status == 429 ? rateLimitedError(vendor, ids, fault.retry_after_s, model)
-                                  : statusError(vendor, ids, fault.status, model);
+      due = counters.increment(fault.counter_key) == fault.nth;
+    } else if (fault.kind == FaultKind::FailEvery) {
+      due = counters.increment(fault.counter_key) % fault.nth == 0;
+    } else {
+      due = fault.kind == FaultKind::Status;
     }
+    if (!due || reply) continue;
+    reply = fault.status == 429 ? rateLimitedError(vendor, ids, fault.retry_after_s, model)
+                                : statusError(vendor, ids, fault.status, model);
   }
   return reply;
 }
 
-/// Slow first token, stall and cut act at the first content chunk; chunk pacing on every chunk.
-void applyBodyFaults(Rendered& rendered, FaultPlan const& plan) {
+/// The bytes a provider sends to keep a quiet stream open: Anthropic's ping event, an SSE comment
+/// elsewhere (what OpenAI-compatible servers and proxies send); nothing fits a JSON-array stream.
+std::optional<std::string> keepAliveBytes(Protocol protocol, gemini::Delivery delivery) {
+  switch (protocol) {
+    case Protocol::Anthropic:
+      return std::string("event: ping\ndata: {\"type\": \"ping\"}\n\n");
+    case Protocol::Gemini:
+      if (delivery != gemini::Delivery::Sse) return std::nullopt;
+      return std::string(": keep-alive\r\n\r\n");
+    default:
+      return std::string(": keep-alive\n\n");
+  }
+}
+
+/// Spreads keep-alive chunks over the wait of the first content chunk `first`, one every
+/// `interval`, the content keeping what is left of its delay. Returns how many were inserted.
+std::size_t addKeepAlives(MockReply& reply, std::size_t first, std::chrono::milliseconds interval,
+                          std::string const& bytes) {
+  std::chrono::milliseconds wait = reply.chunks[first].delay;
+  std::vector<MockChunk> pings;
+  while (wait > interval) {
+    pings.push_back(MockChunk{interval, bytes});
+    wait -= interval;
+  }
+  reply.chunks[first].delay = wait;
+  reply.chunks.insert(reply.chunks.begin() + static_cast<std::ptrdiff_t>(first), pings.begin(),
+                      pings.end());
+  return pings.size();
+}
+
+/// Slow first token (with its keep-alives), stall and cut act at the first content chunk; chunk
+/// pacing on every chunk.
+void applyBodyFaults(Rendered& rendered, FaultPlan const& plan, Route const& route) {
   MockReply& reply = rendered.reply;
   if (reply.chunks.empty()) return;
   if (reply.streaming && plan.chunk_delay.count() > 0) {
@@ -177,6 +213,11 @@ void applyBodyFaults(Rendered& rendered, FaultPlan const& plan) {
   std::size_t first = std::min(rendered.first_content, reply.chunks.size() - 1);
   if (Fault const* slow = plan.find(FaultKind::SlowFirstToken)) {
     reply.chunks[first].delay += slow->duration;
+    Fault const* keep_alive = plan.find(FaultKind::KeepAlive);
+    auto bytes = keepAliveBytes(route.protocol, route.delivery);
+    if (keep_alive != nullptr && reply.streaming && bytes) {
+      first += addKeepAlives(reply, first, keep_alive->duration, *bytes);
+    }
   }
   Fault const* stall = plan.find(FaultKind::Stall);
   Fault const* cut = plan.find(FaultKind::Cut);
@@ -329,7 +370,7 @@ MockReply MockProvider::handle(MockRequest const& request) {
         break;
     }
   }
-  applyBodyFaults(rendered, faults);
+  applyBodyFaults(rendered, faults, route);
   return withHeadDelay(std::move(rendered.reply));
 }
 

@@ -62,7 +62,7 @@ class FaultCounters;
 /// one request into one scripted reply: it validates like the real provider, answers what the
 /// request asks for (text, tool calls, thinking), in each provider's exact wire format, and injects
 /// the faults a test asks for (see docs/mock-provider.md). Thread-safe; pure (no I/O, no clock):
-/// the same request always gets the same bytes, except for the fail-nth fault counters.
+/// the same request always gets the same bytes, except for the fail-nth and fail-every counters.
 class MockProvider {
  public:
   explicit MockProvider(MockOptions options = {});

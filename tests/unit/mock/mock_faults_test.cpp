@@ -63,8 +63,21 @@ TEST(FaultSpec, Spellings) {
   EXPECT_EQ(nth->status, 503);
   EXPECT_EQ(nth->counter_key, "fail-nth=3:503@a");
   EXPECT_EQ(parseFault("fail-nth=2")->status, 500);
-  for (std::string_view bad : {"bogus", "500=3", "600", "399", "fail-nth=0", "fail-nth",
-                               "fail-nth=2:200", "slow-first-token=abc", "cut=1"}) {
+  auto every = parseFault("fail-every=4:429=0@primary");
+  ASSERT_TRUE(every);
+  EXPECT_EQ(every->kind, FaultKind::FailEvery);
+  EXPECT_EQ(every->nth, 4);
+  EXPECT_EQ(every->status, 429);
+  EXPECT_EQ(every->retry_after_s, 0);
+  EXPECT_EQ(every->counter_key, "fail-every=4:429=0@primary");
+  EXPECT_EQ(parseFault("fail-every=3")->status, 500);
+  EXPECT_EQ(parseFault("fail-every=3:429")->retry_after_s, 1);
+  EXPECT_EQ(parseFault("keep-alive=100")->kind, FaultKind::KeepAlive);
+  EXPECT_EQ(parseFault("keep-alive=100")->duration, 100ms);
+  for (std::string_view bad :
+       {"bogus", "500=3", "600", "399", "fail-nth=0", "fail-nth", "fail-nth=2:200",
+        "slow-first-token=abc", "cut=1", "fail-every=0", "fail-every", "fail-every=4:cut",
+        "fail-every=4:503=2", "keep-alive", "keep-alive=0"}) {
     EXPECT_FALSE(parseFault(bad)) << bad;
   }
 }
@@ -157,6 +170,52 @@ TEST(FaultInjection, SlowFirstTokenDelaysOnlyTheFirstContentEvent) {
   EXPECT_EQ(whole.chunks.front().delay, 100ms);
 }
 
+TEST(FaultInjection, KeepAlivesFillTheWaitForTheFirstToken) {
+  MockProvider mock;
+  MockRequest request = makeRequest(Protocol::Anthropic, "/v1/messages", anthropicBody());
+  request.headers.add("x-mock-fault", "slow-first-token=1000, keep-alive=300");
+  MockReply reply = mock.handle(request);
+  ASSERT_EQ(reply.status, 200);
+  // message_start, content_block_start, ping at once; three pings 300 ms apart; the first delta
+  // 100 ms after the last ping (1000 ms in all).
+  ASSERT_GT(reply.chunks.size(), 7u);
+  std::vector<std::chrono::milliseconds> delays;
+  for (std::size_t i = 0; i < 7; ++i) delays.push_back(reply.chunks[i].delay);
+  EXPECT_EQ(delays, (std::vector<std::chrono::milliseconds>{0ms, 0ms, 0ms, 300ms, 300ms, 300ms,
+                                                            100ms}));
+  for (std::size_t i = 3; i < 6; ++i) {
+    EXPECT_EQ(reply.chunks[i].bytes, "event: ping\ndata: {\"type\": \"ping\"}\n\n");
+  }
+  EXPECT_EQ(testing::kindOf(Protocol::Anthropic, parseSse(reply.chunks[6].bytes).front()),
+            "content_block_delta:text_delta");
+
+  // OpenAI: SSE comments after the role chunk; Gemini SSE: comments before the first chunk.
+  MockRequest chat_request = chat("slow-first-token=250, keep-alive=100", true);
+  MockReply chat_reply = mock.handle(chat_request);
+  ASSERT_GT(chat_reply.chunks.size(), 4u);
+  EXPECT_EQ(chat_reply.chunks[1].bytes, ": keep-alive\n\n");
+  EXPECT_EQ(chat_reply.chunks[1].delay, 100ms);
+  EXPECT_EQ(chat_reply.chunks[2].bytes, ": keep-alive\n\n");
+  EXPECT_EQ(chat_reply.chunks[3].delay, 50ms);
+  EXPECT_EQ(testing::kindOf(Protocol::OpenAiChat, parseSse(chat_reply.chunks[3].bytes).front()),
+            "content");
+  MockRequest gemini =
+      makeRequest(Protocol::Gemini, "/v1beta/models/gemini-2.5-flash:streamGenerateContent",
+                  R"({"contents":[{"parts":[{"text":"hi"}]}]})", "alt=sse");
+  gemini.headers.add("x-mock-fault", "slow-first-token=200, keep-alive=150");
+  MockReply gemini_reply = mock.handle(gemini);
+  ASSERT_GT(gemini_reply.chunks.size(), 1u);
+  EXPECT_EQ(gemini_reply.chunks[0].bytes, ": keep-alive\r\n\r\n");
+  EXPECT_EQ(gemini_reply.chunks[0].delay, 150ms);
+  EXPECT_EQ(gemini_reply.chunks[1].delay, 50ms);
+
+  // Without a slow first token, or on a whole body, keep-alive changes nothing.
+  EXPECT_EQ(mock.handle(chat("keep-alive=100", true)).body(), mock.handle(chat("", true)).body());
+  MockReply whole = mock.handle(chat("slow-first-token=250, keep-alive=100"));
+  ASSERT_EQ(whole.chunks.size(), 1u);
+  EXPECT_EQ(whole.chunks.front().delay, 250ms);
+}
+
 TEST(FaultInjection, StallKeepsTheHeadAndOneEvent) {
   MockProvider mock;
   MockReply reply = mock.handle(chat("stall=5000", true));
@@ -232,6 +291,26 @@ TEST(FaultInjection, FailNthFailsExactlyThatRequest) {
   // Each provider instance has its own counters.
   MockProvider other;
   EXPECT_EQ(other.handle(chat("fail-nth=1")).status, 500);
+}
+
+TEST(FaultInjection, FailEveryFailsAFixedShareOfRequests) {
+  MockProvider mock;
+  std::vector<int> statuses;
+  for (int i = 0; i < 8; ++i) statuses.push_back(mock.handle(chat("fail-every=4:429=0")).status);
+  EXPECT_EQ(statuses, (std::vector<int>{200, 200, 200, 429, 200, 200, 200, 429}));
+  MockReply limited = mock.handle(chat("fail-every=1:429=0"));
+  EXPECT_EQ(limited.status, 429);
+  EXPECT_EQ(limited.headers.get("retry-after"), "0");
+  EXPECT_EQ(errorOf(limited).at("code"), "rate_limit_exceeded");
+  EXPECT_EQ(mock.handle(chat("fail-every=1")).status, 500);
+  // Tags count apart: two channels each see every other request fail.
+  std::vector<int> a, b;
+  for (int i = 0; i < 4; ++i) {
+    a.push_back(mock.handle(chat("fail-every=2:503@a")).status);
+    b.push_back(mock.handle(chat("fail-every=2:503@b")).status);
+  }
+  EXPECT_EQ(a, (std::vector<int>{200, 503, 200, 503}));
+  EXPECT_EQ(b, a);
 }
 
 TEST(FaultInjection, FailNthCountsExactlyUnderConcurrency) {
