@@ -97,6 +97,60 @@ TEST(ConfigWriter, OutputParsesBackToTheSameValues) {
   EXPECT_EQ(c1["priority"].as<int>(), -3);
 }
 
+TEST(ConfigWriter, WritesResilienceSettings) {
+  GatewayConfig config;
+  ClientLimitsSpec limits{.rpm = 5, .concurrency = 2, .daily_cost_usd = 1.5};
+  config.gateway_keys = {{"team", "sk-gw", "sequential", limits}};
+  ChannelSpec primary;
+  primary.name = "primary";
+  primary.base_url = "http://127.0.0.1:1";
+  primary.timeouts = TimeoutsSpec{.first_token_ms = 300};
+  primary.breaker = BreakerSpec{.failure_threshold = 5,
+                                .open_ms = 30000,
+                                .storm = StormSpec{.window_ms = 10000, .ratio = 0.15,
+                                                   .min_samples = 20, .open_ms = 3000}};
+  primary.model_limits = {{"m-fail", BucketSpec{.rpm = 100, .tpm = 100000}}};
+  ChannelSpec quiet;
+  quiet.name = "quiet";
+  quiet.base_url = "http://127.0.0.1:2";
+  quiet.breaker = BreakerSpec{.off = true};
+  ChannelSpec no_storm = quiet;
+  no_storm.name = "no-storm";
+  no_storm.breaker = BreakerSpec{.storm = StormSpec{.off = true}};
+  config.channels = {primary, quiet, no_storm};
+  config.buckets = BucketsSpec{.max_wait_ms = 200, .expected_output_tokens = 64};
+  config.redis = RedisSpec{.url = "redis://127.0.0.1:6390/2", .timeout_ms = 50};
+  EXPECT_EQ(toYaml(config),
+            "listen: \"127.0.0.1:0\"\n"
+            "gateway_keys:\n"
+            "  - name: \"team\"\n"
+            "    key: \"sk-gw\"\n"
+            "    strategy: sequential\n"
+            "    limits: {rpm: 5, concurrency: 2, daily_cost_usd: 1.5}\n"
+            "channels:\n"
+            "  - name: \"primary\"\n"
+            "    protocol: openai-chat\n"
+            "    base_url: \"http://127.0.0.1:1\"\n"
+            "    timeouts: {first_token_ms: 300}\n"
+            "    breaker: {failure_threshold: 5, open_ms: 30000, storm: {window_ms: 10000, "
+            "ratio: 0.15, min_samples: 20, open_ms: 3000}}\n"
+            "    model_limits: {\"m-fail\": {rpm: 100, tpm: 100000}}\n"
+            "  - name: \"quiet\"\n"
+            "    protocol: openai-chat\n"
+            "    base_url: \"http://127.0.0.1:2\"\n"
+            "    breaker: off\n"
+            "  - name: \"no-storm\"\n"
+            "    protocol: openai-chat\n"
+            "    base_url: \"http://127.0.0.1:2\"\n"
+            "    breaker: {storm: off}\n"
+            "buckets: {max_wait_ms: 200, expected_output_tokens: 64}\n"
+            "redis: {url: \"redis://127.0.0.1:6390/2\", timeout_ms: 50}\n");
+  YAML::Node root = YAML::Load(toYaml(config));
+  EXPECT_EQ(root["channels"][0]["breaker"]["storm"]["ratio"].as<double>(), 0.15);
+  EXPECT_EQ(root["channels"][1]["breaker"].as<std::string>(), "off");
+  EXPECT_EQ(root["gateway_keys"][0]["limits"]["daily_cost_usd"].as<double>(), 1.5);
+}
+
 TEST(YamlQuote, EscapesQuotesBackslashesAndControlCharacters) {
   EXPECT_EQ(yamlQuote("plain"), "\"plain\"");
   EXPECT_EQ(yamlQuote("a\"b\\c"), "\"a\\\"b\\\\c\"");
