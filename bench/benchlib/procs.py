@@ -129,23 +129,32 @@ def start_mock(llmux, workdir):
     return Service("mock", popen, port, workdir)
 
 
-def start_llmux(llmux, workdir, name, mock_port, threads, access_log, request_log=True):
-    """llmux serve with one openai-chat channel on the mock; access_log: "off" or a file path."""
-    os.makedirs(workdir, exist_ok=True)
-    config = os.path.join(workdir, "llmux.yaml")
-    with open(config, "w") as f:
-        f.write(f"""listen: 127.0.0.1:0
-gateway_keys: [{{name: bench, key: sk-bench}}]
-log: {{access_log: "{access_log}", level: warn{"" if request_log else ", request_log: false"}}}
-state_dir: "{os.path.join(workdir, 'state')}"
-server: {{threads: {threads}}}
-channels:
-  - name: mock
+def mock_channel(mock_port):
+    """The channels YAML of the gateway sections: one openai-chat channel on the mock."""
+    return f"""  - name: mock
     protocol: openai-chat
     base_url: "http://127.0.0.1:{mock_port}"
     keys: [mock-key]
     models: [gpt-4o-mini]
-""")
+"""
+
+
+def start_llmux(llmux, workdir, name, mock_port, threads, access_log, request_log=True,
+                channels=None, key_options=""):
+    """llmux serve with one openai-chat channel on the mock; access_log: "off" or a file path.
+    `channels` (YAML list items) replaces the mock channel; `key_options` is added to the gateway
+    key's mapping (e.g. "strategy: sequential")."""
+    os.makedirs(workdir, exist_ok=True)
+    config = os.path.join(workdir, "llmux.yaml")
+    key_extra = f", {key_options}" if key_options else ""
+    with open(config, "w") as f:
+        f.write(f"""listen: 127.0.0.1:0
+gateway_keys: [{{name: bench, key: sk-bench{key_extra}}}]
+log: {{access_log: "{access_log}", level: warn{"" if request_log else ", request_log: false"}}}
+state_dir: "{os.path.join(workdir, 'state')}"
+server: {{threads: {threads}}}
+channels:
+{channels if channels is not None else mock_channel(mock_port)}""")
     popen = _spawn([llmux, "serve", "--config", config], workdir, name)
     port = _wait_for_port(os.path.join(workdir, "stdout.txt"), popen, name)
     return Service(name, popen, port, workdir)

@@ -217,13 +217,15 @@ bool CannedUpstream::answerComplete(Connection& connection) {
     {
       std::lock_guard lock(mutex_);
       index = requests_.size();
-      requests_.push_back(ServedRequest{connection.first_read_ns, 0, false});
+      requests_.push_back(ServedRequest{connection.first_read_ns, 0, 0, false});
     }
+    std::int64_t write_started = monotonicNs();
     bool ok = writeAll(connection.fd, answer_);
     std::int64_t written = monotonicNs();
     {
       std::lock_guard lock(mutex_);
       if (ok) {
+        requests_[index].write_started_ns = write_started;
         requests_[index].written_ns = written;
       } else {
         requests_[index].write_failed = true;

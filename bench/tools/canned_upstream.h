@@ -21,10 +21,16 @@ std::int64_t monotonicNs();
 
 /// One request an upstream read, and what became of its answer.
 struct ServedRequest {
-  std::int64_t arrived_ns = 0;  ///< right after the read() that returned the request's first bytes
-  std::int64_t written_ns =
-      0;                      ///< right after the write() of the whole answer returned; 0: not yet
-  bool write_failed = false;  ///< the peer was gone before the answer was written
+  /// Right after the read() that returned the request's first bytes.
+  std::int64_t arrived_ns = 0;
+  /// Right before the write() of the answer. On loopback the peer may be woken inside that
+  /// write() and run on this core before it returns, so the answer may be on the wire as early
+  /// as this.
+  std::int64_t write_started_ns = 0;
+  /// Right after the write() of the whole answer returned; 0: not yet.
+  std::int64_t written_ns = 0;
+  /// The peer was gone before the answer was written.
+  bool write_failed = false;
 };
 
 /// What an upstream's connections did so far.
