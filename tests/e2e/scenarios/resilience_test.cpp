@@ -1,0 +1,755 @@
+// Resilience end to end (docs/resilience.md): the 429-storm breaker under a steady 25 % of 429s,
+// the first-token timeout with keep-alives flowing, a 429 judged on its head, 400/413 never
+// retried, the failure breaker's open / probe / reset cycle, the 503 when every breaker refuses,
+// and gateway-key limits refused before any upstream is touched. Each channel has its own mock,
+// so a journal is one channel's.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include "e2e/scenarios/failover_helpers.h"
+#include "e2e/scenarios/resilience_support.h"
+#include "e2e/scenarios/routing_support.h"
+#include "e2e/support/e2e_test.h"
+#include "e2e/support/scripted_server.h"
+
+namespace llmux::e2e {
+namespace {
+
+using namespace failover;
+using namespace resilience;
+using routing_scenarios::adminCall;
+using routing_scenarios::kAdminToken;
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
+/// How often `needle` occurs in `text`.
+std::size_t countOf(std::string_view text, std::string_view needle) {
+  std::size_t n = 0;
+  for (auto at = text.find(needle); at != std::string_view::npos; at = text.find(needle, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+class Resilience : public E2eTest {
+ protected:
+  /// Six keys for a channel whose failure breaker a test opens. A key's own failure cooldown
+  /// (docs/routing.md, factor 3: two failures in 5 minutes place it last) would otherwise take a
+  /// single-key channel out of the order after two failures, before its breaker could count five.
+  static std::vector<std::string> primaryKeys() {
+    return {"k-p1", "k-p2", "k-p3", "k-p4", "k-p5", "k-p6"};
+  }
+
+  std::string accessLog() { return temp().path() + "/access.log"; }
+
+  /// The failover configuration (sequential, access log) with the admin token.
+  GatewayConfig config(std::vector<ChannelSpec> channels) {
+    GatewayConfig c = gatewayConfig(std::move(channels), accessLog());
+    c.extra_yaml += std::string("admin_token: ") + kAdminToken + "\n";
+    return c;
+  }
+
+  /// Sends `call` and expects a 200.
+  void expectServed(std::uint16_t port, ClientCall const& call, std::string const& request_id) {
+    auto response = callGateway(port, call, request_id);
+    ASSERT_TRUE(response.ok()) << request_id << ": " << response.error().message;
+    EXPECT_EQ(response->status(), 200) << request_id << ": " << response->body;
+  }
+
+  /// The journal's size once it holds at least `at_least` entries (the mock adds one when it has
+  /// written its answer, a moment after the client may have read it); 0 when it never does.
+  std::size_t journalSize(std::uint16_t mock_port, std::size_t at_least) {
+    auto journal = waitForJournal(mock_port, at_least);
+    EXPECT_TRUE(journal.ok()) << journal.error().message;
+    return journal.ok() ? journal->size() : 0;
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// The storm breaker's replay (resilience_support) catches what it must, before it is trusted.
+
+/// A journal entry for a request that started at `start` ms and took `took` ms.
+JournalEntry answered(double start, int status, double took = 2) {
+  JournalEntry e;
+  e.seq = static_cast<std::uint64_t>(start);
+  e.started_at_ms = start;
+  e.finished_at_ms = start + took;
+  e.status = status;
+  return e;
+}
+
+/// 21 answers 10 ms apart, every 4th a 429 (5 of 21 = 24 %): the rule opens on the 21st.
+std::vector<JournalEntry> stormOpening(double from) {
+  std::vector<JournalEntry> out;
+  for (int i = 1; i <= 21; ++i) out.push_back(answered(from + 10 * i, i % 4 == 0 ? 429 : 200));
+  return out;
+}
+
+TEST(StormReplay, OpensOnTheTwentyFirstAnswerAndAllowsOneProbeAfterOpenMs) {
+  auto journal = stormOpening(0);  // opens at 212 ms
+  journal.push_back(answered(3300, 429));  // the probe: a 429, open again at 3302
+  journal.push_back(answered(6400, 200));  // the next probe closes it
+  journal.push_back(answered(6500, 200));  // closed: anything goes
+  StormReplay replay = replayStormRule(journal, StormRule{});
+  EXPECT_TRUE(replay.violations.empty()) << replay.violations.front();
+  EXPECT_EQ(replay.opens, 2u);
+  EXPECT_EQ(replay.probes, 2u);
+}
+
+TEST(StormReplay, FlagsRequestsWhileOpenAndASecondRequestDuringTheProbe) {
+  auto journal = stormOpening(0);
+  journal.push_back(answered(300, 200));        // 88 ms after the opening: still on its way
+  journal.push_back(answered(1500, 200));       // well inside the open period
+  journal.push_back(answered(3300, 200, 100));  // the probe, out until 3400
+  journal.push_back(answered(3350, 200));       // a second request while it is out
+  StormReplay replay = replayStormRule(journal, StormRule{});
+  ASSERT_EQ(replay.violations.size(), 2u);
+  EXPECT_NE(replay.violations[0].find("while open"), std::string::npos) << replay.violations[0];
+  EXPECT_NE(replay.violations[1].find("probe"), std::string::npos) << replay.violations[1];
+  EXPECT_EQ(replay.skipped_in_flight, 1u);  // the one at 300 ms, within the slack of 212 ms
+  // Without 429s nothing opens, however many answers.
+  std::vector<JournalEntry> healthy;
+  for (int i = 0; i < 100; ++i) healthy.push_back(answered(10 * i, 200));
+  EXPECT_EQ(replayStormRule(healthy, StormRule{}).opens, 0u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. A steady 25 % of 429s on the primary: the storm breaker opens, the fallback serves, and
+// while open the primary sees one probe per 3 s and nothing else.
+
+TEST_F(Resilience, StormOfRateLimitsOpensTheStormBreakerAndTheFallbackServesEveryone) {
+  auto primary_mock = startMockProvider();
+  auto fallback_mock = startMockProvider();
+  ASSERT_TRUE(primary_mock.ok()) << primary_mock.error().message;
+  ASSERT_TRUE(fallback_mock.ok()) << fallback_mock.error().message;
+  auto primary = channel("primary", Protocol::OpenAiChat, primary_mock->baseUrl(), {"k-p"}, 10);
+  // retry-after: 0 so no key pause hides the primary: the storm breaker alone must act.
+  primary.headers = {{"x-mock-fault", "fail-every=4:429=0"}};
+  primary.breaker = BreakerSpec{.storm = StormSpec{.window_ms = 10'000, .ratio = 0.15,
+                                                   .min_samples = 20, .open_ms = 3'000}};
+  auto fallback = channel("fallback", Protocol::OpenAiChat, fallback_mock->baseUrl(), {"k-f"}, 0);
+  auto gateway = startGateway(config({primary, fallback}));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  std::uint16_t port = gateway->port;
+
+  // The admin view, sampled while the load runs.
+  std::atomic<bool> done{false}, seen_open{false};
+  std::thread watcher([&] {
+    while (!done) {
+      auto list = breakers(port);
+      if (auto b = breakerOf(list, "primary", kModel); b && stateOf(*b, "storm") == "open") {
+        seen_open = true;
+      }
+      std::this_thread::sleep_for(Millis(100));
+    }
+  });
+
+  // 400 requests at 40 per second on 8 connections: ten seconds, three storm periods. Clients
+  // of three protocols (passthrough and translated), streamed or not, in a cycle of five so that
+  // every 4th request's 429 falls on each kind in turn.
+  constexpr std::size_t kRequests = 400;
+  constexpr std::pair<Protocol, bool> kMix[] = {
+      {Protocol::OpenAiChat, false}, {Protocol::OpenAiChat, true}, {Protocol::Anthropic, false},
+      {Protocol::Anthropic, true},   {Protocol::OpenAiResponses, true}};
+  std::vector<std::string> failures(kRequests);
+  std::size_t served = runPaced(kRequests, 8, Millis(25), [&](std::size_t i) {
+    auto [protocol, stream] = kMix[i % std::size(kMix)];
+    auto response = callGateway(port, clientCall(protocol, stream));
+    if (!response) {
+      failures[i] = response.error().message;
+      return false;
+    }
+    if (response->status() != 200) failures[i] = response->body;
+    return response->status() == 200;
+  });
+  done = true;
+  watcher.join();
+
+  EXPECT_GE(served * 1000, kRequests * 999) << "served " << served << " of " << kRequests;
+  for (std::size_t i = 0; i < kRequests; ++i) {
+    if (!failures[i].empty()) ADD_FAILURE() << "request " << i << ": " << failures[i];
+  }
+  EXPECT_TRUE(seen_open) << "GET /admin/breakers never showed the storm breaker open";
+  auto metrics = fetchMetrics(port);
+  ASSERT_TRUE(metrics.ok()) << metrics.error().message;
+  EXPECT_GE(metricValue(*metrics, "llmux_storm_opens_total", {{"channel", "primary"}}).value_or(0),
+            1);
+  EXPECT_GE(metricValue(*metrics, "llmux_breaker_transitions_total",
+                        {{"channel", "primary"}, {"breaker", "storm"}, {"to", "open"}})
+                .value_or(0),
+            1);
+  EXPECT_GE(metricValue(*metrics, "llmux_breaker_skips_total",
+                        {{"channel", "primary"}, {"reason", "storm_open"}})
+                .value_or(0),
+            1);
+  // The failure breaker ignores 429s.
+  EXPECT_EQ(metricValue(*metrics, "llmux_breaker_transitions_total",
+                        {{"channel", "primary"}, {"breaker", "failure"}, {"to", "open"}})
+                .value_or(0),
+            0);
+
+  auto journal = fetchJournal(primary_mock->port);
+  ASSERT_TRUE(journal.ok()) << journal.error().message;
+  StormReplay replay = replayStormRule(*journal, StormRule{});
+  for (auto const& violation : replay.violations) ADD_FAILURE() << violation;
+  if (!replay.violations.empty()) ADD_FAILURE() << "the primary's journal:\n" << timeline(*journal);
+  EXPECT_GE(replay.opens, 2u) << "10 s of load should see the breaker open more than once";
+  EXPECT_GE(replay.probes, 2u);
+  // Each period lets through about 21 answers to open it, a probe, and what was already on its
+  // way; far below the 400 an unguarded primary would see.
+  EXPECT_LE(journal->size(), (replay.opens + 1) * (21 + 8 + 1)) << journal->size();
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. A stream whose first token never comes (keep-alives flowing meanwhile) is cut at
+// first_token_ms and the fallback serves the request — passthrough and translated.
+
+struct StallCase {
+  Protocol client;
+  Protocol upstream;
+};
+
+class FirstTokenTimeout : public Resilience, public ::testing::WithParamInterface<StallCase> {};
+
+TEST_P(FirstTokenTimeout, CutsTheStalledStreamAndTheFallbackServes) {
+  auto [client, upstream] = GetParam();
+  auto primary_mock = startMockProvider();
+  auto fallback_mock = startMockProvider();
+  ASSERT_TRUE(primary_mock.ok()) << primary_mock.error().message;
+  ASSERT_TRUE(fallback_mock.ok()) << fallback_mock.error().message;
+  auto primary = channel("primary", upstream, primary_mock->baseUrl(), {"k-p"}, 10);
+  primary.headers = {{"x-mock-fault", "slow-first-token=3000, keep-alive=100"}};
+  primary.timeouts = TimeoutsSpec{.first_token_ms = 300};
+  auto fallback = channel("fallback", upstream, fallback_mock->baseUrl(), {"k-f"}, 0);
+  auto gateway = startGateway(config({primary, fallback}));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  auto call = clientCall(client, true);
+  MonoTime start = MonoClock::now();
+  auto response = callGateway(gateway->port, call, "ft-1");
+  double elapsed = millisBetween(start, MonoClock::now());
+  ASSERT_TRUE(response.ok()) << response.error().message;
+  EXPECT_EQ(response->status(), 200) << response->body;
+  EXPECT_GE(elapsed, 300);
+  EXPECT_LT(elapsed, 2000) << "the stalled first token was awaited";
+
+  auto first = waitForJournal(primary_mock->port, 1);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  ASSERT_EQ(first->size(), 1u);
+  JournalEntry const& cut = first->front();
+  EXPECT_EQ(cut.outcome, "client_gone") << "the primary's connection was not closed";
+  ASSERT_TRUE(cut.client_gone_at_ms.has_value());
+  double gone_after = *cut.client_gone_at_ms - cut.started_at_ms;
+  EXPECT_GE(gone_after, 250) << "cut before first_token_ms";
+  EXPECT_LT(gone_after, 1500) << "not cut at first_token_ms";
+  // Keep-alives were flowing and did not count as the first token.
+  std::string_view keep_alive = upstream == Protocol::Anthropic ? "event: ping" : ": keep-alive";
+  EXPECT_GE(countOf(cut.response_body, keep_alive), 2u) << cut.response_body;
+
+  auto second = waitForJournal(fallback_mock->port, 1);
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  ASSERT_EQ(second->size(), 1u);
+  EXPECT_EQ(second->front().body, cut.body) << "the same upstream request, replayed";
+  if (client == upstream) {
+    EXPECT_EQ(response->body, second->front().response_body)
+        << "the client got the fallback's stream only";
+  } else if (client == Protocol::Anthropic) {
+    EXPECT_EQ(countOf(response->body, "event: message_start"), 1u) << response->body;
+    EXPECT_EQ(countOf(response->body, "event: message_stop"), 1u) << response->body;
+  } else {
+    EXPECT_EQ(countOf(response->body, "\"role\":\"assistant\""), 1u) << response->body;
+    EXPECT_EQ(countOf(response->body, "data: [DONE]"), 1u) << response->body;
+  }
+
+  auto line = waitForAccessLine(accessLog(), "ft-1");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  EXPECT_EQ(line->at("attempts").as_int64(), 2);
+  auto const& attempts = line->at("attempt_list").as_array();
+  ASSERT_EQ(attempts.size(), 2u);
+  EXPECT_EQ(attempts[0].at("channel").as_string(), "primary");
+  EXPECT_EQ(attempts[0].at("outcome").as_string(), "failover:timeout_first_token");
+  EXPECT_EQ(attempts[1].at("channel").as_string(), "fallback");
+  EXPECT_EQ(waitForMetric(gateway->port, "llmux_failovers_total",
+                          {{"reason", "timeout_first_token"}}, 1),
+            1);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    PassthroughAndTranslated, FirstTokenTimeout,
+    ::testing::Values(StallCase{Protocol::Anthropic, Protocol::Anthropic},
+                      StallCase{Protocol::OpenAiChat, Protocol::OpenAiChat},
+                      StallCase{Protocol::OpenAiChat, Protocol::Anthropic},
+                      StallCase{Protocol::Anthropic, Protocol::OpenAiChat}),
+    [](auto const& info) {
+      return shortName(info.param.client) + "_via_" + shortName(info.param.upstream);
+    });
+
+TEST_F(Resilience, FirstTokenTimeoutsCountForTheFailureBreaker) {
+  auto primary_mock = startMockProvider();
+  auto fallback_mock = startMockProvider();
+  ASSERT_TRUE(primary_mock.ok()) << primary_mock.error().message;
+  ASSERT_TRUE(fallback_mock.ok()) << fallback_mock.error().message;
+  auto primary = channel("primary", Protocol::OpenAiChat, primary_mock->baseUrl(), primaryKeys(), 10);
+  primary.headers = {{"x-mock-fault", "slow-first-token=3000, keep-alive=100"}};
+  primary.timeouts = TimeoutsSpec{.first_token_ms = 200};
+  primary.breaker = BreakerSpec{.failure_threshold = 5, .open_ms = 30'000};
+  auto fallback = channel("fallback", Protocol::OpenAiChat, fallback_mock->baseUrl(), {"k-f"}, 0);
+  auto gateway = startGateway(config({primary, fallback}));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  auto call = clientCall(Protocol::OpenAiChat, true);
+  for (int i = 1; i <= 6; ++i) expectServed(gateway->port, call, "ftb-" + std::to_string(i));
+  EXPECT_EQ(journalSize(primary_mock->port, 5), 5u) << "not open after five first-token timeouts";
+  EXPECT_EQ(journalSize(fallback_mock->port, 6), 6u);
+  auto b = breakerOf(breakers(gateway->port), "primary", kModel);
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(stateOf(*b, "failure"), "open") << boost::json::serialize(*b);
+}
+
+TEST_F(Resilience, A429IsDecidedOnItsHeadWithoutWaitingForTheBody) {
+  auto fallback_mock = startMockProvider();
+  ASSERT_TRUE(fallback_mock.ok()) << fallback_mock.error().message;
+  auto call = clientCall(Protocol::OpenAiChat, false);
+  // The head of a 429 and the start of its body; the rest would come 3 s later.
+  ScriptedServer upstream;
+  upstream.stepTimeout(Millis(2500));
+  upstream.accept().expect("\r\n\r\n").expectBytes(call.body.size());
+  upstream.send(
+      "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nretry-after: 0\r\n"
+      "Content-Length: 120\r\n\r\n{\"error\":{\"message\":\"Rate limit");
+  upstream.expectClose();
+  upstream.start();
+  auto primary =
+      channel("primary", Protocol::OpenAiChat, loopbackUrl(upstream.port()), {"k-p"}, 10);
+  primary.timeouts = TimeoutsSpec{.idle_ms = 3000};
+  auto fallback = channel("fallback", Protocol::OpenAiChat, fallback_mock->baseUrl(), {"k-f"}, 0);
+  auto gateway = startGateway(config({primary, fallback}));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  MonoTime start = MonoClock::now();
+  auto response = callGateway(gateway->port, call, "head-429");
+  double elapsed = millisBetween(start, MonoClock::now());
+  ASSERT_TRUE(response.ok()) << response.error().message;
+  EXPECT_EQ(response->status(), 200) << response->body;
+  EXPECT_LT(elapsed, 1000) << "the 429's body was awaited";
+  EXPECT_TRUE(upstream.finish(Millis(3000)).ok()) << "the 429's connection was not closed";
+  EXPECT_EQ(journalSize(fallback_mock->port, 1), 1u);
+  auto line = waitForAccessLine(accessLog(), "head-429");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  auto const& attempts = line->at("attempt_list").as_array();
+  ASSERT_EQ(attempts.size(), 2u);
+  EXPECT_EQ(attempts[0].at("status").as_int64(), 429);
+  EXPECT_EQ(attempts[0].at("outcome").as_string(), "failover:status_429");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. A 400 or a 413 is the client's: relayed in its shape, never retried, never a breaker
+// failure (six in a row leave the breaker closed).
+
+class ClientErrorNotRetried : public Resilience,
+                              public ::testing::WithParamInterface<std::tuple<int, Protocol>> {};
+
+TEST_P(ClientErrorNotRetried, IsRelayedAndTheFallbackNeverCalled) {
+  auto [status, protocol] = GetParam();
+  auto primary_mock = startMockProvider();
+  auto fallback_mock = startMockProvider();
+  ASSERT_TRUE(primary_mock.ok()) << primary_mock.error().message;
+  ASSERT_TRUE(fallback_mock.ok()) << fallback_mock.error().message;
+  auto primary = channel("primary", protocol, primary_mock->baseUrl(), {"k-p"}, 10);
+  primary.headers = {{"x-mock-fault", std::to_string(status)}};
+  auto fallback = channel("fallback", protocol, fallback_mock->baseUrl(), {"k-f"}, 0);
+  auto gateway = startGateway(config({primary, fallback}));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  auto call = clientCall(protocol, false);
+  for (int i = 1; i <= 6; ++i) {
+    std::string id = "ce-" + std::to_string(i);
+    auto response = callGateway(gateway->port, call, id);
+    ASSERT_TRUE(response.ok()) << response.error().message;
+    EXPECT_EQ(response->status(), status) << response->body;
+    auto message = errorMessageOf(protocol, status, response->body);
+    EXPECT_TRUE(message.ok()) << message.error().message;
+  }
+  EXPECT_EQ(journalSize(primary_mock->port, 6), 6u) << "the primary was skipped: a breaker opened";
+  auto untouched = fetchJournal(fallback_mock->port);
+  ASSERT_TRUE(untouched.ok()) << untouched.error().message;
+  EXPECT_TRUE(untouched->empty()) << "the fallback got " << untouched->size() << " requests";
+  auto line = waitForAccessLine(accessLog(), "ce-6");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  EXPECT_EQ(line->at("attempts").as_int64(), 1);
+  auto b = breakerOf(breakers(gateway->port), "primary", kModel);
+  if (b) {
+    EXPECT_EQ(stateOf(*b, "failure"), "closed") << boost::json::serialize(*b);
+    EXPECT_EQ(b->at("failure").at("consecutive_failures").as_int64(), 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllProtocols, ClientErrorNotRetried,
+                         ::testing::Combine(::testing::Values(400, 413),
+                                            ::testing::ValuesIn(kAllProtocols)),
+                         [](auto const& info) {
+                           return std::to_string(std::get<0>(info.param)) + "_" +
+                                  shortName(std::get<1>(info.param));
+                         });
+
+TEST_F(Resilience, BodylessPayloadTooLargeIsNotFailedOver) {
+  auto fallback_mock = startMockProvider();
+  ASSERT_TRUE(fallback_mock.ok()) << fallback_mock.error().message;
+  auto call = clientCall(Protocol::OpenAiChat, false);
+  // A 413 with no body at all, as a fronting proxy sends it.
+  ScriptedServer upstream;
+  upstream.accept().expect("\r\n\r\n").expectBytes(call.body.size());
+  upstream.send("HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\n\r\n");
+  upstream.close();
+  upstream.start();
+  auto primary =
+      channel("primary", Protocol::OpenAiChat, loopbackUrl(upstream.port()), {"k-p"}, 10);
+  auto fallback = channel("fallback", Protocol::OpenAiChat, fallback_mock->baseUrl(), {"k-f"}, 0);
+  auto gateway = startGateway(config({primary, fallback}));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  auto response = callGateway(gateway->port, call, "ce-bodyless");
+  ASSERT_TRUE(response.ok()) << response.error().message;
+  EXPECT_EQ(response->status(), 413) << response->body;
+  // Relayed unchanged, like every client error: no body came, so none is made up here.
+  EXPECT_EQ(response->body, "");
+  EXPECT_TRUE(upstream.finish(Millis(2000)).ok());
+  auto untouched = fetchJournal(fallback_mock->port);
+  ASSERT_TRUE(untouched.ok()) << untouched.error().message;
+  EXPECT_TRUE(untouched->empty()) << "a body-less 413 was failed over";
+  auto line = waitForAccessLine(accessLog(), "ce-bodyless");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  EXPECT_EQ(line->at("attempts").as_int64(), 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. The failure breaker: five 500s open it, the primary is then skipped without a call, the
+// admin API shows and resets it; with `breaker: off` the primary is tried every time.
+
+TEST_F(Resilience, FiveServerErrorsOpenTheFailureBreakerAndTheAdminResetsIt) {
+  auto primary_mock = startMockProvider();
+  auto fallback_mock = startMockProvider();
+  ASSERT_TRUE(primary_mock.ok()) << primary_mock.error().message;
+  ASSERT_TRUE(fallback_mock.ok()) << fallback_mock.error().message;
+  auto primary = channel("primary", Protocol::OpenAiChat, primary_mock->baseUrl(), primaryKeys(), 10);
+  primary.headers = {{"x-mock-fault", "500"}};
+  primary.breaker = BreakerSpec{.failure_threshold = 5, .open_ms = 30'000};
+  auto fallback = channel("fallback", Protocol::OpenAiChat, fallback_mock->baseUrl(), {"k-f"}, 0);
+  auto gateway = startGateway(config({primary, fallback}));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  std::uint16_t port = gateway->port;
+  auto call = clientCall(Protocol::OpenAiChat, false);
+
+  for (int i = 1; i <= 6; ++i) expectServed(port, call, "fb-" + std::to_string(i));
+  EXPECT_EQ(journalSize(fallback_mock->port, 6), 6u);
+  EXPECT_EQ(journalSize(primary_mock->port, 5), 5u)
+      << "the primary's five 500s did not open the breaker, or the open breaker let one through";
+  auto line = waitForAccessLine(accessLog(), "fb-6");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  EXPECT_EQ(line->at("attempts").as_int64(), 1);
+  EXPECT_EQ(line->at("channel").as_string(), "fallback");
+
+  auto b = breakerOf(breakers(port), "primary", kModel);
+  ASSERT_TRUE(b.has_value()) << "no breaker listed for primary / m-fail";
+  EXPECT_EQ(stateOf(*b, "failure"), "open") << boost::json::serialize(*b);
+  EXPECT_EQ(b->at("failure").at("opens").as_int64(), 1);
+  EXPECT_EQ(b->at("failure").at("consecutive_failures").as_int64(), 5);
+  EXPECT_FALSE(b->at("failure").at("opened_at").is_null());
+  EXPECT_EQ(stateOf(*b, "storm"), "closed");
+  auto metrics = fetchMetrics(port);
+  ASSERT_TRUE(metrics.ok()) << metrics.error().message;
+  Labels failure_pair = {{"channel", "primary"}, {"model", kModel}, {"breaker", "failure"}};
+  EXPECT_EQ(metricValue(*metrics, "llmux_breaker_state", failure_pair), 1);
+  Labels to_open = failure_pair;
+  to_open.emplace_back("to", "open");
+  EXPECT_EQ(metricValue(*metrics, "llmux_breaker_transitions_total", to_open), 1);
+  EXPECT_GE(metricValue(*metrics, "llmux_breaker_skips_total",
+                        {{"channel", "primary"}, {"reason", "breaker_open"}})
+                .value_or(0),
+            1);
+
+  auto reset =
+      callGateway(port, adminCall("DELETE", std::string("/admin/breakers/primary/") + kModel));
+  ASSERT_TRUE(reset.ok()) << reset.error().message;
+  EXPECT_EQ(reset->status(), 204) << reset->body;
+  b = breakerOf(breakers(port), "primary", kModel);
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(stateOf(*b, "failure"), "closed") << boost::json::serialize(*b);
+  EXPECT_EQ(waitForMetric(port, "llmux_breaker_state", failure_pair, 0), 0);
+  expectServed(port, call, "fb-7");
+  EXPECT_GE(journalSize(primary_mock->port, 6), 6u) << "the reset breaker still skips the primary";
+  auto unknown = callGateway(port, adminCall("DELETE", "/admin/breakers/nobody/m-fail"));
+  ASSERT_TRUE(unknown.ok()) << unknown.error().message;
+  EXPECT_EQ(unknown->status(), 404) << unknown->body;
+}
+
+TEST_F(Resilience, HalfOpenLetsOneProbeThroughAFailedProbeReopensAndA429ProbeIsNeutral) {
+  auto primary_mock = startMockProvider();
+  auto fallback_mock = startMockProvider();
+  ASSERT_TRUE(primary_mock.ok()) << primary_mock.error().message;
+  ASSERT_TRUE(fallback_mock.ok()) << fallback_mock.error().message;
+  auto primary = channel("primary", Protocol::OpenAiChat, primary_mock->baseUrl(), primaryKeys(), 10);
+  // Requests 1-6 to the primary fail with a 500, the 7th gets a 429, the rest succeed.
+  primary.headers = {{"x-mock-fault",
+                      "fail-nth=1, fail-nth=2, fail-nth=3, fail-nth=4, fail-nth=5, fail-nth=6, "
+                      "fail-nth=7:429=0"}};
+  constexpr int kOpenMs = 600;
+  primary.breaker = BreakerSpec{.failure_threshold = 5, .open_ms = kOpenMs};
+  auto fallback = channel("fallback", Protocol::OpenAiChat, fallback_mock->baseUrl(), {"k-f"}, 0);
+  auto gateway = startGateway(config({primary, fallback}));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  std::uint16_t port = gateway->port;
+  auto call = clientCall(Protocol::OpenAiChat, false);
+  auto primaryJournal = [&](std::size_t count) {
+    auto journal = waitForJournal(primary_mock->port, count);
+    EXPECT_TRUE(journal.ok()) << journal.error().message;
+    return journal.ok() ? *journal : std::vector<JournalEntry>{};
+  };
+  auto statuses = [](std::vector<JournalEntry> const& journal) {
+    std::vector<int> out;
+    for (auto const& e : journal) out.push_back(e.status);
+    return out;
+  };
+
+  for (int i = 1; i <= 6; ++i) expectServed(port, call, "hp-" + std::to_string(i));
+  MonoTime opened = MonoClock::now();
+  ASSERT_EQ(primaryJournal(5).size(), 5u) << "five 500s, then open: the primary is skipped";
+
+  // After open_ms one probe: it fails, so the breaker opens again with a fresh timer.
+  std::this_thread::sleep_until(opened + Millis(kOpenMs + 150));
+  expectServed(port, call, "hp-probe-500");
+  MonoTime reopened = MonoClock::now();
+  expectServed(port, call, "hp-skip");
+  EXPECT_EQ(statuses(primaryJournal(6)), (std::vector<int>{500, 500, 500, 500, 500, 500}))
+      << "one probe, then skipped again";
+  auto b = breakerOf(breakers(port), "primary", kModel);
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(stateOf(*b, "failure"), "open") << boost::json::serialize(*b);
+  EXPECT_EQ(b->at("failure").at("opens").as_int64(), 2);
+
+  // The next probe gets a 429: back to open without a fresh timer, so the pair is probed again
+  // at once (by the same request's next candidate or the next request), succeeds and closes.
+  std::this_thread::sleep_until(reopened + Millis(kOpenMs + 150));
+  expectServed(port, call, "hp-probe-429");
+  expectServed(port, call, "hp-after-429");
+  expectServed(port, call, "hp-closed");
+  auto journal = primaryJournal(9);
+  ASSERT_GE(journal.size(), 9u) << "the primary was not probed again at once after the 429";
+  std::vector<int> seen = statuses(journal);
+  EXPECT_EQ(std::vector<int>(seen.begin(), seen.begin() + 7),
+            (std::vector<int>{500, 500, 500, 500, 500, 500, 429}));
+  EXPECT_EQ(std::count(seen.begin() + 7, seen.end(), 200),
+            static_cast<std::ptrdiff_t>(seen.size() - 7))
+      << "after the 429 probe every primary request succeeds";
+  EXPECT_LT(journal[7].started_at_ms - journal[6].started_at_ms, kOpenMs)
+      << "the 429 probe refreshed the open timer";
+  b = breakerOf(breakers(port), "primary", kModel);
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(stateOf(*b, "failure"), "closed") << boost::json::serialize(*b);
+  auto metrics = fetchMetrics(port);
+  ASSERT_TRUE(metrics.ok()) << metrics.error().message;
+  EXPECT_GE(metricValue(*metrics, "llmux_breaker_transitions_total",
+                        {{"channel", "primary"}, {"breaker", "failure"}, {"to", "half_open"}})
+                .value_or(0),
+            2);
+}
+
+TEST_F(Resilience, ConnectFailuresOpenTheFailureBreakerRateLimitsDoNot) {
+  auto limited_mock = startMockProvider();
+  auto fallback_mock = startMockProvider();
+  ASSERT_TRUE(limited_mock.ok()) << limited_mock.error().message;
+  ASSERT_TRUE(fallback_mock.ok()) << fallback_mock.error().message;
+  // "dead" refuses connections; "limited" answers 429 (retry-after 0: no key pause) every time.
+  auto dead = channel("dead", Protocol::OpenAiChat, loopbackUrl(freePort()), primaryKeys(), 20);
+  dead.timeouts = TimeoutsSpec{.connect_ms = 500};
+  auto limited = channel("limited", Protocol::OpenAiChat, limited_mock->baseUrl(), {"k-l"}, 10);
+  limited.headers = {{"x-mock-fault", "429=0"}};
+  // No storm breaker here: six 429s must not open the failure breaker on their own.
+  limited.breaker = BreakerSpec{.storm = StormSpec{.off = true}};
+  auto fallback = channel("fallback", Protocol::OpenAiChat, fallback_mock->baseUrl(), {"k-f"}, 0);
+  auto gateway = startGateway(config({dead, limited, fallback}));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  auto call = clientCall(Protocol::OpenAiChat, false);
+
+  for (int i = 1; i <= 7; ++i) expectServed(gateway->port, call, "cf-" + std::to_string(i));
+  EXPECT_EQ(journalSize(limited_mock->port, 7), 7u) << "429s opened a breaker";
+  EXPECT_EQ(journalSize(fallback_mock->port, 7), 7u);
+  auto last = waitForAccessLine(accessLog(), "cf-7");
+  ASSERT_TRUE(last.ok()) << last.error().message;
+  EXPECT_EQ(last->at("attempts").as_int64(), 2) << "the dead channel was still tried";
+  EXPECT_EQ(last->at("attempt_list").as_array()[0].at("channel").as_string(), "limited");
+  auto list = breakers(gateway->port);
+  auto dead_breaker = breakerOf(list, "dead", kModel);
+  ASSERT_TRUE(dead_breaker.has_value());
+  EXPECT_EQ(stateOf(*dead_breaker, "failure"), "open") << boost::json::serialize(*dead_breaker);
+  EXPECT_EQ(dead_breaker->at("failure").at("consecutive_failures").as_int64(), 5);
+  auto limited_breaker = breakerOf(list, "limited", kModel);
+  if (limited_breaker) {
+    EXPECT_EQ(stateOf(*limited_breaker, "failure"), "closed");
+    EXPECT_EQ(limited_breaker->at("failure").at("consecutive_failures").as_int64(), 0);
+  }
+}
+
+TEST_F(Resilience, BreakerOffTriesThePrimaryEveryTime) {
+  auto primary_mock = startMockProvider();
+  auto fallback_mock = startMockProvider();
+  ASSERT_TRUE(primary_mock.ok()) << primary_mock.error().message;
+  ASSERT_TRUE(fallback_mock.ok()) << fallback_mock.error().message;
+  auto primary = channel("primary", Protocol::OpenAiChat, primary_mock->baseUrl(), primaryKeys(), 10);
+  primary.headers = {{"x-mock-fault", "500"}};
+  primary.breaker = BreakerSpec{.off = true};
+  auto fallback = channel("fallback", Protocol::OpenAiChat, fallback_mock->baseUrl(), {"k-f"}, 0);
+  auto gateway = startGateway(config({primary, fallback}));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  auto call = clientCall(Protocol::OpenAiChat, false);
+
+  // A 500 moves to the channel's next key: each request tries all six (a breaker would have
+  // stopped at the fifth), then the fallback; the next request does the same again.
+  for (int i = 1; i <= 2; ++i) expectServed(gateway->port, call, "off-" + std::to_string(i));
+  EXPECT_EQ(journalSize(primary_mock->port, 12), 12u);
+  auto line = waitForAccessLine(accessLog(), "off-2");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  EXPECT_EQ(line->at("attempts").as_int64(), 7);
+  auto b = breakerOf(breakers(gateway->port), "primary", kModel);
+  if (b) {
+    EXPECT_NE(stateOf(*b, "failure"), "open") << boost::json::serialize(*b);
+  }
+  auto metrics = fetchMetrics(gateway->port);
+  ASSERT_TRUE(metrics.ok()) << metrics.error().message;
+  EXPECT_EQ(metricValue(*metrics, "llmux_breaker_transitions_total", {{"channel", "primary"}})
+                .value_or(0),
+            0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. Every candidate's breaker open: a 503 with retry-after in the client's own shape.
+
+TEST_F(Resilience, EveryBreakerOpenAnswers503WithRetryAfterInEachProtocol) {
+  auto mock_a = startMockProvider();
+  auto mock_b = startMockProvider();
+  ASSERT_TRUE(mock_a.ok()) << mock_a.error().message;
+  ASSERT_TRUE(mock_b.ok()) << mock_b.error().message;
+  constexpr int kOpenMs = 20'000;
+  auto a = channel("primary", Protocol::OpenAiChat, mock_a->baseUrl(), {"k-a"}, 10);
+  a.headers = {{"x-mock-fault", "503"}};
+  a.breaker = BreakerSpec{.failure_threshold = 1, .open_ms = kOpenMs};
+  auto b = channel("fallback", Protocol::OpenAiChat, mock_b->baseUrl(), {"k-b"}, 0);
+  b.headers = {{"x-mock-fault", "503"}};
+  b.breaker = BreakerSpec{.failure_threshold = 1, .open_ms = kOpenMs};
+  auto gateway = startGateway(config({a, b}));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  // One request fails on both (the last candidate's own 503 is relayed) and opens both breakers.
+  auto opener = callGateway(gateway->port, clientCall(Protocol::OpenAiChat, false), "all-0");
+  ASSERT_TRUE(opener.ok()) << opener.error().message;
+  EXPECT_EQ(opener->status(), 503) << opener->body;
+  ASSERT_EQ(journalSize(mock_a->port, 1), 1u);
+  ASSERT_EQ(journalSize(mock_b->port, 1), 1u);
+
+  for (Protocol protocol : kAllProtocols) {
+    for (bool stream : {false, true}) {
+      SCOPED_TRACE(shortName(protocol) + (stream ? " stream" : ""));
+      auto response = callGateway(gateway->port, clientCall(protocol, stream));
+      ASSERT_TRUE(response.ok()) << response.error().message;
+      EXPECT_EQ(response->status(), 503) << response->body;
+      auto seconds = retryAfterSeconds(*response);
+      ASSERT_TRUE(seconds.has_value()) << "retry-after: '" << response->header("retry-after") << "'";
+      EXPECT_GE(*seconds, 1);
+      EXPECT_LE(*seconds, kOpenMs / 1000);
+      auto message = errorMessageOf(protocol, 503, response->body);
+      ASSERT_TRUE(message.ok()) << message.error().message;
+      EXPECT_NE(message->find("circuit breaker"), std::string::npos) << *message;
+    }
+  }
+  // None of them reached an upstream.
+  auto after_a = fetchJournal(mock_a->port);
+  auto after_b = fetchJournal(mock_b->port);
+  ASSERT_TRUE(after_a.ok() && after_b.ok());
+  EXPECT_EQ(after_a->size(), 1u);
+  EXPECT_EQ(after_b->size(), 1u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. Gateway-key limits: refused with a 429 in the client's shape before any upstream is
+// touched.
+
+GatewayConfig withLimits(GatewayConfig config, ClientLimitsSpec limits) {
+  config.gateway_keys = {{"team", kGatewayKey, "sequential", limits}};
+  return config;
+}
+
+TEST_F(Resilience, GatewayKeyRpmRefusesTheFourthRequestInEveryProtocol) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto only = channel("only", Protocol::OpenAiChat, mock->baseUrl(), {"k-o"}, 0);
+  auto gateway = startGateway(withLimits(config({only}), {.rpm = 3}));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  auto call = clientCall(Protocol::OpenAiChat, false);
+  for (int i = 1; i <= 3; ++i) expectServed(gateway->port, call, "rpm-" + std::to_string(i));
+  for (Protocol protocol : kAllProtocols) {
+    SCOPED_TRACE(shortName(protocol));
+    auto response = callGateway(gateway->port, clientCall(protocol, false));
+    ASSERT_TRUE(response.ok()) << response.error().message;
+    EXPECT_EQ(response->status(), 429) << response->body;
+    auto seconds = retryAfterSeconds(*response);
+    ASSERT_TRUE(seconds.has_value()) << "retry-after: '" << response->header("retry-after") << "'";
+    EXPECT_GE(*seconds, 1);
+    EXPECT_LE(*seconds, 60);
+    auto message = errorMessageOf(protocol, 429, response->body);
+    ASSERT_TRUE(message.ok()) << message.error().message;
+    auto doc = parseObject(response->body);
+    ASSERT_TRUE(doc.ok());
+    auto const& error = doc->at("error").as_object();
+    if (protocol == Protocol::Anthropic) {
+      EXPECT_EQ(error.at("type").as_string(), "rate_limit_error");
+    } else if (protocol == Protocol::Gemini) {
+      EXPECT_EQ(error.at("status").as_string(), "RESOURCE_EXHAUSTED");
+    }
+  }
+  auto journal = fetchJournal(mock->port);
+  ASSERT_TRUE(journal.ok()) << journal.error().message;
+  EXPECT_EQ(journal->size(), 3u) << "a refused request reached the upstream";
+  EXPECT_EQ(waitForMetric(gateway->port, "llmux_limit_rejections_total",
+                          {{"key", "team"}, {"limit", "rpm"}}, 4),
+            4);
+}
+
+TEST_F(Resilience, GatewayKeyConcurrencyRefusesTheSecondRequestInFlight) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto only = channel("only", Protocol::OpenAiChat, mock->baseUrl(), {"k-o"}, 0);
+  only.headers = {{"x-mock-fault", "slow-first-byte=500"}};
+  auto gateway = startGateway(withLimits(config({only}), {.concurrency = 1}));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  auto call = clientCall(Protocol::Anthropic, false);
+
+  // Two requests at once: whichever the gateway admits first holds the only slot for 500 ms.
+  Result<Response> first = makeError(ErrorKind::Internal, "not run");
+  std::thread in_flight([&] { first = callGateway(gateway->port, call, "conc-1"); });
+  std::this_thread::sleep_for(Millis(150));
+  auto second = callGateway(gateway->port, call, "conc-2");
+  in_flight.join();
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  std::multiset<int> statuses = {first->status(), second->status()};
+  ASSERT_EQ(statuses, (std::multiset<int>{200, 429})) << first->body << "\n" << second->body;
+  Response const& refused = first->status() == 429 ? *first : *second;
+  EXPECT_TRUE(retryAfterSeconds(refused).has_value())
+      << "retry-after: '" << refused.header("retry-after") << "'";
+  auto message = errorMessageOf(Protocol::Anthropic, 429, refused.body);
+  EXPECT_TRUE(message.ok()) << message.error().message;
+  EXPECT_EQ(journalSize(mock->port, 1), 1u);
+  EXPECT_EQ(waitForMetric(gateway->port, "llmux_limit_rejections_total",
+                          {{"key", "team"}, {"limit", "concurrency"}}, 1),
+            1);
+  // The slot is given back when the first request ends.
+  expectServed(gateway->port, call, "conc-3");
+  EXPECT_EQ(journalSize(mock->port, 2), 2u);
+}
+
+}  // namespace
+}  // namespace llmux::e2e
