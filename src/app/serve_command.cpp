@@ -15,7 +15,9 @@
 #include "net/tls.h"
 #include "net/worker_pool.h"
 #include "proxy/gateway_handler.h"
+#include "routing/breakers.h"
 #include "routing/freezes.h"
+#include "shared_state/shared_limits.h"
 #include "routing/router_state.h"
 #include "store/freeze_store.h"
 #include "store/sqlite_store.h"
@@ -149,12 +151,19 @@ int runServe(std::string const& config_path) {
     std::fprintf(stderr, "cannot read the freezes in %s: %s\n", state_dir.c_str(), e.what());
     return 1;
   }
+  routing::BreakerBoard breakers;
+  // Buckets and gateway-key windows: in Redis when configured (shared by every replica), else
+  // this process's own. The Redis address is read once: changing it needs a restart.
+  std::optional<shared_state::RedisOptions> redis;
+  if (settings->redis) redis = shared_state::redisOptions(*settings->redis);
+  shared_state::SharedLimits limits(clock, redis);
   proxy::ConfigHolder config_holder(std::make_shared<const routing::Catalog>(settings));
   std::atomic<bool> draining{false};
   store::RequestLogSink* request_log = settings->log.request_log ? store->get() : nullptr;
   proxy::GatewayServices services{config_holder,    key_health,   rotation,    router_state,
-                                  freezes,          metrics_registry, request_metrics,
-                                  **access_log,     request_log,  clock,       draining};
+                                  freezes,          breakers,     limits,      metrics_registry,
+                                  request_metrics,  **access_log, request_log, clock,
+                                  draining};
 
   auto tls = net::makeClientTlsContext();
   if (!tls) {
@@ -178,6 +187,7 @@ int runServe(std::string const& config_path) {
     std::fprintf(stderr, "%s\n", port.error().message.c_str());
     return 1;
   }
+  limits.start(workers.context(0));
   workers.start();
   std::string bound = address->host + ":" + std::to_string(*port);
   std::printf("listening on %s\n", bound.c_str());
@@ -203,6 +213,11 @@ int runServe(std::string const& config_path) {
       if (outcome.settings->server.listen != settings->server.listen) {
         telemetry::logWarn("listen address changes need a restart; still on {}", bound);
       }
+      if (outcome.settings->redis.has_value() != settings->redis.has_value() ||
+          (settings->redis && (outcome.settings->redis->host != settings->redis->host ||
+                               outcome.settings->redis->port != settings->redis->port))) {
+        telemetry::logWarn("redis changes need a restart; the shared limits keep their connection");
+      }
       applyLogLevel(*outcome.settings);
       config_holder.replace(std::make_shared<const routing::Catalog>(outcome.settings));
       request_metrics.configReloaded(true);
@@ -214,6 +229,7 @@ int runServe(std::string const& config_path) {
   if (demo_mock) servers.push_back(&demo_mock->server());
   serveUntilShutdown(servers, settings->server.drain_timeout, reload, draining);
 
+  limits.stop();
   bool clean = workers.stop();
   if (!clean) telemetry::logWarn("worker loops still had work after the drain; stopped them");
   (*access_log)->flush();

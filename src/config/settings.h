@@ -83,9 +83,9 @@ struct Timeouts {
   Millis first_byte{120'000};  ///< request sent -> response head received
   Millis idle{120'000};        ///< between two reads of the response body
   Millis total{600'000};       ///< whole attempt, head to last byte
-  /// Request sent -> first real content (a stream's first content event, not a keep-alive or an
-  /// empty frame; a non-stream answer's head). Cut at this point, the attempt counts against the
-  /// channel's failure breaker and fails over. Default 15 s: past it a user has given up.
+  /// Streams: request sent -> first real content event (not a keep-alive or an empty frame).
+  /// Cut at this point, the attempt counts against the channel's failure breaker and fails over.
+  /// Default 15 s: past it a user has given up. (A non-stream answer comes whole: first_byte.)
   Millis first_token{15'000};
 };
 

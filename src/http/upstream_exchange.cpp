@@ -94,6 +94,12 @@ std::optional<std::uint64_t> UpstreamExchange::contentLength() const {
 
 bool UpstreamExchange::done() const { return parser_.is_done(); }
 
+std::string_view UpstreamExchange::bufferedBody() const {
+  if (!connection_) return {};
+  auto data = connection_->buffer().data();
+  return {static_cast<char const*>(data.data()), data.size()};
+}
+
 Task<Result<std::string_view>> UpstreamExchange::readBody(MonoTime piece_deadline) {
   auto& body = parser_.body();
   body.clear();  // the previous piece was handed out already

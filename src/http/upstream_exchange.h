@@ -33,6 +33,10 @@ class UpstreamExchange {
   HeaderList const& headers() const { return parser_.headers(); }
   std::optional<std::uint64_t> contentLength() const;
 
+  /// The bytes that arrived with the head and were not parsed yet (the start of the body, in its
+  /// transfer framing), without waiting for more. Valid until the next read.
+  std::string_view bufferedBody() const;
+
   /// The next piece of the body, valid until the next call; an empty piece once `done()`.
   net::Task<Result<std::string_view>> readBody(MonoTime piece_deadline);
   bool done() const;

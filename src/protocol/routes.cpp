@@ -53,6 +53,16 @@ RouteLookup adminRoute(std::string_view method, std::string_view rest) {
   if (rest == "/route-preview") {
     return byMethod(method, simple(RouteKind::AdminRoutePreview, std::nullopt));
   }
+  if (rest == "/breakers") return byMethod(method, simple(RouteKind::AdminBreakers, std::nullopt));
+  constexpr std::string_view kBreakers = "/breakers/";
+  if (rest.starts_with(kBreakers)) {
+    std::string_view pair = rest.substr(kBreakers.size());
+    auto slash = pair.find('/');
+    if (slash == 0 || slash == std::string_view::npos || slash + 1 == pair.size()) return RouteLookup{};
+    Route route = simple(RouteKind::AdminBreaker, std::nullopt);
+    route.admin_id = std::string(pair);
+    return byMethod(method, std::move(route));
+  }
   constexpr std::string_view kFreezes = "/freezes/";
   if (rest.starts_with(kFreezes)) {
     std::string_view id = rest.substr(kFreezes.size());
@@ -68,7 +78,8 @@ RouteLookup adminRoute(std::string_view method, std::string_view rest) {
 
 bool isAdminRoute(RouteKind kind) {
   return kind == RouteKind::AdminFreezes || kind == RouteKind::AdminFreeze ||
-         kind == RouteKind::AdminRoutePreview;
+         kind == RouteKind::AdminRoutePreview || kind == RouteKind::AdminBreakers ||
+         kind == RouteKind::AdminBreaker;
 }
 
 RouteLookup matchRoute(std::string_view method, std::string_view path) {
@@ -121,6 +132,7 @@ std::string_view routeMethod(RouteKind kind) {
     case RouteKind::AdminRoutePreview:
       return "POST";
     case RouteKind::AdminFreeze:
+    case RouteKind::AdminBreaker:
       return "DELETE";
     case RouteKind::ListModels:
     case RouteKind::GeminiListModels:
@@ -128,6 +140,7 @@ std::string_view routeMethod(RouteKind kind) {
     case RouteKind::Readyz:
     case RouteKind::Metrics:
     case RouteKind::AdminFreezes:
+    case RouteKind::AdminBreakers:
       return "GET";
   }
   return "GET";
@@ -164,6 +177,10 @@ std::string_view routeLabel(Route const& route) {
       return "/admin/freezes/{id}";
     case RouteKind::AdminRoutePreview:
       return "/admin/route-preview";
+    case RouteKind::AdminBreakers:
+      return "/admin/breakers";
+    case RouteKind::AdminBreaker:
+      return "/admin/breakers/{channel}/{model}";
   }
   return "";
 }

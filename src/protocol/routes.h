@@ -25,6 +25,8 @@ enum class RouteKind {
   AdminFreezes,       ///< GET /admin/freezes
   AdminFreeze,        ///< DELETE /admin/freezes/{id}
   AdminRoutePreview,  ///< POST /admin/route-preview
+  AdminBreakers,      ///< GET /admin/breakers
+  AdminBreaker,       ///< DELETE /admin/breakers/{channel}/{model}: reset to closed
 };
 
 /// Whether the route belongs to the admin API (/admin/*): authorised by the admin token, before
@@ -38,7 +40,8 @@ struct Route {
   std::optional<Protocol> protocol;
   std::string gemini_model;    ///< Gemini routes: the model id, percent-decoded, no "models/"
   bool gemini_stream = false;  ///< GeminiGenerate: the method was streamGenerateContent
-  std::string admin_id;        ///< AdminFreeze: the freeze id from the path, as sent
+  std::string admin_id;        ///< AdminFreeze: the freeze id from the path, as sent;
+                               ///< AdminBreaker: "{channel}/{model}" (the model may hold '/')
 };
 
 /// Outcome of a lookup.

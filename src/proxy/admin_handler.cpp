@@ -7,6 +7,7 @@
 #include "http/response_writer.h"
 #include "http/server_request.h"
 #include "protocol/admin_auth.h"
+#include "protocol/percent_encoding.h"
 #include "protocol/routes.h"
 
 namespace llmux::proxy {
@@ -79,6 +80,45 @@ std::string freezesJson(std::vector<routing::Freeze> const& freezes) {
   return out;
 }
 
+namespace {
+
+void appendBreakerHalf(std::string& out, routing::BreakerState state,
+                       std::optional<MonoTime> opened_at, std::uint64_t opens, MonoTime now) {
+  appendField(out, "state", routing::breakerStateName(state));
+  out += ",\"opened_at\":";
+  if (opened_at && state != routing::BreakerState::Closed) {
+    out += std::to_string(std::chrono::duration<double>(now - *opened_at).count());
+  } else {
+    out += "null";
+  }
+  out += ",\"opens\":" + std::to_string(opens);
+}
+
+}  // namespace
+
+std::string breakersJson(std::vector<routing::BreakerView> const& breakers, MonoTime now) {
+  std::string out = "{\"breakers\":[";
+  bool first = true;
+  for (auto const& b : breakers) {
+    if (!first) out += ',';
+    first = false;
+    out += '{';
+    appendField(out, "channel", b.channel);
+    out += ',';
+    appendField(out, "model", b.model);
+    out += ",\"failure\":{";
+    appendBreakerHalf(out, b.failure_state, b.failure_opened_at, b.opens, now);
+    out += ",\"consecutive_failures\":" + std::to_string(b.consecutive_failures);
+    out += "},\"storm\":{";
+    appendBreakerHalf(out, b.storm_state, b.storm_opened_at, b.storm_opens, now);
+    out += ",\"window_responses\":" + std::to_string(b.window_responses);
+    out += ",\"window_429s\":" + std::to_string(b.window_429s);
+    out += "}}";
+  }
+  out += "]}";
+  return out;
+}
+
 std::string adminErrorJson(std::string_view message, std::string_view type) {
   std::string out = "{\"error\":{";
   appendField(out, "message", message);
@@ -123,6 +163,12 @@ Task<void> AdminHandler::serve(RequestContext& ctx) {
     case RouteKind::AdminFreeze:
       co_await serveLift(ctx);
       co_return;
+    case RouteKind::AdminBreakers:
+      co_await serveBreakers(ctx);
+      co_return;
+    case RouteKind::AdminBreaker:
+      co_await serveBreakerReset(ctx);
+      co_return;
     case RouteKind::AdminRoutePreview:
       if (preview) {
         co_await preview(ctx);
@@ -144,6 +190,25 @@ Task<void> AdminHandler::serveLift(RequestContext& ctx) {
   // Lifting removes the freeze from persistence too: a synchronous SQLite write, rare and small.
   if (!freezes_.lift(ctx.route.admin_id)) {
     co_await sendError(ctx, 404, "no active freeze with this id", "not_found_error");
+    co_return;
+  }
+  HeaderList headers;
+  headers.add("X-Request-Id", ctx.request_id);
+  ctx.record.status = 204;
+  co_await ctx.response.send(204, headers, "");
+}
+
+Task<void> AdminHandler::serveBreakers(RequestContext& ctx) {
+  MonoTime now = clock_.now();
+  co_await sendAdminJson(ctx, 200, breakersJson(breakers_.list(now), now));
+}
+
+Task<void> AdminHandler::serveBreakerReset(RequestContext& ctx) {
+  std::string_view pair = ctx.route.admin_id;
+  auto slash = pair.find('/');
+  auto model = protocol::percentDecode(pair.substr(slash + 1));
+  if (!model || !breakers_.reset(pair.substr(0, slash), *model)) {
+    co_await sendError(ctx, 404, "no breaker for this channel and model", "not_found_error");
     co_return;
   }
   HeaderList headers;

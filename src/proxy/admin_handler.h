@@ -7,6 +7,7 @@
 
 #include "net/task.h"
 #include "proxy/request_context.h"
+#include "routing/breakers.h"
 #include "routing/freezes.h"
 
 namespace llmux::proxy {
@@ -18,6 +19,8 @@ namespace llmux::proxy {
 ///   GET    /admin/freezes        → 200 {"freezes":[...]} (freezesJson)
 ///   DELETE /admin/freezes/{id}   → 204 when lifted, 404 when no such active freeze
 ///   POST   /admin/route-preview  → the `preview` hook (501 while unset)
+///   GET    /admin/breakers       → 200 {"breakers":[...]} (breakersJson)
+///   DELETE /admin/breakers/{channel}/{model} → 204 when reset to closed, 404 when unknown
 ///
 /// The gateway dispatches admin routes here before client (gateway key) admission. Thread-safe
 /// as long as `preview` is set before serving starts.
@@ -27,7 +30,8 @@ class AdminHandler {
   /// knows the planner); while unset the route answers 501.
   using PreviewHook = std::function<net::Task<void>(RequestContext&)>;
 
-  explicit AdminHandler(routing::FreezeTable& freezes) : freezes_(freezes) {}
+  AdminHandler(routing::FreezeTable& freezes, routing::BreakerBoard& breakers, TimeSource const& clock)
+      : freezes_(freezes), breakers_(breakers), clock_(clock) {}
 
   /// Serves `ctx.route`, which must be an admin route (protocol::isAdminRoute).
   net::Task<void> serve(RequestContext& ctx);
@@ -37,14 +41,23 @@ class AdminHandler {
  private:
   net::Task<void> serveFreezes(RequestContext& ctx);
   net::Task<void> serveLift(RequestContext& ctx);
+  net::Task<void> serveBreakers(RequestContext& ctx);
+  net::Task<void> serveBreakerReset(RequestContext& ctx);
 
   routing::FreezeTable& freezes_;
+  routing::BreakerBoard& breakers_;
+  TimeSource const& clock_;
 };
 
 /// `{"freezes":[{"id","object","period","channel","key","model","created","until","rule",
 /// "reason"}]}`: "key" is the key's label (never its secret), times are RFC 3339 UTC, "until" is
 /// null for a freeze that lasts until lifted.
 std::string freezesJson(std::vector<routing::Freeze> const& freezes);
+
+/// `{"breakers":[{"channel","model","failure":{"state","consecutive_failures","opened_at",
+/// "opens"},"storm":{"state","window_responses","window_429s","opened_at","opens"}}]}`;
+/// "opened_at" is seconds ago (null when not open).
+std::string breakersJson(std::vector<routing::BreakerView> const& breakers, MonoTime now);
 
 /// `{"error":{"message":...,"type":...}}`.
 std::string adminErrorJson(std::string_view message, std::string_view type);

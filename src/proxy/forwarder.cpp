@@ -10,14 +10,18 @@
 #include "protocol/error_shapes.h"
 #include "core/retry_after.h"
 #include "proxy/answer_meter.h"
+#include "proxy/attempt_gates.h"
 #include "proxy/attempt_request.h"
 #include "proxy/error_reply.h"
 #include "proxy/forwarder_support.h"
 #include "proxy/upstream_request.h"
+#include "routing/breakers.h"
 #include "routing/freezes.h"
 #include "routing/router_state.h"
 #include "translate/errors.h"
 #include "telemetry/log.h"
+#include "telemetry/metrics.h"
+#include "shared_state/shared_limits.h"
 
 namespace llmux::proxy {
 
@@ -122,6 +126,8 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
 
   MonoTime started = MonoClock::now();
   MonoTime attempt_deadline = started + channel.timeouts.total;
+  AttemptClock clock{attempt_deadline, MonoTime::max(), channel.timeouts.idle};
+  if (ctx.profile.stream) clock.first_token = started + channel.timeouts.first_token;
   auto& cancellation = ctx.response.cancellation();
 
   // A pooled connection the peer closed while idle fails without a byte of answer: the request
@@ -152,8 +158,9 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
     Result<void> sent = Error{};
     {
       WaitClock wait(ctx.upstream_wait);
-      sent = co_await exchange->start(pieces, earlier(MonoClock::now() + channel.timeouts.first_byte,
-                                                      attempt_deadline));
+      sent = co_await exchange->start(
+          pieces, earlier(earlier(MonoClock::now() + channel.timeouts.first_byte, attempt_deadline),
+                          clock.first_token));
     }
     if (sent) {
       result.error.reset();
@@ -171,7 +178,7 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
   }
   if (result.error) {
     result.policy = routing::policyForTransportError(result.error->kind);
-    if (result.error->kind == ErrorKind::Timeout) result.policy.reason = "timeout_first_byte";
+    if (result.error->kind == ErrorKind::Timeout) result.policy.reason = clock.timeoutReason();
     record.outcome = failureOutcome(last, result.policy.reason);
     record.duration_ms = msSince(started);
     telemetry::logDebug("request {}: channel {} key {}: {}", ctx.request_id, channel.name,
@@ -188,13 +195,13 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
     AttemptResult translated_result;
     if (result.status >= 300) {
       translated_result = co_await answerTranslatedError(ctx, *exchange, record, row.protocol, result,
-                                                         last, candidate, attempt_deadline,
-                                                         channel.timeouts.idle);
+                                                         last, candidate, clock);
     } else {
-      translated_result = co_await relayTranslated(ctx, *exchange, record, row.protocol,
-                                                   attempt_deadline, channel.timeouts.idle, last);
+      translated_result = co_await relayTranslated(ctx, *exchange, record, row.protocol, clock, last);
       if (translated_result.kind == AttemptResult::Kind::Failed) {
         record.outcome = failureOutcome(last, translated_result.policy.reason);
+      } else if (record.outcome == "ok") {
+        translated_result.status = result.status;  // a success: the router and breakers learn it
       }
     }
     record.duration_ms = msSince(started);
@@ -205,8 +212,12 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
   // context overflow under another status); such bodies are small error documents, read whole
   // before deciding.
   std::optional<std::string> read_body;
-  if (routing::needsBodyToDecide(row.protocol, result.status) || mayHideContextOverflow(result.status) ||
-      routing::freezeRulesNeedBody(ctx.catalog->settings().freeze_rules, result.status)) {
+  if (decidesOnHead(result.status, last)) {
+    // A 429 with another candidate to try: decided on the head, no wait for the body. Freeze
+    // rules read what came with the head (an error document usually arrives in the same packet).
+    read_body = std::string(exchange->bufferedBody());
+  } else if (routing::needsBodyToDecide(row.protocol, result.status) || mayHideContextOverflow(result.status) ||
+             routing::freezeRulesNeedBody(ctx.catalog->settings().freeze_rules, result.status)) {
     WaitClock wait(ctx.upstream_wait);
     auto error_body = co_await readWholeBody(*exchange, attempt_deadline, channel.timeouts.idle,
                                              kErrorBodyLimit);
@@ -251,7 +262,7 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
   bool hide_answer = result.status == 401 || result.status == 403 ||
                      result.policy.reason == "key_rejected";
   if (retryable && (!last || hide_answer)) {
-    exchange->abort();  // decided on the head: the body is not read
+    exchange->abort();  // decided on the head: the rest of the body is not read
     record.outcome = failureOutcome(last, result.policy.reason);
     record.duration_ms = msSince(started);
     if (hide_answer) result.status = 401;  // reported to the client as a gateway-side failure
@@ -261,7 +272,16 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
   HeaderList extra;
   if (retryable) extra.add("x-llmux-attempts", std::to_string(ctx.record.attempts.size()));
   AttemptResult relayed;
-  if (read_body) {
+  if (read_body && read_body->empty() && result.status >= 400) {
+    // An error without a body (a relay's bare 413, say): the client still gets its protocol's
+    // error document for that status.
+    exchange->finish();
+    co_await replyError(ctx, result.status,
+                        "the upstream answered " + std::to_string(result.status) + " without a body",
+                        std::move(extra));
+    relayed.kind = AttemptResult::Kind::Answered;
+    record.outcome = relayedOutcome(result.status);
+  } else if (read_body) {
     ctx.record.status = result.status;
     HeaderList headers = clientResponseHeaders(exchange->headers(), ctx.request_id);
     for (auto const& field : extra) headers.add(field.name, field.value);
@@ -270,8 +290,7 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
     relayed.kind = AttemptResult::Kind::Answered;
     record.outcome = relayedOutcome(result.status);
   } else {
-    relayed = co_await relay(ctx, *exchange, record, attempt_deadline, channel.timeouts.idle,
-                             std::move(extra), last);
+    relayed = co_await relay(ctx, *exchange, record, clock, std::move(extra), last);
   }
   if (relayed.kind == AttemptResult::Kind::Answered && retryable) {
     record.outcome = failureOutcome(true, result.policy.reason);
@@ -287,11 +306,13 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
 }
 
 Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::UpstreamExchange& exchange,
-                                                AttemptRecord& record, MonoTime attempt_deadline,
-                                                Millis idle, HeaderList extra_headers, bool last) {
+                                                AttemptRecord& record, AttemptClock clock,
+                                                HeaderList extra_headers, bool last) {
   AttemptResult result;
   auto& out = ctx.response;
-  auto read_next = [&]() { return earlier(MonoClock::now() + idle, attempt_deadline); };
+  // Before the first content of a successful stream the first-token clock runs too.
+  bool awaiting_content = exchange.status() < 300 && ctx.profile.stream;
+  auto read_next = [&]() { return clock.nextRead(awaiting_content); };
   auto failed_before_commit = [&](Error error) {
     exchange.abort();
     if (error.kind == ErrorKind::Cancelled) {
@@ -300,7 +321,7 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
       return result;
     }
     result.policy = routing::policyForTransportError(error.kind);
-    if (error.kind == ErrorKind::Timeout) result.policy.reason = "timeout_first_byte";
+    if (error.kind == ErrorKind::Timeout) result.policy.reason = clock.timeoutReason();
     result.error = std::move(error);
     return result;  // the caller records the outcome: it knows whether a candidate follows
   };
@@ -335,6 +356,7 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
     }
     start = held;
   }
+  awaiting_content = false;
   if (exchange.done()) meter.finish();
   if (auto const& failure = meter.failureBeforeContent()) {
     // An error event in place of content is judged like an error status. The last candidate's
@@ -470,6 +492,7 @@ routing::Outcome outcomeOf(Forwarder::AttemptResult const& result, AttemptRecord
   if (result.policy.reason == "untranslatable") return Outcome::Untranslatable;
   if (result.policy.reason == "context_overflow") return Outcome::ContextOverflow;
   if (result.policy.reason == "key_rejected") return Outcome::KeyRejected;
+  if (result.policy.reason == "timeout_first_token") return Outcome::TimeoutFirstToken;
   if (record.outcome == "failed:mid_stream") return Outcome::MidStreamFailure;
   if (result.kind == Kind::Failed && result.status == 0 && result.error) {
     return routing::outcomeForTransportError(*result.error);
@@ -486,8 +509,8 @@ routing::Outcome outcomeOf(Forwarder::AttemptResult const& result, AttemptRecord
 
 }  // namespace
 
-void Forwarder::report(RequestContext& ctx, routing::PlannedCandidate const& candidate,
-                       AttemptResult const& result, AttemptRecord& record) {
+routing::Outcome Forwarder::report(RequestContext& ctx, routing::PlannedCandidate const& candidate,
+                                   AttemptResult const& result, AttemptRecord& record) {
   auto const& channel = ctx.catalog->settings().channels[candidate.channel];
   routing::Outcome outcome = outcomeOf(result, record);
   record.outcome_class = std::string(routing::outcomeName(outcome));
@@ -502,6 +525,7 @@ void Forwarder::report(RequestContext& ctx, routing::PlannedCandidate const& can
   }
   if (outcome == routing::Outcome::Success && ctx.record.usage) report.tokens = ctx.record.usage->total();
   services_.router_state.attemptFinished(report, channel.keys[candidate.key]);
+  return outcome;
 }
 
 Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedCandidate> candidates) {
@@ -514,8 +538,24 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
   auto skipped = [&](std::size_t channel) {
     return std::find(skipped_channels.begin(), skipped_channels.end(), channel) != skipped_channels.end();
   };
+  // Whether a later candidate could still be tried (the last one relays its own error).
+  auto followed = [&](std::size_t i, std::size_t attempts) {
+    if (attempts + 1 >= max_attempts) return false;
+    for (std::size_t j = i + 1; j < candidates.size(); ++j) {
+      auto const& next = candidates[j];
+      auto const& next_channel = channels[next.channel];
+      if (skipped(next.channel)) continue;
+      if (services_.breakers.refusing(next_channel.name, next.upstream_model, next_channel.breaker,
+                                      services_.clock.now())) {
+        continue;
+      }
+      return true;
+    }
+    return false;
+  };
   AttemptResult last;
   std::size_t attempts = 0;
+  BreakerRefusals refusals;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     auto const& candidate = candidates[i];
     auto const& channel = channels[candidate.channel];
@@ -528,13 +568,45 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
       if (MonoClock::now() >= no_attempt_after) break;
     }
 
-    // The last attempt relays its own error to the client.
-    bool is_last = true;
-    if (attempts + 1 < max_attempts) {
-      for (std::size_t j = i + 1; j < candidates.size() && is_last; ++j) {
-        is_last = skipped(candidates[j].channel);
+    // Breaker, then buckets, then the attempt: an open breaker costs nothing, and a request
+    // waiting for tokens holds no connection.
+    routing::BreakerDecision admission = services_.breakers.admit(
+        channel.name, candidate.upstream_model, channel.breaker, services_.clock.now());
+    if (admission.admission == routing::Admission::Refused) {
+      refusals.note(channel.name, admission);
+      services_.metrics_registry.counter(telemetry::MetricId::BreakerSkipsTotal)
+          .labels({channel.name, admission.reason})
+          .inc();
+      continue;
+    }
+    bool const probe = admission.admission == routing::Admission::Probe;
+    bool is_last = !followed(i, attempts);
+    auto demands = bucketDemandsFor(channel, key, candidate.upstream_model);
+    std::int64_t const reserved = ctx.prompt_tokens + settings.buckets.expected_output_tokens;
+    shared_state::BucketGrant grant;
+    if (!demands.empty()) {
+      // Only the last candidate waits for its tokens; with others left, a short bucket sends
+      // the request on to them at once.
+      if (is_last) {
+        grant = co_await services_.limits.acquireBuckets(demands, reserved, settings.buckets.max_wait,
+                                                         ctx.response.cancellation());
+      } else {
+        grant = co_await services_.limits.tryBuckets(demands, reserved);
+      }
+      bool short_of_tokens = !grant.taken && !grant.overflow;
+      if (short_of_tokens) {
+        services_.breakers.record(channel.name, candidate.upstream_model, channel.breaker,
+                                  routing::AttemptSignal::Ignored, probe, services_.clock.now());
+        if (ctx.response.cancellation().cancelled()) {
+          ctx.record.status = 499;
+          ctx.record.error = "client_gone";
+          co_return;
+        }
+        services_.metrics_registry.counter(telemetry::MetricId::BucketEventsTotal).labels({"short"}).inc();
+        continue;
       }
     }
+
     ctx.record.attempts.emplace_back();
     AttemptRecord& record = ctx.record.attempts.back();
     config::Strategy strategy = ctx.gateway_key ? ctx.gateway_key->strategy : config::Strategy::Intelligent;
@@ -547,7 +619,14 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
     ++attempts;
     services_.router_state.attemptStarted(key.id, key, ctx.prompt_tokens);
     AttemptResult result = co_await attempt(ctx, candidate, is_last, record);
-    report(ctx, candidate, result, record);
+    routing::Outcome outcome = report(ctx, candidate, result, record);
+    services_.breakers.record(channel.name, candidate.upstream_model, channel.breaker,
+                              breakerSignal(outcome), probe, services_.clock.now());
+    publishBreakerTransitions();
+    if (grant.taken && outcome == routing::Outcome::Success && ctx.record.usage) {
+      co_await services_.limits.settleBuckets(std::move(demands), grant, reserved,
+                                              ctx.record.usage->total());
+    }
     ctx.record.channel = record.channel;
     ctx.record.key_label = record.key_label;
     switch (result.kind) {
@@ -570,7 +649,45 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
     }
     if (is_last) break;
   }
+  if (attempts == 0 && refusals.any()) {
+    co_await answerAllRefused(ctx, refusals);
+    co_return;
+  }
   co_await answerExhausted(ctx, last, attempts);
+}
+
+Task<void> Forwarder::answerAllRefused(RequestContext& ctx, BreakerRefusals const& refusals) {
+  // Fail fast: every candidate's breaker is open. The client may come back when the first one
+  // lets a probe through.
+  HeaderList extra;
+  long long seconds = 1;
+  if (refusals.retry_at) {
+    auto wait = std::chrono::ceil<std::chrono::seconds>(*refusals.retry_at - services_.clock.now());
+    seconds = std::max<long long>(1, wait.count());
+  }
+  extra.add("retry-after", std::to_string(seconds));
+  co_await replyError(ctx, 503,
+                      "every upstream for model '" + ctx.profile.model +
+                          "' is held by a circuit breaker (" + refusals.describe() +
+                          "); retry after " + std::to_string(seconds) + " s (see GET /admin/breakers)",
+                      std::move(extra));
+}
+
+void Forwarder::publishBreakerTransitions() {
+  auto transitions = services_.breakers.takeTransitions();
+  if (transitions.empty()) return;
+  auto& counter = services_.metrics_registry.counter(telemetry::MetricId::BreakerTransitionsTotal);
+  for (auto const& change : transitions) {
+    counter.labels({change.channel, change.model, change.storm ? "storm" : "failure",
+                    routing::breakerStateName(change.to)})
+        .inc();
+    if (change.storm && change.to == routing::BreakerState::Open) {
+      services_.metrics_registry.counter(telemetry::MetricId::StormOpensTotal).labels({change.channel}).inc();
+    }
+    telemetry::logInfo("breaker: {} {} {} -> {}", change.channel, change.model,
+                       change.storm ? "429-storm breaker" : "failure breaker",
+                       routing::breakerStateName(change.to));
+  }
 }
 
 }  // namespace llmux::proxy

@@ -6,6 +6,8 @@
 
 #include "core/error.h"
 #include "net/asio_types.h"
+#include "proxy/attempt_gates.h"
+#include "proxy/forwarder_support.h"
 #include "proxy/request_context.h"
 #include "proxy/services.h"
 #include "routing/candidates.h"
@@ -52,17 +54,17 @@ class Forwarder {
   net::Task<AttemptResult> attempt(RequestContext& ctx, routing::PlannedCandidate const& candidate,
                                    bool last, AttemptRecord& record);
   net::Task<AttemptResult> relay(RequestContext& ctx, http::UpstreamExchange& exchange,
-                                 AttemptRecord& record, MonoTime attempt_deadline, Millis idle,
+                                 AttemptRecord& record, forwarding::AttemptClock clock,
                                  HeaderList extra_headers, bool last);
   // Translated attempts (translated_relay.cpp): an upstream of another protocol.
   net::Task<AttemptResult> answerTranslatedError(RequestContext& ctx, http::UpstreamExchange& exchange,
                                                  AttemptRecord& record, Protocol upstream,
                                                  AttemptResult result, bool last,
                                                  routing::PlannedCandidate const& candidate,
-                                                 MonoTime attempt_deadline, Millis idle);
+                                                 forwarding::AttemptClock clock);
   net::Task<AttemptResult> relayTranslated(RequestContext& ctx, http::UpstreamExchange& exchange,
                                            AttemptRecord& record, Protocol upstream,
-                                           MonoTime attempt_deadline, Millis idle, bool last);
+                                           forwarding::AttemptClock clock, bool last);
   /// A translated stream reported an error before any content (translated_relay.cpp).
   net::Task<AttemptResult> answerStreamFailure(RequestContext& ctx, AttemptRecord& record,
                                                translate::Event const& failure, bool last);
@@ -71,9 +73,14 @@ class Forwarder {
   void learnFromAnswer(RequestContext& ctx, routing::PlannedCandidate const& candidate,
                        routing::FailurePolicy const& policy, int status, HeaderList const& headers,
                        std::optional<std::string> const& body, std::optional<Millis>& retry_after);
-  /// Reports a finished attempt to the router (statistics, affinity, headroom).
-  void report(RequestContext& ctx, routing::PlannedCandidate const& candidate,
-              AttemptResult const& result, AttemptRecord& record);
+  /// Reports a finished attempt to the router (statistics, affinity, headroom); returns the
+  /// outcome it was classified as.
+  routing::Outcome report(RequestContext& ctx, routing::PlannedCandidate const& candidate,
+                          AttemptResult const& result, AttemptRecord& record);
+  /// No attempt was made: every candidate's breaker refused (a 503 with retry-after).
+  net::Task<void> answerAllRefused(RequestContext& ctx, BreakerRefusals const& refusals);
+  /// Breaker state changes since the last call, into the metrics and the log.
+  void publishBreakerTransitions();
   net::Task<void> answerExhausted(RequestContext& ctx, AttemptResult const& last, std::size_t attempts);
 
   GatewayServices& services_;

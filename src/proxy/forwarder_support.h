@@ -23,6 +23,29 @@ namespace llmux::proxy::forwarding {
 inline double msSince(MonoTime start) { return millisBetween(start, MonoClock::now()); }
 inline MonoTime earlier(MonoTime a, MonoTime b) { return a < b ? a : b; }
 
+/// The clocks of one attempt, started with it: a retry restarts them all (an earlier attempt's
+/// time is never charged to the next one).
+struct AttemptClock {
+  MonoTime deadline;                 ///< the whole attempt (`timeouts.total`)
+  MonoTime first_token = MonoTime::max();  ///< a stream's first content (`timeouts.first_token`)
+  Millis idle{0};                    ///< between two reads
+
+  /// The deadline of the next read; before the first content the first-token clock runs too.
+  MonoTime nextRead(bool before_content) const {
+    MonoTime next = earlier(MonoClock::now() + idle, deadline);
+    return before_content ? earlier(next, first_token) : next;
+  }
+  /// The failover reason of a timeout that hit now.
+  std::string_view timeoutReason() const {
+    return MonoClock::now() >= first_token ? "timeout_first_token" : "timeout_first_byte";
+  }
+};
+
+/// A 429 with another candidate left is judged on its head alone: the connection is closed
+/// without waiting for the body, and the next candidate's request goes out at once (a 429 storm
+/// must cost the client no time). What arrived with the head is still read by the freeze rules.
+inline bool decidesOnHead(int status, bool last) { return status == 429 && !last; }
+
 /// Adds the time until destruction to an accumulator: waits on upstreams are not gateway overhead.
 class WaitClock {
  public:

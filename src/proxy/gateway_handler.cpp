@@ -13,12 +13,14 @@
 #include "protocol/model_list.h"
 #include "protocol/routes.h"
 #include "proxy/error_reply.h"
+#include "proxy/request_cost.h"
 #include "proxy/route_preview.h"
 #include "proxy/route_request.h"
 #include "routing/freezes.h"
 #include "routing/planner.h"
 #include "routing/router_state.h"
 #include "routing/candidates.h"
+#include "shared_state/shared_limits.h"
 #include "store/request_log.h"
 #include "telemetry/access_log.h"
 #include "telemetry/log.h"
@@ -51,6 +53,16 @@ bool isTokenCount(RouteKind kind) {
   return kind == RouteKind::CountTokens || kind == RouteKind::GeminiCountTokens;
 }
 
+/// The breaker gauge's value of a state.
+double gaugeValue(routing::BreakerState state) {
+  switch (state) {
+    case routing::BreakerState::Closed: return 0;
+    case routing::BreakerState::Open: return 1;
+    case routing::BreakerState::HalfOpen: return 2;
+  }
+  return 0;
+}
+
 bool isProbe(RouteKind kind) {
   return kind == RouteKind::Healthz || kind == RouteKind::Readyz || kind == RouteKind::Metrics;
 }
@@ -58,7 +70,7 @@ bool isProbe(RouteKind kind) {
 }  // namespace
 
 GatewayHandler::GatewayHandler(GatewayServices& services, http::UpstreamPool& pool)
-    : services_(services), forwarder_(services, pool), admin_(services.freezes),
+    : services_(services), forwarder_(services, pool), admin_(services.freezes, services.breakers, services.clock),
       rng_(std::random_device{}()) {
   admin_.preview = [this](RequestContext& ctx) { return servePreview(ctx); };
 }
@@ -143,6 +155,7 @@ Task<void> GatewayHandler::serveRoute(RequestContext& ctx) {
       }
       // The router's state as of now.
       publishFreezeGauges();
+      publishResilienceGauges();
       services_.metrics_registry.gauge(telemetry::MetricId::CooldownsActive)
           .get()
           .set(static_cast<double>(services_.router_state.cooldownsActive()));
@@ -189,6 +202,20 @@ void GatewayHandler::publishFreezeGauges() {
   }
 }
 
+void GatewayHandler::publishResilienceGauges() {
+  auto& states = services_.metrics_registry.gauge(telemetry::MetricId::BreakerState);
+  for (auto const& view : services_.breakers.list(services_.clock.now())) {
+    states.labels({view.channel, view.model, "failure"}).set(gaugeValue(view.failure_state));
+    states.labels({view.channel, view.model, "storm"}).set(gaugeValue(view.storm_state));
+  }
+  auto stats = services_.limits.stats();
+  services_.metrics_registry.counter(telemetry::MetricId::RedisFallbacksTotal).get().advanceTo(stats.redis_fallbacks);
+  services_.metrics_registry.gauge(telemetry::MetricId::RedisActive).get().set(stats.redis_active ? 1 : 0);
+  auto& buckets = services_.metrics_registry.counter(telemetry::MetricId::BucketEventsTotal);
+  buckets.labels({"wait"}).advanceTo(stats.bucket_waits);
+  buckets.labels({"overflow"}).advanceTo(stats.bucket_overflows);
+}
+
 bool GatewayHandler::admit(RequestContext& ctx) {
   auto secret = protocol::findClientKey(ctx.request.headers, ctx.request.query());
   if (!secret) {
@@ -217,8 +244,43 @@ Task<void> GatewayHandler::serveModelRequest(RequestContext& ctx) {
   ctx.record.client = std::string(protocol::clientKindName(ctx.client));
   ctx.record.model = ctx.profile.model;
   ctx.record.stream = ctx.profile.stream;
-
   routing::RouteRequest route_request = routeRequestFor(ctx);
+
+  // The gateway key's own limits come first: a key over them touches no upstream.
+  auto const& limits = ctx.gateway_key->limits;
+  if (!limits.any()) {
+    co_await serveAdmitted(ctx, std::move(route_request));
+    co_return;
+  }
+  std::int64_t const estimate = ctx.prompt_tokens + ctx.catalog->settings().buckets.expected_output_tokens;
+  shared_state::ClientTicket ticket =
+      co_await services_.limits.admitClient(ctx.gateway_key->name, limits, estimate);
+  if (!ticket.admission.admitted) {
+    co_await rejectOverLimit(ctx, ticket.admission);
+    co_return;
+  }
+  co_await serveAdmitted(ctx, std::move(route_request));
+  std::int64_t used = ctx.record.usage ? ctx.record.usage->total() : 0;
+  double cost = ctx.record.usage ? costOf(ctx.catalog->settings().prices, ctx.record, *ctx.record.usage) : 0;
+  co_await services_.limits.finishClient(ctx.gateway_key->name, limits, std::move(ticket),
+                                         estimate, used, cost);
+}
+
+Task<void> GatewayHandler::rejectOverLimit(RequestContext& ctx, routing::ClientAdmission const& refusal) {
+  services_.metrics_registry.counter(telemetry::MetricId::LimitRejectionsTotal)
+      .labels({ctx.gateway_key->name, refusal.limit})
+      .inc();
+  auto seconds = std::max<long long>(1, std::chrono::ceil<std::chrono::seconds>(refusal.retry_after).count());
+  HeaderList extra;
+  extra.add("retry-after", std::to_string(seconds));
+  ctx.record.error = "gateway_key_limit:" + std::string(refusal.limit);
+  co_await replyError(ctx, 429,
+                      "gateway key '" + ctx.gateway_key->name + "' is over its " +
+                          std::string(refusal.limit) + " limit; retry after " + std::to_string(seconds) + " s",
+                      std::move(extra));
+}
+
+Task<void> GatewayHandler::serveAdmitted(RequestContext& ctx, routing::RouteRequest route_request) {
   auto plan = routing::planRoute(*ctx.catalog, services_.router_state, services_.key_health,
                                  services_.freezes, route_request, rng_, &services_.rotation);
   warnUnknownCapabilities(plan);

@@ -5,6 +5,8 @@
 #include "proxy/admin_handler.h"
 #include "proxy/forwarder.h"
 #include "proxy/services.h"
+#include "routing/planner.h"
+#include "routing/rate_limits.h"
 #include "routing/rng.h"
 
 namespace llmux::http {
@@ -25,7 +27,12 @@ class GatewayHandler final : public http::RequestHandler {
 
  private:
   net::Task<void> serveRoute(RequestContext& ctx);
+  /// Inspect, then the gateway key's limits (admitted or a 429), then serveAdmitted.
   net::Task<void> serveModelRequest(RequestContext& ctx);
+  /// Plan and forward.
+  net::Task<void> serveAdmitted(RequestContext& ctx, routing::RouteRequest route_request);
+  /// The 429 of a gateway key over one of its limits, with retry-after, in the client's shape.
+  net::Task<void> rejectOverLimit(RequestContext& ctx, routing::ClientAdmission const& refusal);
   net::Task<void> serveModelList(RequestContext& ctx);
   net::Task<void> servePreview(RequestContext& ctx);
   net::Task<void> servePlain(RequestContext& ctx, int status, std::string_view content_type,
@@ -33,6 +40,8 @@ class GatewayHandler final : public http::RequestHandler {
   bool admit(RequestContext& ctx);
   /// llmux_freezes_active by object and period, as of now (at scrape time).
   void publishFreezeGauges();
+  /// Breaker states and the shared limits' Redis figures, as of now (at scrape time).
+  void publishResilienceGauges();
   void account(RequestContext& ctx, bool log_it);
 
   GatewayServices& services_;

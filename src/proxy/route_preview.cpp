@@ -5,6 +5,7 @@
 #include "protocol/inspect.h"
 #include "protocol/routes.h"
 #include "proxy/route_request.h"
+#include "routing/breakers.h"
 #include "routing/freezes.h"
 #include "routing/planner.h"
 #include "routing/rng.h"
@@ -103,6 +104,9 @@ AdminAnswer previewRoute(GatewayServices& services, routing::Catalog const& cata
                        {"protocol", protocolName(upstream)},
                        {"translated", upstream != *lookup.route.protocol},
                        {"depth", c.depth}};
+    // An open breaker skips the candidate when the request is served (no attempt, no cost).
+    entry["breaker_refuses"] = services.breakers.refusing(channel.name, c.upstream_model, channel.breaker,
+                                                          services.clock.now());
     if (scoring) {
       entry["score"] = c.factors.score;
       entry["factors"] = factorsOf(c.factors);

@@ -10,7 +10,12 @@
 namespace llmux::routing {
 class RouterState;
 class FreezeTable;
+class BreakerBoard;
 }  // namespace llmux::routing
+
+namespace llmux::shared_state {
+class SharedLimits;
+}
 
 namespace llmux::telemetry {
 class MetricsRegistry;
@@ -32,6 +37,8 @@ struct GatewayServices {
   routing::Rotation& rotation;
   routing::RouterState& router_state;  ///< what the router learned from every attempt
   routing::FreezeTable& freezes;       ///< frozen keys and channels (persisted)
+  routing::BreakerBoard& breakers;     ///< failure and 429-storm breakers per (channel, model)
+  shared_state::SharedLimits& limits;  ///< token buckets and gateway-key windows (local or Redis)
   telemetry::MetricsRegistry& metrics_registry;
   telemetry::RequestMetrics& metrics;
   telemetry::AccessLog& access_log;

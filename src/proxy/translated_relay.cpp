@@ -54,13 +54,16 @@ translate::EncodeOptions encodeOptions(RequestContext const& ctx, std::int64_t c
 Task<Forwarder::AttemptResult> Forwarder::answerTranslatedError(
     RequestContext& ctx, http::UpstreamExchange& exchange, AttemptRecord& record, Protocol upstream,
     AttemptResult result, bool last, routing::PlannedCandidate const& candidate,
-    MonoTime attempt_deadline, Millis idle) {
+    AttemptClock clock) {
   // The body says what the status alone cannot (a context overflow, Gemini's wrong key, its
   // retry delay), and it is what the client gets, translated, if this is the last candidate.
   Result<std::string> body = Error{};
-  {
+  if (decidesOnHead(result.status, last)) {
+    body = std::string(exchange.bufferedBody());
+    exchange.abort();
+  } else {
     WaitClock wait(ctx.upstream_wait);
-    body = co_await readWholeBody(exchange, attempt_deadline, idle, kErrorBodyLimit);
+    body = co_await readWholeBody(exchange, clock.deadline, clock.idle, kErrorBodyLimit);
   }
   if (!body) {
     exchange.abort();
@@ -70,7 +73,7 @@ Task<Forwarder::AttemptResult> Forwarder::answerTranslatedError(
     record.outcome = failureOutcome(last, result.policy.reason);
     co_return result;
   }
-  exchange.finish();
+  exchange.finish();  // after an abort: nothing more
   translate::UpstreamError error = translate::readUpstreamError(
       upstream, result.status, *body, exchange.headers(), services_.clock.wallNow());
   if (routing::isRejectedKeyAnswer(upstream, result.status, *body)) {
@@ -104,8 +107,7 @@ Task<Forwarder::AttemptResult> Forwarder::answerTranslatedError(
 Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
                                                           http::UpstreamExchange& exchange,
                                                           AttemptRecord& record, Protocol upstream,
-                                                          MonoTime attempt_deadline, Millis idle,
-                                                          bool last) {
+                                                          AttemptClock clock, bool last) {
   AttemptResult result;
   auto& out = ctx.response;
   std::int64_t created = std::chrono::duration_cast<std::chrono::seconds>(
@@ -116,6 +118,7 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
     result.kind = error.kind == ErrorKind::Cancelled ? AttemptResult::Kind::Aborted
                                                      : AttemptResult::Kind::Failed;
     result.policy = routing::policyForTransportError(error.kind);
+    if (error.kind == ErrorKind::Timeout) result.policy.reason = clock.timeoutReason();
     result.error = std::move(error);
     if (result.kind == AttemptResult::Kind::Aborted) record.outcome = "cancelled";
     return result;
@@ -125,7 +128,7 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
     Result<std::string> body = Error{};
     {
       WaitClock wait(ctx.upstream_wait);
-      body = co_await readWholeBody(exchange, attempt_deadline, idle, kAnswerBodyLimit);
+      body = co_await readWholeBody(exchange, clock.deadline, clock.idle, kAnswerBodyLimit);
     }
     if (!body) co_return fail(body.error());
     auto decoded = translate::decodeResponse(upstream, *body);
@@ -157,7 +160,7 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
     Result<std::string_view> piece = Error{};
     {
       WaitClock wait(ctx.upstream_wait);
-      piece = co_await exchange.readBody(earlier(MonoClock::now() + idle, attempt_deadline));
+      piece = co_await exchange.readBody(clock.nextRead(!tally.contentStarted()));
     }
     bool committed = tally.contentStarted();  // from the first content on, no failover
     events.clear();

@@ -197,6 +197,20 @@ Task<routing::BucketTake> SharedLimits::takeOnce(asio::io_context& io,
   co_return takeLocally(views, tokens, backend);
 }
 
+Task<BucketGrant> SharedLimits::tryBuckets(std::vector<OwnedBucketDemand> demands,
+                                           std::int64_t tokens) {
+  BucketGrant grant;
+  if (!anyLimited(demands)) {
+    grant.taken = true;
+    co_return grant;
+  }
+  auto executor = co_await asio::this_coro::executor;
+  std::vector<routing::BucketDemand> const views = viewsOf(demands);
+  routing::BucketTake take = co_await takeOnce(executor.context(), views, tokens, grant.backend);
+  grant.taken = take.taken;
+  co_return grant;
+}
+
 Task<BucketGrant> SharedLimits::acquireBuckets(std::vector<OwnedBucketDemand> demands,
                                                std::int64_t tokens, Millis max_wait,
                                                http::Cancellation& cancellation) {

@@ -92,6 +92,9 @@ class SharedLimits {
   /// then goes anyway (`overflow` = true, nothing deducted, nothing to settle; never an error).
   /// A cancelled wait returns at once (taken = false, overflow = false). Demands without limits
   /// are free: no Redis call when no demand is limited.
+  /// One try without waiting: taken, or not (nothing deducted, no overflow counted) — for an
+  /// attempt with other candidates left, which go first rather than wait.
+  net::Task<BucketGrant> tryBuckets(std::vector<OwnedBucketDemand> demands, std::int64_t tokens);
   net::Task<BucketGrant> acquireBuckets(std::vector<OwnedBucketDemand> demands, std::int64_t tokens,
                                         Millis max_wait, http::Cancellation& cancellation);
   /// After the answer: returns (or charges) `reserved` − `used` to the TPM buckets of a grant that

@@ -81,6 +81,28 @@ inline constexpr std::span<double const> kOverheadSecondsBuckets{kOverheadSecond
     "(fixed, today, week, month, forever, reset).", "object", "period")                          \
   X(CooldownsActive, Gauge, "llmux_cooldowns_active", kNoBuckets,                                 \
     "Upstream keys currently on a failure-window cooldown.")                                      \
+  X(BreakerState, Gauge, "llmux_breaker_state", kNoBuckets,                                       \
+    "Circuit breakers per channel and upstream model: 0 closed, 1 open, 2 half-open, by breaker " \
+    "(failure, storm).", "channel", "model", "breaker")                                           \
+  X(BreakerTransitionsTotal, Counter, "llmux_breaker_transitions_total", kNoBuckets,              \
+    "Circuit breaker state changes, by channel, upstream model, breaker (failure, storm) and "    \
+    "new state.", "channel", "model", "breaker", "to")                                            \
+  X(BreakerSkipsTotal, Counter, "llmux_breaker_skips_total", kNoBuckets,                          \
+    "Candidates skipped without an attempt because a breaker refused them, by channel and "       \
+    "reason (breaker_open, storm_open, probe_in_flight).", "channel", "reason")                   \
+  X(StormOpensTotal, Counter, "llmux_storm_opens_total", kNoBuckets,                              \
+    "429-storm breaker openings, by channel.", "channel")                                         \
+  X(BucketEventsTotal, Counter, "llmux_bucket_events_total", kNoBuckets,                          \
+    "Upstream token bucket events: wait (an attempt waited for tokens), overflow (it waited the " \
+    "maximum and went anyway), short (skipped for another candidate).", "event")                  \
+  X(RedisFallbacksTotal, Counter, "llmux_redis_fallbacks_total", kNoBuckets,                      \
+    "Times the shared limits fell back to this process's own because Redis did not answer.")      \
+  X(RedisActive, Gauge, "llmux_redis_active", kNoBuckets,                                         \
+    "1 while shared limits are kept in Redis, 0 while degraded to local limits (or no Redis).")   \
+  X(LimitRejectionsTotal, Counter, "llmux_limit_rejections_total", kNoBuckets,                    \
+    "Requests refused by their gateway key's limits, by key name and limit (rpm, rpd, tpm, "      \
+    "concurrency, daily_tokens, monthly_tokens, daily_cost_usd, monthly_cost_usd).", "key",       \
+    "limit")                                                                                      \
   X(UpstreamFirstByteSeconds, Histogram, "llmux_upstream_first_byte_seconds",                     \
     kUpstreamSecondsBuckets, "Upstream response head after the request was sent.", "channel")     \
   X(UpstreamDurationSeconds, Histogram, "llmux_upstream_duration_seconds",                        \

@@ -9,6 +9,12 @@ bool isContentEvent(Event const& event) {
     case EventType::MessageStart:
     case EventType::UsageUpdate:
     case EventType::Error: return false;
+    case EventType::BlockStart:
+      // Opening an empty text or thinking block is framing (Anthropic and Responses open one
+      // before the first delta, and may stall right after): the first token is what comes in
+      // it. A tool call's start carries its name, and a block may open with its text.
+      return !(event.block.type == BlockType::Text || event.block.type == BlockType::Thinking) ||
+             !event.block.text.empty();
     default: return true;
   }
 }

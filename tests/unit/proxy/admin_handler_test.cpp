@@ -85,7 +85,8 @@ class AdminHandlerTest : public ::testing::Test {
 
   ManualTimeSource clock;
   routing::FreezeTable freezes{clock};
-  AdminHandler handler{freezes};
+  routing::BreakerBoard breakers;
+  AdminHandler handler{freezes, breakers, clock};
   std::shared_ptr<const routing::Catalog> catalog = catalogWithToken("adm");
 };
 
@@ -124,12 +125,46 @@ TEST_F(AdminHandlerTest, TheAdminTokenGuardsEveryRoute) {
   EXPECT_EQ(call("GET", "/admin/freezes", "").status, 401);
   EXPECT_EQ(call("GET", "/admin/freezes", "wrong").status, 403);
   EXPECT_EQ(call("DELETE", "/admin/freezes/frz_x", "").status, 401);
+  EXPECT_EQ(call("GET", "/admin/breakers", "").status, 401);
+  EXPECT_EQ(call("DELETE", "/admin/breakers/oa/gpt-4o", "wrong").status, 403);
   auto wrong = call("POST", "/admin/route-preview", "wrong");
   EXPECT_EQ(wrong.status, 403);
   EXPECT_TRUE(json::parse(wrong.body).at("error").at("message").is_string());
   catalog = catalogWithToken("");  // no admin token: the API is off
   EXPECT_EQ(call("GET", "/admin/freezes", "adm").status, 404);
   EXPECT_EQ(call("GET", "/admin/freezes", "").status, 404);
+}
+
+TEST_F(AdminHandlerTest, ListsBreakersAndResetsOne) {
+  config::BreakerSettings settings;
+  MonoTime now = clock.now();
+  for (int i = 0; i < 5; ++i) {
+    breakers.record("oa", "org/gpt-4o", settings, routing::AttemptSignal::CountedFailure, false, now);
+  }
+  breakers.record("an", "claude", settings, routing::AttemptSignal::Success, false, now);
+  clock.advance(Millis(2500));
+  auto answer = call("GET", "/admin/breakers", "adm");
+  ASSERT_EQ(answer.status, 200);
+  auto doc = json::parse(answer.body);
+  auto const& list = doc.at("breakers").as_array();
+  ASSERT_EQ(list.size(), 2u);
+  auto const& open = list[1].as_object();  // sorted by channel: "an" first
+  EXPECT_EQ(open.at("channel").as_string(), "oa");
+  EXPECT_EQ(open.at("model").as_string(), "org/gpt-4o");
+  EXPECT_EQ(open.at("failure").at("state").as_string(), "open");
+  EXPECT_DOUBLE_EQ(open.at("failure").at("opened_at").as_double(), 2.5);
+  EXPECT_EQ(open.at("failure").at("opens").as_int64(), 1);
+  EXPECT_EQ(open.at("failure").at("consecutive_failures").as_int64(), 5);
+  EXPECT_EQ(open.at("storm").at("state").as_string(), "closed");
+  EXPECT_TRUE(open.at("storm").at("opened_at").is_null());
+  EXPECT_EQ(open.at("storm").at("window_responses").as_int64(), 5);
+  EXPECT_EQ(list[0].at("failure").at("state").as_string(), "closed");
+
+  // The model may hold '/' and is percent-decoded.
+  EXPECT_EQ(call("DELETE", "/admin/breakers/oa/org%2Fgpt-4o", "adm").status, 204);
+  EXPECT_FALSE(breakers.refusing("oa", "org/gpt-4o", settings, clock.now()));
+  EXPECT_EQ(call("DELETE", "/admin/breakers/oa/unknown-model", "adm").status, 404);
+  EXPECT_EQ(call("DELETE", "/admin/breakers/oa", "adm").status, 404);  // no model: no route
 }
 
 TEST_F(AdminHandlerTest, RoutePreviewUsesTheHookElse501) {

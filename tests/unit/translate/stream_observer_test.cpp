@@ -57,13 +57,29 @@ TEST(StreamObserver, AnthropicUsageIsNormalisedAcrossMessageStartAndDelta) {
   EXPECT_FALSE(observer.failureBeforeContent());
 }
 
-TEST(StreamObserver, ContentStartsAtTheFirstBlockNotAtThePreamble) {
+TEST(StreamObserver, ContentStartsAtTheFirstDeltaNotAtThePreambleOrAnEmptyBlock) {
   StreamObserver observer(Protocol::Anthropic);
   std::string stream = anthropicStream("7");
-  std::size_t block = stream.find("event: content_block_start");
-  observer.feed(std::string_view(stream).substr(0, block));
-  EXPECT_FALSE(observer.contentStarted()) << "message_start and ping are not content";
-  observer.feed(std::string_view(stream).substr(block));
+  std::size_t delta = stream.find("event: content_block_delta");
+  ASSERT_NE(stream.find("event: content_block_start"), std::string::npos);
+  ASSERT_LT(stream.find("event: content_block_start"), delta);
+  observer.feed(std::string_view(stream).substr(0, delta));
+  EXPECT_FALSE(observer.contentStarted())
+      << "message_start, ping and an empty text block's start are not content (the first token is)";
+  observer.feed(std::string_view(stream).substr(delta));
+  EXPECT_TRUE(observer.contentStarted());
+}
+
+TEST(StreamObserver, AToolCallsStartIsContent) {
+  StreamObserver observer(Protocol::Anthropic);
+  observer.feed(
+      "event: message_start\n"
+      "data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\","
+      "\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"usage\":{\"input_tokens\":3,"
+      "\"output_tokens\":1}}}\n\n"
+      "event: content_block_start\n"
+      "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\","
+      "\"id\":\"toolu_1\",\"name\":\"get_weather\",\"input\":{}}}\n\n");
   EXPECT_TRUE(observer.contentStarted());
 }
 

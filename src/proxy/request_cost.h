@@ -1,0 +1,19 @@
+#pragma once
+
+// What an answered request cost, from the `prices:` table (internal to the proxy module).
+
+#include <map>
+#include <string>
+
+#include "config/settings.h"
+#include "core/request_record.h"
+#include "core/token_usage.h"
+
+namespace llmux::proxy {
+
+/// USD for `usage` at the price of the answering attempt's upstream model, else of the model the
+/// client asked for; 0 when neither is priced.
+double costOf(std::map<std::string, config::ModelPrice> const& prices, RequestRecord const& record,
+              TokenUsage const& usage);
+
+}  // namespace llmux::proxy
