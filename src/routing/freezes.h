@@ -78,6 +78,9 @@ class FreezeTable {
   /// The freeze that takes this (channel, key, upstream model) out of rotation, if any.
   std::optional<Freeze> frozen(std::string_view channel, std::string_view key_id,
                                std::string_view model) const;
+  /// Whether anything may be frozen (one atomic load): when not, `frozen` answers nullopt for
+  /// every candidate and need not be asked.
+  bool anyFrozen() const { return count_.load(std::memory_order_acquire) != 0; }
 
   /// Freezes `target` as `rule` says; returns the new (or extended) freeze. An existing freeze of
   /// the same object is extended, never shortened.

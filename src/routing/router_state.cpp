@@ -1,6 +1,7 @@
 #include "routing/router_state.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <deque>
 #include <list>
@@ -92,11 +93,12 @@ struct KeyEntry {
   std::int64_t quota_used = 0;
   std::vector<ModelStats> models;
 
-  ModelStats const* find(std::string_view model) const {
-    for (auto const& m : models) {
-      if (m.model == model) return &m;
+  /// The position of the model's statistics in `models` (never erased, so it stays), or -1.
+  std::int32_t indexOf(std::string_view model) const {
+    for (std::size_t i = 0; i < models.size(); ++i) {
+      if (models[i].model == model) return static_cast<std::int32_t>(i);
     }
-    return nullptr;
+    return -1;
   }
   ModelStats& at(std::string_view model) {
     for (auto& m : models) {
@@ -167,10 +169,61 @@ class KeyIndex {
   std::size_t count_ = 0;
 };
 
+/// A catalog's slots resolved to this state's entries: key slot -> its KeyEntry, (key, upstream
+/// model) slot -> the position of its ModelStats. Filled as lookups find them (under the shared
+/// lock, so the stores are atomic; every thread stores the same value), never emptied: entries
+/// and statistics are never erased or moved. An unresolved slot (nullptr, -1) is looked up by
+/// name, which resolves it once the entry exists.
+struct RouterState::Binding {
+  std::shared_ptr<const void> catalog;  ///< Catalog::identity(), held so it is never reused
+  std::unique_ptr<std::atomic<KeyEntry const*>[]> keys;
+  std::unique_ptr<std::atomic<std::int32_t>[]> stats;
+
+  explicit Binding(Catalog const& from)
+      : catalog(from.identity()),
+        keys(new std::atomic<KeyEntry const*>[from.keySlots()]),
+        stats(new std::atomic<std::int32_t>[from.statsSlots()]) {
+    for (std::size_t i = 0; i < from.keySlots(); ++i) keys[i].store(nullptr, std::memory_order_relaxed);
+    for (std::size_t i = 0; i < from.statsSlots(); ++i) stats[i].store(-1, std::memory_order_relaxed);
+  }
+};
+
+namespace {
+
+/// Catalogs whose bindings a state keeps: the current one, and the ones a reload just replaced
+/// (requests that started before it still plan with theirs). Ours.
+constexpr std::size_t kMaxBindings = 4;
+
+}  // namespace
+
 struct RouterState::Impl {
   mutable std::shared_mutex mutex;
   StringMap<KeyEntry> keys;
   KeyIndex key_index;  ///< `keys` for the planner
+  /// Catalogs' slot bindings, oldest first; read under the shared lock, changed under the unique.
+  mutable std::vector<std::unique_ptr<Binding>> bindings;
+
+  Binding const* findBinding(Catalog const& catalog) const {
+    for (auto const& b : bindings) {
+      if (b->catalog == catalog.identity()) return b.get();
+    }
+    return nullptr;
+  }
+  /// Keeps a new catalog's binding, dropping the oldest beyond kMaxBindings (unique lock held).
+  /// Allocates nothing (`bindings` has its room from the start).
+  void adopt(std::unique_ptr<Binding> fresh) const {
+    if (findBinding(*fresh)) return;
+    if (bindings.size() >= kMaxBindings) bindings.erase(bindings.begin());
+    bindings.push_back(std::move(fresh));
+  }
+  Binding const* findBinding(Binding const& like) const {
+    for (auto const& b : bindings) {
+      if (b->catalog == like.catalog) return b.get();
+    }
+    return nullptr;
+  }
+
+  Impl() { bindings.reserve(kMaxBindings); }
 
   /// The key's entry, created on first use (unique lock held).
   KeyEntry& keyEntry(std::string_view key_id) {
@@ -320,19 +373,78 @@ std::size_t RouterState::sessionCount() const {
 
 namespace {
 
-/// The filter bit of a key hash in SessionState::failing_filter.
-std::pair<std::size_t, std::uint64_t> filterBit(std::size_t hash) {
-  return {(hash >> 6) & 3, std::uint64_t{1} << (hash & 63)};
+/// What the planner reads about a key that has no entry: never used, so only a zero limit leaves
+/// no room.
+void neverUsed(config::ChannelKey const& key, CandidateState& out) {
+  out = CandidateState{};
+  auto const& limits = key.limits;
+  bool zero = (limits.rpm && *limits.rpm <= 0) || (limits.tpm && *limits.tpm <= 0) ||
+              (limits.concurrency && *limits.concurrency <= 0) || (key.daily_quota && *key.daily_quota <= 0);
+  out.exhausted = zero;
+  if (key.daily_quota && *key.daily_quota > 0) out.quota_remaining = 1.0;
+}
+
+/// What the planner reads about a key with an entry (`stats`: its statistics for the upstream
+/// model, nullptr when it has none), as of `now`.
+void candidateOf(config::ChannelKey const& key, KeyEntry const& entry, ModelStats const* stats, MonoTime now,
+                 WallTime wall_now, std::int64_t today, CandidateState& out) {
+  out = CandidateState{};
+  auto const& limits = key.limits;
+
+  // Factor 1: every exhausted dimension must clear; an unknown end (concurrency) leaves none.
+  bool unknown_end = false;
+  std::optional<MonoTime> until;
+  auto exhaust = [&](std::optional<MonoTime> when) {
+    out.exhausted = true;
+    if (!when) unknown_end = true;
+    else if (!until || *when > *until) until = when;
+  };
+  if (limits.concurrency && entry.in_flight >= *limits.concurrency) exhaust(std::nullopt);
+  // Fewer starts kept than the RPM limit cannot fill the window: no need to search it then.
+  bool window_has_room = limits.rpm && !limits.tpm && static_cast<std::int64_t>(entry.starts.size()) < *limits.rpm;
+  if ((limits.rpm || limits.tpm) && !entry.starts.empty() && !window_has_room) {
+    auto first = std::upper_bound(entry.starts.begin(), entry.starts.end(), now - sc::kRateWindow,
+                                  [](MonoTime t, RateStart const& s) { return t < s.at; });
+    auto in_window = static_cast<std::int64_t>(entry.starts.end() - first);
+    if (limits.rpm && in_window >= *limits.rpm) {
+      // Room again when enough of the window's starts have aged out.
+      exhaust((first + (in_window - std::max<std::int64_t>(*limits.rpm, 1)))->at + sc::kRateWindow);
+    }
+    if (limits.tpm && in_window > 0 && entry.cumulative_tokens - first->tokens_before >= *limits.tpm) {
+      exhaust(first->at + sc::kRateWindow);
+    }
+  } else if ((limits.rpm && *limits.rpm <= 0) || (limits.tpm && *limits.tpm <= 0)) {
+    exhaust(std::nullopt);
+  }
+  if (entry.upstream_blocked_until && *entry.upstream_blocked_until > now) {
+    exhaust(entry.upstream_blocked_until);
+  }
+  if (key.daily_quota) {
+    std::int64_t used = entry.quota_day == today ? entry.quota_used : 0;
+    std::int64_t quota = *key.daily_quota;
+    out.quota_remaining = quota > 0 ? std::max(0.0, 1.0 - static_cast<double>(used) / quota) : 0.0;
+    if (used >= quota) {
+      // Until 00:00 UTC, measured on the wall clock and carried over to the monotonic one.
+      auto midnight = WallTime(std::chrono::seconds((today + 1) * 86400));
+      exhaust(now + std::chrono::duration_cast<MonoClock::duration>(midnight - wall_now));
+    }
+  }
+  if (out.exhausted && !unknown_end) out.exhausted_until = until;
+
+  if (stats) {
+    out.consecutive_failures = stats->consecutive_failures;
+    out.cooling = stats->cooldown_until > now;
+    out.success_streak = stats->success_streak;
+    out.success_rate = stats->success_rate;
+    out.first_token_ms = stats->first_token_ms;
+  }
 }
 
 }  // namespace
 
 int SessionState::failuresOn(std::string_view key_id) const { return failuresOn(HashedKeyId(key_id)); }
 
-int SessionState::failuresOn(HashedKeyId const& key) const {
-  if (!failing) return 0;
-  auto [word, bit] = filterBit(key.hash);
-  if (!(failing_filter[word] & bit)) return 0;
+int SessionState::countFailures(HashedKeyId const& key) const {
   for (auto const& f : *failing) {
     if (f.hash == key.hash && f.key_id == key.id) return f.count;
   }
@@ -347,6 +459,22 @@ RouterState::Snapshot::Snapshot(RouterState const& state)
   impl_.mutex.lock_shared();
 }
 
+RouterState::Snapshot::Snapshot(RouterState const& state, Catalog const& catalog) : Snapshot(state) {
+  binding_ = impl_.findBinding(catalog);
+  if (binding_) return;
+  // A catalog this state has not seen (a reload): bind it under the unique lock, once. Made
+  // while the shared lock is still held, so that a failed allocation leaves the lock as the
+  // destructor expects it.
+  auto fresh = std::make_unique<Binding>(catalog);
+  impl_.mutex.unlock_shared();
+  {
+    std::unique_lock lock(impl_.mutex);
+    impl_.adopt(std::move(fresh));
+  }
+  impl_.mutex.lock_shared();
+  binding_ = impl_.findBinding(catalog);  // nullptr only if other catalogs pushed it out meanwhile
+}
+
 RouterState::Snapshot::~Snapshot() { impl_.mutex.unlock_shared(); }
 
 CandidateState RouterState::Snapshot::candidate(config::ChannelKey const& key,
@@ -356,66 +484,46 @@ CandidateState RouterState::Snapshot::candidate(config::ChannelKey const& key,
 
 CandidateState RouterState::Snapshot::candidate(config::ChannelKey const& key, HashedKeyId const& id,
                                                 std::string_view upstream_model) const {
+  PlanKey unslotted{&key, id, 0, 0, 0, 1.0};
   CandidateState out;
-  auto const& limits = key.limits;
-  auto const* node = impl_.key_index.find(id);
-  if (!node) {
-    // Never used: only a zero limit leaves no room.
-    bool zero = (limits.rpm && *limits.rpm <= 0) || (limits.tpm && *limits.tpm <= 0) ||
-                (limits.concurrency && *limits.concurrency <= 0) ||
-                (key.daily_quota && *key.daily_quota <= 0);
-    out.exhausted = zero;
-    if (key.daily_quota && *key.daily_quota > 0) out.quota_remaining = 1.0;
-    return out;
-  }
-  auto const& entry = node->second;
-
-  // Factor 1: every exhausted dimension must clear; an unknown end (concurrency) leaves none.
-  bool unknown_end = false;
-  std::optional<MonoTime> until;
-  auto exhaust = [&](std::optional<MonoTime> when) {
-    out.exhausted = true;
-    if (!when) unknown_end = true;
-    else if (!until || *when > *until) until = when;
-  };
-  if (limits.concurrency && entry.in_flight >= *limits.concurrency) exhaust(std::nullopt);
-  if ((limits.rpm || limits.tpm) && !entry.starts.empty()) {
-    auto first = std::upper_bound(entry.starts.begin(), entry.starts.end(), now_ - sc::kRateWindow,
-                                  [](MonoTime t, RateStart const& s) { return t < s.at; });
-    auto in_window = static_cast<std::int64_t>(entry.starts.end() - first);
-    if (limits.rpm && in_window >= *limits.rpm) {
-      // Room again when enough of the window's starts have aged out.
-      exhaust((first + (in_window - std::max<std::int64_t>(*limits.rpm, 1)))->at + sc::kRateWindow);
-    }
-    if (limits.tpm && in_window > 0 && entry.cumulative_tokens - first->tokens_before >= *limits.tpm) {
-      exhaust(first->at + sc::kRateWindow);
-    }
-  } else if ((limits.rpm && *limits.rpm <= 0) || (limits.tpm && *limits.tpm <= 0)) {
-    exhaust(std::nullopt);
-  }
-  if (entry.upstream_blocked_until && *entry.upstream_blocked_until > now_) {
-    exhaust(entry.upstream_blocked_until);
-  }
-  if (key.daily_quota) {
-    std::int64_t used = entry.quota_day == today_ ? entry.quota_used : 0;
-    std::int64_t quota = *key.daily_quota;
-    out.quota_remaining = quota > 0 ? std::max(0.0, 1.0 - static_cast<double>(used) / quota) : 0.0;
-    if (used >= quota) {
-      // Until 00:00 UTC, measured on the wall clock and carried over to the monotonic one.
-      auto midnight = WallTime(std::chrono::seconds((today_ + 1) * 86400));
-      exhaust(now_ + std::chrono::duration_cast<MonoClock::duration>(midnight - wall_now_));
-    }
-  }
-  if (out.exhausted && !unknown_end) out.exhausted_until = until;
-
-  if (auto const* stats = entry.find(upstream_model)) {
-    out.consecutive_failures = stats->consecutive_failures;
-    out.cooling = stats->cooldown_until > now_;
-    out.success_streak = stats->success_streak;
-    out.success_rate = stats->success_rate;
-    out.first_token_ms = stats->first_token_ms;
-  }
+  statesOf(nullptr, &unslotted, 1, upstream_model, &out);
   return out;
+}
+
+CandidateState RouterState::Snapshot::candidate(PlanKey const& key, std::string_view upstream_model) const {
+  CandidateState out;
+  statesOf(binding_, &key, 1, upstream_model, &out);
+  return out;
+}
+
+void RouterState::Snapshot::candidates(PlanKey const* keys, std::size_t n, std::string_view upstream_model,
+                                       CandidateState* out) const {
+  statesOf(binding_, keys, n, upstream_model, out);
+}
+
+void RouterState::Snapshot::statesOf(Binding const* binding, PlanKey const* keys, std::size_t n,
+                                     std::string_view upstream_model, CandidateState* out) const {
+  for (std::size_t i = 0; i < n; ++i) {
+    PlanKey const& key = keys[i];
+    // The entry through its slot, else by name (then the slot remembers it).
+    KeyEntry const* entry = binding ? binding->keys[key.key_slot].load(std::memory_order_relaxed) : nullptr;
+    if (!entry) {
+      auto const* node = impl_.key_index.find(key.id);
+      if (!node) {
+        neverUsed(*key.key, out[i]);
+        continue;
+      }
+      entry = &node->second;
+      if (binding) binding->keys[key.key_slot].store(entry, std::memory_order_relaxed);
+    }
+    std::int32_t stats = binding ? binding->stats[key.stats_slot].load(std::memory_order_relaxed) : -1;
+    if (stats < 0) {
+      stats = entry->indexOf(upstream_model);
+      if (stats >= 0 && binding) binding->stats[key.stats_slot].store(stats, std::memory_order_relaxed);
+    }
+    ModelStats const* found = stats >= 0 ? &entry->models[static_cast<std::size_t>(stats)] : nullptr;
+    candidateOf(*key.key, *entry, found, now_, wall_now_, today_, out[i]);
+  }
 }
 
 SessionState RouterState::Snapshot::session(std::string_view name) const {
@@ -430,7 +538,7 @@ SessionState RouterState::Snapshot::session(std::string_view name) const {
   out.last_model = session.last_model;
   out.failing = &session.failing;
   for (auto const& f : session.failing) {
-    auto [word, bit] = filterBit(f.hash);
+    auto [word, bit] = SessionState::filterBit(f.hash);
     out.failing_filter[word] |= bit;
   }
   return out;

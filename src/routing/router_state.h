@@ -17,6 +17,8 @@
 #include "config/settings.h"
 #include "core/clock.h"
 #include "core/http_headers.h"
+#include "routing/catalog.h"
+#include "routing/key_id.h"
 #include "routing/outcome.h"
 
 namespace llmux::routing {
@@ -47,15 +49,6 @@ struct CandidateState {
   std::optional<double> first_token_ms;
 };
 
-/// A key id and its hash, computed once per candidate: the snapshot's key lookup and the
-/// session's checks share it instead of each hashing or comparing the string.
-struct HashedKeyId {
-  explicit HashedKeyId(std::string_view key_id)
-      : id(key_id), hash(std::hash<std::string_view>{}(key_id)) {}
-  std::string_view id;
-  std::size_t hash;
-};
-
 /// A key that failed a session, with how often in a row (anti-affinity).
 struct SessionFailure {
   std::string key_id;
@@ -70,7 +63,13 @@ struct SessionState {
   std::string_view last_model;     ///< the upstream model it used
   /// The session's consecutive failures on `key_id` (anti-affinity).
   int failuresOn(std::string_view key_id) const;
-  int failuresOn(HashedKeyId const& key) const;
+  /// The same for a hashed id; inline, as most keys never failed the session and the filter
+  /// answers for them.
+  int failuresOn(HashedKeyId const& key) const {
+    if (!failing) return 0;
+    auto [word, bit] = filterBit(key.hash);
+    return failing_filter[word] & bit ? countFailures(key) : 0;
+  }
   /// Whether `key` last served the session.
   bool isLastKey(HashedKeyId const& key) const {
     return known && key.hash == last_key_hash && key.id == last_key_id;
@@ -81,6 +80,13 @@ struct SessionState {
   /// A 256-bit filter of the failing keys' hashes: most keys never failed the session, and
   /// this tells them apart without searching `failing`.
   std::array<std::uint64_t, 4> failing_filter{};
+
+  /// The word and the bit of a key hash in `failing_filter`.
+  static std::pair<std::size_t, std::uint64_t> filterBit(std::size_t hash) {
+    return {(hash >> 6) & 3, std::uint64_t{1} << (hash & 63)};
+  }
+  /// Searches `failing` for the key (the filter said it may be there).
+  int countFailures(HashedKeyId const& key) const;
 };
 
 /// The router's learned state, shared by all workers; thread-safe. Keyed by names that survive
@@ -113,12 +119,19 @@ class RouterState {
   TimeSource const& clock() const { return clock_; }
 
   struct Impl;
+  struct Binding;
 
   /// A consistent view for one plan: one shared lock for all the planner's reads. Keep it short
   /// (it holds attempt reports back).
   class Snapshot {
    public:
     explicit Snapshot(RouterState const& state);
+    /// The same, with the catalog's key slots bound to the state's entries: `candidate(PlanKey)`
+    /// then finds an entry by its slot, with no hash or string compare, once the slot has been
+    /// resolved (on its first lookup after the entry exists; the state keeps the bindings of
+    /// the last few catalogs, so a reload re-resolves once). Binding a catalog the state has not
+    /// seen takes the unique lock for a moment: not while this thread holds another snapshot.
+    Snapshot(RouterState const& state, Catalog const& catalog);
     ~Snapshot();
     Snapshot(Snapshot const&) = delete;
     Snapshot& operator=(Snapshot const&) = delete;
@@ -128,12 +141,23 @@ class RouterState {
     /// The same with the key's id hashed already (`id` is HashedKeyId(key.id)).
     CandidateState candidate(config::ChannelKey const& key, HashedKeyId const& id,
                              std::string_view upstream_model) const;
+    /// The same for a key of the catalog's plan tables (`upstream_model` is its PlanChannel's
+    /// upstream name). Through the slots when the snapshot was made with that catalog.
+    CandidateState candidate(PlanKey const& key, std::string_view upstream_model) const;
+    /// The states of `n` keys of one channel for its upstream model, `out[i]` for `keys[i]`: the
+    /// planner's batch (one call per channel, not one per key).
+    void candidates(PlanKey const* keys, std::size_t n, std::string_view upstream_model, CandidateState* out) const;
     /// The session's affinity state (`known` false for "" or a forgotten session).
     SessionState session(std::string_view session) const;
     MonoTime now() const { return now_; }
 
    private:
+    /// The states of `keys` (through `binding`'s slots, or by name when it is nullptr).
+    void statesOf(Binding const* binding, PlanKey const* keys, std::size_t n, std::string_view upstream_model,
+                  CandidateState* out) const;
+
     Impl const& impl_;
+    Binding const* binding_ = nullptr;  ///< the catalog's slots (nullptr: lookups by name)
     MonoTime now_;
     WallTime wall_now_;
     std::int64_t today_;  ///< UTC day number, for the daily quota

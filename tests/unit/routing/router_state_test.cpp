@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "settings_fixture.h"
+
 namespace llmux::routing {
 namespace {
 
@@ -288,6 +290,137 @@ TEST_F(RouterStateTest, AnthropicRateLimitHeadersWithRfc3339Resets) {
   EXPECT_EQ(view(key).exhausted_until, clock.now() + 2min);
   clock.advance(2min);
   EXPECT_FALSE(view(key).exhausted);
+}
+
+// --- Slots: a catalog's keys bound to the state's entries ---------------------------------------
+
+constexpr char kSlotConfig[] = R"(
+listen: 127.0.0.1:0
+gateway_keys:
+  - {name: dev, key: sk-dev}
+channels:
+  - name: a
+    protocol: openai-chat
+    base_url: http://127.0.0.1:1
+    keys: [{key: k0, rpm: 3}, {key: k1, daily_quota: 10, billing: per_request}]
+    models: [m, n]
+    model_map: {alias: m}
+  - name: b
+    protocol: openai-chat
+    base_url: http://127.0.0.1:2
+    keys: [k2, k3]
+    models: [m]
+)";
+
+std::string describe(CandidateState const& c) {
+  auto ms = [](std::optional<MonoTime> t) { return t ? std::to_string(t->time_since_epoch().count()) : "-"; };
+  auto num = [](std::optional<double> v) { return v ? std::to_string(*v) : "-"; };
+  return std::to_string(c.exhausted) + " " + ms(c.exhausted_until) + " " + std::to_string(c.consecutive_failures) +
+         " " + std::to_string(c.cooling) + " " + num(c.quota_remaining) + " " + std::to_string(c.success_streak) +
+         " " + std::to_string(c.success_rate) + " " + num(c.first_token_ms);
+}
+
+/// Through the catalog's slots (one by one and as a channel's batch) as by name, for every key
+/// of every model of the catalog; returns how many were compared.
+int expectSlotsSeeWhatNamesSee(RouterState const& state, Catalog const& catalog) {
+  int compared = 0;
+  RouterState::Snapshot by_slot(state, catalog);
+  std::vector<std::string> by_name;
+  {
+    RouterState::Snapshot plain(state);
+    for (auto const& model : catalog.modelNames()) {
+      auto const* plan = catalog.modelPlan(model);
+      for (auto const& channel : plan->channels) {
+        for (auto k = channel.keys_begin; k != channel.keys_end; ++k) {
+          by_name.push_back(describe(plain.candidate(*plan->keys[k].key, *channel.upstream)));
+        }
+      }
+    }
+  }
+  std::size_t i = 0;
+  for (auto const& model : catalog.modelNames()) {
+    auto const* plan = catalog.modelPlan(model);
+    for (auto const& channel : plan->channels) {
+      std::vector<CandidateState> batch(channel.keys_end - channel.keys_begin);
+      by_slot.candidates(plan->keys.data() + channel.keys_begin, batch.size(), *channel.upstream, batch.data());
+      for (auto k = channel.keys_begin; k != channel.keys_end; ++k, ++i) {
+        auto const& key = plan->keys[k];
+        EXPECT_EQ(describe(by_slot.candidate(key, *channel.upstream)), by_name[i]) << key.id.id << " " << model;
+        EXPECT_EQ(describe(batch[k - channel.keys_begin]), by_name[i]) << key.id.id << " " << model;
+        ++compared;
+      }
+    }
+  }
+  return compared;
+}
+
+struct RouterStateSlotsTest : RouterStateTest {
+  std::shared_ptr<const Catalog> catalog = testing::catalogFrom(kSlotConfig);
+  config::ChannelKey const& key(std::size_t channel, std::size_t k) {
+    return catalog->settings().channels[channel].keys[k];
+  }
+  void attempt(config::ChannelKey const& key, Outcome outcome, std::string_view model) {
+    state.attemptStarted(key.id, key, 0);
+    auto r = report(key, outcome, "", model);
+    r.first_token = Millis(300);
+    state.attemptFinished(r, key);
+  }
+  CandidateState slotView(std::string const& model, std::size_t channel_position, std::size_t key_position) {
+    auto const* plan = catalog->modelPlan(model);
+    auto const& channel = plan->channels[channel_position];
+    RouterState::Snapshot snapshot(state, *catalog);
+    return snapshot.candidate(plan->keys[channel.keys_begin + key_position], *channel.upstream);
+  }
+};
+
+TEST_F(RouterStateSlotsTest, SlotsSeeEntriesAndStatisticsThatAppearAfterTheyWereBound) {
+  // 2 + 2 keys for m, 2 for n and alias: 8 (key, model) lookups.
+  EXPECT_EQ(expectSlotsSeeWhatNamesSee(state, *catalog), 8) << "no entry yet";
+  EXPECT_EQ(slotView("m", 0, 1).quota_remaining, 1.0);
+  attempt(key(0, 0), Outcome::ServerError, "m");  // k0's entry appears after the slots were bound
+  EXPECT_EQ(slotView("m", 0, 0).consecutive_failures, 1);
+  EXPECT_EQ(slotView("alias", 0, 0).consecutive_failures, 1) << "the alias is sent upstream as m";
+  EXPECT_EQ(slotView("n", 0, 0).consecutive_failures, 0);
+  expectSlotsSeeWhatNamesSee(state, *catalog);
+  // Statistics for another model of a key whose entry is bound already.
+  attempt(key(0, 0), Outcome::ServerError, "n");
+  attempt(key(0, 0), Outcome::Success, "n");
+  EXPECT_EQ(slotView("n", 0, 0).success_streak, 1);
+  EXPECT_EQ(slotView("n", 0, 0).first_token_ms, 300.0);
+  EXPECT_EQ(slotView("m", 0, 0).consecutive_failures, 1);
+  // The RPM limit (3) fills: k0 is exhausted through its slot as by name.
+  attempt(key(0, 0), Outcome::Success, "m");
+  EXPECT_TRUE(slotView("m", 0, 0).exhausted);
+  attempt(key(0, 1), Outcome::Success, "m");
+  EXPECT_EQ(slotView("m", 0, 1).quota_remaining, 0.9);
+  attempt(key(1, 1), Outcome::ServerError, "m");
+  EXPECT_EQ(expectSlotsSeeWhatNamesSee(state, *catalog), 8);
+}
+
+TEST_F(RouterStateSlotsTest, EveryCatalogHasItsOwnSlots) {
+  attempt(key(0, 0), Outcome::ServerError, "m");
+  expectSlotsSeeWhatNamesSee(state, *catalog);
+  // A reload that reorders the keys and adds one numbers the slots differently.
+  std::string reordered = kSlotConfig;
+  reordered.replace(reordered.find("keys: [k2, k3]"), 14, "keys: [k4, k3, k2]");
+  auto reloaded = testing::catalogFrom(reordered);
+  auto const& old_k2 = catalog->modelPlan("m")->keys[2];
+  auto const& new_k4 = reloaded->modelPlan("m")->keys[2];
+  ASSERT_EQ(old_k2.key->secret, "k2");
+  ASSERT_EQ(new_k4.key->secret, "k4");
+  ASSERT_EQ(new_k4.key_slot, old_k2.key_slot) << "the same slot number names another key after the reload";
+  attempt(key(1, 0), Outcome::ServerError, "m");  // k2
+  EXPECT_EQ(expectSlotsSeeWhatNamesSee(state, *reloaded), 9);
+  EXPECT_EQ(expectSlotsSeeWhatNamesSee(state, *catalog), 8) << "the old catalog's slots still hold";
+  // More catalogs than the state keeps bindings for, and catalogs that are gone (one may be
+  // made at a freed one's address): each still sees the state right.
+  for (int i = 0; i < 10; ++i) {
+    auto passing = testing::catalogFrom(i % 2 ? kSlotConfig : reordered.c_str());
+    attempt(key(0, i % 2), Outcome::ServerError, i % 3 ? "m" : "n");
+    expectSlotsSeeWhatNamesSee(state, *passing);
+    expectSlotsSeeWhatNamesSee(state, *catalog);
+  }
+  EXPECT_EQ(slotView("m", 0, 0).consecutive_failures, 4);  // the first failure and those of i = 2, 4, 8
 }
 
 }  // namespace
