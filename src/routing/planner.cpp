@@ -1,12 +1,12 @@
 #include "routing/planner.h"
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdio>
 
 #include "routing/freezes.h"
+#include "routing/hop_order.h"
 #include "routing/key_health.h"
 #include "routing/rng.h"
 #include "routing/router_state.h"
@@ -28,31 +28,39 @@ std::string formatFactors(Factors const& f) {
 
 namespace {
 
-/// One model to serve, in the order the request falls back.
+/// One model to serve, in the order the request falls back. The name views the request's or the
+/// configuration's string.
 struct Hop {
-  std::string model;                   ///< client-side name
+  std::string_view model;              ///< client-side name
   std::optional<std::size_t> channel;  ///< only this channel (a group member's, `channel/model`)
   bool gated = false;                  ///< a fallback: the capability gate applies
 };
 
 /// Expands a name into hops: a group's members in order, then the `fallbacks:` of every hop so
 /// far in order, then theirs (breadth first: a model's own list comes before its fallbacks'
-/// fallbacks). `visited` holds (model, channel) pairs so a chain can never loop.
+/// fallbacks). `visited` holds (model, channel) pairs so a chain can never loop. The lists are
+/// the caller's scratch, reused from plan to plan.
 class Expander {
  public:
-  explicit Expander(Catalog const& catalog) : catalog_(catalog) {}
+  using Visit = std::pair<std::string_view, std::optional<std::size_t>>;
 
-  void expand(std::string const& name, std::optional<std::size_t> channel) {
+  Expander(Catalog const& catalog, std::vector<Hop>& hops, std::vector<Visit>& visited,
+           std::vector<std::string_view>& pending)
+      : catalog_(catalog), hops_(hops), visited_(visited), pending_(pending) {
+    hops_.clear();
+    visited_.clear();
+    pending_.clear();
+  }
+
+  void expand(std::string_view name, std::optional<std::size_t> channel) {
     add(name, channel, false);
     for (std::size_t i = 0; i < pending_.size(); ++i) {
-      for (auto const& fallback : catalog_.fallbacksFor(*pending_[i])) add(fallback, std::nullopt, true);
+      for (auto const& fallback : catalog_.fallbacksFor(pending_[i])) add(fallback, std::nullopt, true);
     }
   }
 
-  std::vector<Hop> hops;
-
  private:
-  void add(std::string const& name, std::optional<std::size_t> channel, bool gated) {
+  void add(std::string_view name, std::optional<std::size_t> channel, bool gated) {
     for (auto const& [model, only] : visited_) {
       if (model == name && only == channel) return;
     }
@@ -68,39 +76,15 @@ class Expander {
         add(member.model, only, gated || i > 0);  // members after the first are fallbacks
       }
     } else {
-      hops.push_back(Hop{name, channel, gated});
+      hops_.push_back(Hop{name, channel, gated});
     }
-    pending_.push_back(&name);
+    pending_.push_back(name);
   }
 
   Catalog const& catalog_;
-  std::vector<std::pair<std::string, std::optional<std::size_t>>> visited_;
-  std::vector<std::string const*> pending_;  ///< names whose fallbacks come next, in order
-};
-
-/// A candidate while the plan is built: what its PlannedCandidate will hold. Drafts stay where
-/// they are; the ordering sorts the small SortKeys that point at them.
-struct Draft {
-  std::uint32_t channel, row, key, hop;
-  std::string const* model;     ///< the channel's own copy of the hop's model name
-  std::string const* upstream;  ///< the channel's upstream name for it
-  bool passthrough;
-  Factors factors;
-};
-
-/// A draft's place in its hop's order: the strategy's criteria packed into two integers so that
-/// one branch-free comparison orders them (a sort of 100 candidates otherwise pays a mispredicted
-/// branch per criterion). See sortKey for the packing.
-struct SortKey {
-  unsigned __int128 primary;
-  std::uint64_t secondary;
-  std::uint32_t draft;
-};
-
-struct ByKey {
-  bool operator()(SortKey const& a, SortKey const& b) const {
-    return (a.primary < b.primary) | ((a.primary == b.primary) & (a.secondary < b.secondary));
-  }
+  std::vector<Hop>& hops_;
+  std::vector<Visit>& visited_;
+  std::vector<std::string_view>& pending_;  ///< names whose fallbacks come next, in order
 };
 
 /// An unsigned integer that orders like the double (not NaN; -0 before +0, scores are never -0).
@@ -109,41 +93,63 @@ std::uint64_t orderedBits(double value) {
   return bits >> 63 ? ~bits : bits | (std::uint64_t{1} << 63);
 }
 
-/// An unsigned integer that orders like the int.
-std::uint64_t orderedBits(std::int32_t value) { return static_cast<std::uint32_t>(value) ^ 0x8000'0000u; }
-
-/// What a strategy orders a hop's candidates by, smallest key first:
+/// What a strategy orders a hop's candidates by, smallest first (OrderFields: tier, first, flag,
+/// second, then configuration order). The tier counts the model's priorities from the highest
+/// (PlanChannel::priority_rank, `priorities` of them), the demoted after all the others:
 /// - intelligent, fast: the demoted last; priority, higher first (the operator's word: a backup
 ///   stays a backup however well it scores); score, higher first; passthrough first; equals in
 ///   all of these in a random order weighted by the candidate's weight (key_rank), so that equal
 ///   candidates share the load by weight instead of the first in the configuration taking it all;
 /// - sequential: the demoted last; priority, higher first; passthrough first; then channel and
-///   key in configuration order (`draft`: drafts are made in that order within a hop);
+///   key in configuration order;
 /// - random: the demoted last; priority; then a random channel and a random key in it;
 /// - model-random: the demoted last; a random channel and a random key (priorities ignored);
 /// - global-random: the demoted last; a random key.
-SortKey sortKey(Strategy strategy, double score, std::int32_t priority, bool passthrough, bool demoted,
-                std::uint64_t channel_rank, std::uint64_t key_rank, std::uint32_t draft) {
-  using u128 = unsigned __int128;
-  std::uint64_t tier = orderedBits(priority) << 1 | static_cast<std::uint64_t>(passthrough);  // larger first
-  std::uint64_t last = demoted ? 1 : 0;
+/// Written in place, every field (`out` is reused from an earlier plan): a small struct returned
+/// by value is stored in pieces and then copied in wider loads, which stall on those stores.
+void orderFields(Strategy strategy, std::uint32_t priority_rank, std::uint32_t priorities, double score,
+                 bool passthrough, bool demoted, std::uint64_t channel_rank, std::uint64_t key_rank, OrderFields& out) {
+  std::uint64_t by_priority = (demoted ? priorities : 0u) + priority_rank;
   switch (strategy) {
     case Strategy::Intelligent:
-    case Strategy::Fast: {
-      u128 priority_first = u128{~orderedBits(priority) & 0xffff'ffffu} << 65;
-      return {u128{last} << 97 | priority_first | u128{~orderedBits(score)} << 1 |
-                  u128{passthrough ? 0u : 1u},
-              key_rank, draft};
-    }
-    case Strategy::Sequential: return {u128{last} << 64 | ~tier, draft, draft};
-    case Strategy::Random: {
-      std::uint64_t first = last << 32 | (~orderedBits(priority) & 0xffff'ffffu);
-      return {u128{first} << 64 | channel_rank, key_rank, draft};
-    }
-    case Strategy::ModelRandom: return {u128{last} << 64 | channel_rank, key_rank, draft};
-    case Strategy::GlobalRandom: return {u128{last}, key_rank, draft};
+    case Strategy::Fast:
+      out.tier = by_priority;
+      out.first = ~orderedBits(score);
+      out.second = key_rank;
+      out.flag = passthrough ? 0 : 1;
+      return;
+    case Strategy::Sequential:
+      out.tier = by_priority * 2 + (passthrough ? 0 : 1);
+      out.first = out.second = out.flag = 0;
+      return;
+    case Strategy::Random:
+      out.tier = by_priority;
+      out.first = channel_rank;
+      out.second = key_rank;
+      out.flag = 0;
+      return;
+    case Strategy::ModelRandom:
+      out.tier = demoted ? 1 : 0;
+      out.first = channel_rank;
+      out.second = key_rank;
+      out.flag = 0;
+      return;
+    case Strategy::GlobalRandom:
+      out.tier = demoted ? 1 : 0;
+      out.first = key_rank;
+      out.second = out.flag = 0;
+      return;
   }
-  return {0, draft, draft};
+}
+
+/// The bound of orderFields' tiers.
+std::uint64_t tierBound(Strategy strategy, std::uint32_t priorities) {
+  switch (strategy) {
+    case Strategy::Sequential: return 4 * std::uint64_t{priorities};
+    case Strategy::ModelRandom:
+    case Strategy::GlobalRandom: return 2;
+    default: return 2 * std::uint64_t{priorities};
+  }
 }
 
 /// A random rank whose order puts an item first with a chance proportional to its weight (the
@@ -155,23 +161,25 @@ std::uint64_t weightedRank(Rng& rng, double weight) {
 }
 
 /// Sequential's spreading among equals, as the gateway core did it: within each run of equal
-/// sort keys (same priority and passthrough-ness), a weighted rotation picks the leading channel
+/// tiers (same priority and passthrough-ness), a weighted rotation picks the leading channel
 /// (weight 3 leads three times as often as weight 1, spread out, not in blocks), the others
 /// follow in configuration order after it; each channel's keys rotate. Counters in `rotation`.
-void rotateEquals(SortKey* begin, SortKey* end, std::vector<Draft> const& drafts,
-                  config::Settings const& settings, Rotation& rotation) {
-  std::vector<SortKey*> blocks;  // where each channel's run starts
-  for (SortKey* group = begin; group != end;) {
-    SortKey* group_end = group + 1;
-    while (group_end != end && group_end->primary == group->primary) ++group_end;
+/// `order` holds draft indices; tiers from `demoted_tiers` on are the demoted candidates'.
+void rotateEquals(std::uint32_t* begin, std::uint32_t* end, std::vector<PlannedCandidate> const& drafts,
+                  std::vector<OrderFields> const& fields, std::uint64_t demoted_tiers, config::Settings const& settings,
+                  Rotation& rotation) {
+  std::vector<std::uint32_t*> blocks;  // where each channel's run starts
+  for (std::uint32_t* group = begin; group != end;) {
+    std::uint32_t* group_end = group + 1;
+    while (group_end != end && fields[*group_end].tier == fields[*group].tier) ++group_end;
     blocks.clear();
-    for (SortKey* k = group; k != group_end; ++k) {
-      if (blocks.empty() || drafts[blocks.back()->draft].channel != drafts[k->draft].channel) blocks.push_back(k);
+    for (std::uint32_t* k = group; k != group_end; ++k) {
+      if (blocks.empty() || drafts[*blocks.back()].channel != drafts[*k].channel) blocks.push_back(k);
     }
     blocks.push_back(group_end);
     std::size_t channels = blocks.size() - 1;
     for (std::size_t b = 0; b < channels; ++b) {
-      auto const& channel = settings.channels[drafts[blocks[b]->draft].channel];
+      auto const& channel = settings.channels[drafts[*blocks[b]].channel];
       auto n = static_cast<std::size_t>(blocks[b + 1] - blocks[b]);
       if (channel.keys.size() > 1 && n > 0) {
         auto first = static_cast<std::ptrdiff_t>(rotation.next("keys:" + channel.name) % n);
@@ -179,16 +187,16 @@ void rotateEquals(SortKey* begin, SortKey* end, std::vector<Draft> const& drafts
       }
     }
     if (channels > 1) {
-      Draft const& head = drafts[group->draft];
+      PlannedCandidate const& head = drafts[*group];
       auto weight = [&](std::size_t b) {
-        return static_cast<std::uint64_t>(std::max(settings.channels[drafts[blocks[b]->draft].channel].weight, 1));
+        return static_cast<std::uint64_t>(std::max(settings.channels[drafts[*blocks[b]].channel].weight, 1));
       };
       std::uint64_t total = 0;
       for (std::size_t b = 0; b < channels; ++b) total += weight(b);
-      std::string counter = "model:" + *head.model + "@" +
+      std::string counter = "model:" + std::string(head.model) + "@" +
                             std::to_string(settings.channels[head.channel].priority) +
                             (head.passthrough ? "" : "/translated") +
-                            (group->primary >> 64 ? "/demoted" : "");
+                            (fields[*group].tier >= demoted_tiers ? "/demoted" : "");
       std::uint64_t slot = rotation.next(counter) % total;
       std::size_t leader = 0;
       for (; leader + 1 < channels && slot >= weight(leader); ++leader) slot -= weight(leader);
@@ -198,229 +206,55 @@ void rotateEquals(SortKey* begin, SortKey* end, std::vector<Draft> const& drafts
   }
 }
 
-/// A SortKey cut into its criteria, most significant first (the bit ranges sortKey packs them
-/// in): ByKey's order is their lexicographic order.
-struct KeyFields {
-  std::array<std::uint64_t, 5> value{};  ///< unused criteria are 0
-};
-
-KeyFields fieldsOf(Strategy strategy, SortKey const& k) {
-  auto high = static_cast<std::uint64_t>(k.primary >> 64);
-  auto low = static_cast<std::uint64_t>(k.primary);
-  switch (strategy) {
-    case Strategy::Intelligent:
-    case Strategy::Fast:
-      return {{static_cast<std::uint64_t>(k.primary >> 97), static_cast<std::uint64_t>(k.primary >> 65) & 0xffff'ffffu,
-               static_cast<std::uint64_t>(k.primary >> 1), low & 1, k.secondary}};
-    default: return {{high, low, k.secondary, 0, 0}};
-  }
-}
-
-constexpr std::size_t kIndexBits = 7;  ///< a hop's candidate index in the low bits of its prefix
-constexpr std::size_t kPrefixBudget = 64 - kIndexBits;
-constexpr std::size_t kFairShare = 16;  ///< bits every criterion gets before the first take more
-
-/// How many bits of each criterion a hop's prefixes keep: a criterion's bits above its highest
-/// differing one are the same in every key of the hop and order nothing. Each criterion first
-/// gets up to kFairShare bits (a wide score must not crowd out the random rank that orders equal
-/// scores), then the most significant ones take what is left.
-struct PrefixLayout {
-  std::array<std::uint64_t, 5> mask{};   ///< the criterion's differing bits (0: none kept)
-  std::array<std::uint32_t, 5> drop{};   ///< its low bits the prefix leaves out
-  std::array<std::uint32_t, 5> shift{};  ///< where the rest goes in the prefix
-};
-
-PrefixLayout prefixLayout(Strategy strategy, SortKey const* begin, SortKey const* end) {
-  KeyFields first = fieldsOf(strategy, *begin);
-  std::array<std::uint64_t, 5> differs{};
-  for (SortKey const* k = begin + 1; k != end; ++k) {
-    KeyFields f = fieldsOf(strategy, *k);
-    for (std::size_t i = 0; i < 5; ++i) differs[i] |= f.value[i] ^ first.value[i];
-  }
-  std::array<std::uint32_t, 5> width{}, kept{};
-  std::size_t budget = kPrefixBudget;
-  for (std::size_t i = 0; i < 5; ++i) {
-    width[i] = static_cast<std::uint32_t>(std::bit_width(differs[i]));
-    kept[i] = static_cast<std::uint32_t>(std::min<std::size_t>({width[i], kFairShare, budget}));
-    budget -= kept[i];
-  }
-  for (std::size_t i = 0; i < 5; ++i) {
-    auto more = static_cast<std::uint32_t>(std::min<std::size_t>(width[i] - kept[i], budget));
-    kept[i] += more;
-    budget -= more;
-  }
-  PrefixLayout layout;
-  auto shift = static_cast<std::uint32_t>(kIndexBits);
-  for (std::size_t i = 5; i-- > 0;) {
-    if (kept[i] == 0) continue;
-    layout.mask[i] = width[i] == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width[i]) - 1;
-    layout.drop[i] = width[i] - kept[i];
-    layout.shift[i] = shift;
-    shift += kept[i];
-  }
-  return layout;
-}
-
-/// The key's prefix: the kept bits of each criterion in order, then its index in the hop. Orders
-/// like ByKey except where two keys agree in every kept bit.
-std::uint64_t prefixOf(Strategy strategy, SortKey const& k, PrefixLayout const& layout, std::uint64_t index) {
-  KeyFields f = fieldsOf(strategy, k);
-  std::uint64_t prefix = index;
-  for (std::size_t i = 0; i < 5; ++i) prefix |= ((f.value[i] & layout.mask[i]) >> layout.drop[i]) << layout.shift[i];
-  return prefix;
-}
-
-/// Merges two sorted runs of `half` distinct integers each into `out`, from both ends at once
-/// and without a branch on the data (the parity merge: with equal halves neither end can run
-/// past its runs, so no bound checks). Two independent chains of loads halve the latency.
-void parityMerge(std::uint64_t* out, std::uint64_t const* left, std::uint64_t const* right, std::size_t half) {
-  std::uint64_t const *left_front = left, *right_front = right;
-  std::uint64_t const *left_back = left + half - 1, *right_back = right + half - 1;
-  std::uint64_t *out_front = out, *out_back = out + 2 * half - 1;
-  for (std::size_t step = 0; step < half; ++step) {
-    bool right_first = *right_front < *left_front;
-    *out_front++ = right_first ? *right_front : *left_front;
-    right_front += right_first;
-    left_front += !right_first;
-    bool left_last = *right_back < *left_back;
-    *out_back-- = left_last ? *left_back : *right_back;
-    left_back -= left_last;
-    right_back -= !left_last;
-  }
-}
-
-/// Sorts eight values with the 19 comparators of Knuth's network: branch-free, and the groups of
-/// eight are independent of one another (the merges' first three passes were one long chain).
-void sortEight(std::uint64_t* v) {
-  static constexpr std::uint8_t kNetwork[19][2] = {{0, 2}, {1, 3}, {4, 6}, {5, 7}, {0, 4}, {1, 5}, {2, 6},
-                                                   {3, 7}, {0, 1}, {2, 3}, {4, 5}, {6, 7}, {2, 4}, {3, 5},
-                                                   {1, 4}, {3, 6}, {1, 2}, {3, 4}, {5, 6}};
-  for (auto const& [a, b] : kNetwork) {
-    std::uint64_t low = std::min(v[a], v[b]), high = std::max(v[a], v[b]);
-    v[a] = low;
-    v[b] = high;
-  }
-}
-
-constexpr std::size_t kNetworkSize = 8;
-
-/// Sorts `values` (distinct, none all ones; the size a power of two of at least kNetworkSize,
-/// padded with all ones): runs of eight by a sorting network, then bottom-up parity merges, a
-/// comparison sort whose comparisons steer no branch (std::sort mispredicts about every other
-/// one on keys this random).
-void mergeSortDistinct(std::vector<std::uint64_t>& values, std::vector<std::uint64_t>& scratch) {
-  std::size_t n = values.size();
-  scratch.resize(n);
-  for (std::size_t run = 0; run < n; run += kNetworkSize) sortEight(values.data() + run);
-  std::uint64_t* from = values.data();
-  std::uint64_t* to = scratch.data();
-  for (std::size_t half = kNetworkSize; half < n; half *= 2) {
-    for (std::size_t run = 0; run < n; run += 2 * half) parityMerge(to + run, from + run, from + run + half, half);
-    std::swap(from, to);
-  }
-  if (from != values.data()) std::copy(from, from + n, values.data());
-}
-
-/// Sorts by ByKey. std::sort over the keys pays a mispredicted branch for many of its ~650
-/// comparisons of 48-byte keys; here the keys' 64-bit prefixes are sorted as plain integers and
-/// an insertion sort with the full comparison then puts right the rare keys that agree in their
-/// prefix (so the order is exactly ByKey's).
-void sortKeys(SortKey* begin, SortKey* end, Strategy strategy) {
-  auto n = static_cast<std::size_t>(end - begin);
-  if (n < 2) return;
-  if (n > (std::size_t{1} << kIndexBits)) {
-    std::sort(begin, end, ByKey{});
-    return;
-  }
-  thread_local std::vector<std::uint64_t> prefixes, scratch;
-  thread_local std::vector<SortKey> sorted;
-  PrefixLayout layout = prefixLayout(strategy, begin, end);
-  // Padding: an index below n < 2^kIndexBits never makes a prefix all ones.
-  prefixes.assign(std::max(std::bit_ceil(n), kNetworkSize), ~std::uint64_t{0});
-  for (std::size_t i = 0; i < n; ++i) prefixes[i] = prefixOf(strategy, begin[i], layout, i);
-  // Sequential's keys are in configuration order within each run of equal criteria: std::sort
-  // predicts its way through them; the random ranks of the others need the branch-free merge.
-  if (strategy == Strategy::Sequential) std::sort(prefixes.begin(), prefixes.begin() + static_cast<std::ptrdiff_t>(n));
-  else mergeSortDistinct(prefixes, scratch);
-  sorted.resize(n);
-  for (std::size_t i = 0; i < n; ++i) sorted[i] = begin[prefixes[i] & ((1u << kIndexBits) - 1)];
-  std::copy(sorted.begin(), sorted.end(), begin);
-  for (SortKey* k = begin + 1; k != end; ++k) {
-    if (!ByKey{}(*k, k[-1])) continue;
-    SortKey moving = *k;
-    SortKey* hole = k;
-    do {
-      *hole = hole[-1];
-      --hole;
-    } while (hole != begin && ByKey{}(moving, hole[-1]));
-    *hole = moving;
-  }
-}
-
-/// Orders one hop's keys by the strategy (sortKey holds its criteria).
-void orderHop(SortKey* begin, SortKey* end, Strategy strategy, std::vector<Draft> const& drafts, Rng& rng) {
-  sortKeys(begin, end, strategy);
-  if (strategy != Strategy::Fast) return;
-  // Exploration: now and then a random other live candidate leads, so the latency figures of the
-  // others stay fresh.
-  auto live = std::find_if(begin, end, [&](SortKey const& k) { return drafts[k.draft].factors.score <= 0; }) - begin;
-  if (live > 1 && rng.uniform() < scoring_constants::kFastExploration) {
-    auto pick = 1 + static_cast<std::ptrdiff_t>(rng.below(static_cast<std::uint64_t>(live - 1)));
-    std::rotate(begin, begin + pick, begin + pick + 1);
-  }
-}
-
-/// The channel's own copies of a model's names, which the plan's ModelNames view.
-struct OwnedNames {
-  std::string const* model;
-  std::string const* upstream;
-};
-
-/// `model` as the channel spells it: its model_map entry (and the upstream name it maps to), else
-/// its entry in `models`. nullopt when the channel does not serve the model.
-std::optional<OwnedNames> ownedNames(config::Channel const& channel, std::string const& model) {
-  if (auto it = channel.model_map.find(model); it != channel.model_map.end()) {
-    return OwnedNames{&it->first, &it->second};
-  }
-  auto listed = std::find(channel.models.begin(), channel.models.end(), model);
-  if (listed == channel.models.end()) return std::nullopt;
-  return OwnedNames{&*listed, &*listed};
-}
-
-/// The keys of `channel` that earlier hops' drafts already list for `upstream` (a plan never
-/// lists a (channel, key, upstream model) twice). Integer compares; the names only when the
-/// channel and the key match but two copies of the name do.
-void keysListedBefore(std::vector<Draft> const& drafts, std::size_t earlier, std::uint32_t channel,
-                      std::string const& upstream, std::vector<std::uint32_t>& out) {
-  out.clear();
-  for (std::size_t i = 0; i < earlier; ++i) {
-    auto const& d = drafts[i];
-    if (d.channel == channel && (d.upstream == &upstream || *d.upstream == upstream)) out.push_back(d.key);
-  }
-}
-
-/// The candidate's score factors (`weight` included) and their product.
-Factors scoreFactors(config::Channel const& channel, config::ChannelKey const& key,
-                     CandidateState const& cs, SessionState const& session, HashedKeyId const& id,
-                     bool session_model, RequestNeeds const& needs, Strategy scoring) {
-  Factors f;
-  f.weight = static_cast<double>(std::max(channel.weight, 1)) * std::max(key.weight, 1);
+/// The candidate's score factors (`weight` included) and their product, into `f`: every field,
+/// in place like orderFields.
+void scoreFactors(PlanKey const& key, CandidateState const& cs, SessionState const& session, bool session_model,
+                  RequestNeeds const& needs, Strategy scoring, Factors& f) {
+  f.weight = key.weight;
+  f.headroom = 1;  // an exhausted candidate is left out, not scored
+  f.affinity = 1;
   f.failures = failureFactor(cs.consecutive_failures, scoring);
   f.cooldown = cooldownFactor(cs.cooling);
-  bool session_key = session.isLastKey(id);
-  if (session.known) f.affinity = affinityFactor(session_key, session_model, session.failuresOn(id));
-  f.billing = billingFactor(key.billing, needs.prompt_tokens, cs.quota_remaining);
+  bool session_key = session.isLastKey(key.id);
+  if (session.known) f.affinity = affinityFactor(session_key, session_model, session.failuresOn(key.id));
+  f.billing = billingFactor(key.key->billing, needs.prompt_tokens, cs.quota_remaining);
   f.yield = session_key ? 1.0 : yieldFactor(cs.success_streak);  // a session's key never yields
   f.performance = performanceFactor(cs.success_rate, cs.first_token_ms, scoring);
   // The weight is not in the score (the heavier candidate would then always lead): it shares
   // the load among equal scores (weightedRank).
   f.score = f.headroom * f.failures * f.cooldown * f.affinity * f.billing * f.yield * f.performance;
-  return f;
 }
 
 void addOnce(std::vector<std::string>& list, std::string item) {
   if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(std::move(item));
 }
+
+/// Buffers reused from plan to plan (no allocation once warm). Indexed by draft: a candidate
+/// while the plan is built, in configuration order within each hop.
+struct Scratch {
+  /// A new draft's index. Its entries keep an earlier plan's values (no initialisation per plan:
+  /// the planner writes every field).
+  std::uint32_t addDraft() {
+    if (drafted == drafts.size()) {
+      drafts.emplace_back();
+      fields.emplace_back();
+      upstream_ids.emplace_back();
+    }
+    return static_cast<std::uint32_t>(drafted++);
+  }
+  std::size_t drafted = 0;
+  std::vector<Hop> hops;
+  std::vector<Expander::Visit> visited;
+  std::vector<std::string_view> pending;
+  std::vector<PlannedCandidate> drafts;
+  std::vector<OrderFields> fields;
+  std::vector<std::uint32_t> upstream_ids;  ///< the draft's PlanChannel::upstream_id (duplicates)
+  std::vector<std::uint32_t> order;         ///< draft indices, hop by hop, in the plan's order
+  std::vector<std::size_t> hop_begin;
+  std::vector<std::uint32_t> hop_priorities;  ///< the hop's ModelPlan::priorities
+  std::vector<std::uint32_t> listed_before;
+  std::vector<CandidateState> states;  ///< of the channel's keys, for the upstream model
+};
 
 }  // namespace
 
@@ -439,21 +273,27 @@ RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth 
     }
   }
 
+  thread_local Scratch scratch;
+  Scratch& s = scratch;
+
   // "channel/model" addresses one channel's model directly.
-  Expander expander(catalog);
-  if (auto split = catalog.splitChannelModel(request.model)) {
+  Expander expander(catalog, s.hops, s.visited, s.pending);
+  auto split = catalog.splitChannelModel(request.model);  // outlives the hops that view its name
+  if (split) {
     expander.expand(split->second, split->first);
   } else {
     expander.expand(request.model, std::nullopt);
   }
-  auto const& hops = expander.hops;
+  auto const& hops = s.hops;
 
-  // One snapshot for every read of the learned state; the clocks once per plan.
-  RouterState::Snapshot snapshot(state);
+  // One snapshot for every read of the learned state, bound to the catalog's key slots; the
+  // clocks once per plan.
+  RouterState::Snapshot snapshot(state, catalog);
   MonoTime now = snapshot.now();
   WallTime wall_now = state.clock().wallNow();
   SessionState session = snapshot.session(request.session);
   Strategy scoring = request.strategy == Strategy::Fast ? Strategy::Fast : Strategy::Intelligent;
+  auto protocol = static_cast<std::size_t>(request.client_protocol);
 
   bool served = false;   // some hop's model has a channel (the pinned one, when pinned)
   bool skipped = false;  // some candidate was left out as paused, frozen or exhausted
@@ -462,98 +302,120 @@ RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth 
     if (at && (!plan.resume_at || *at < *plan.resume_at)) plan.resume_at = at;
   };
 
-  // Scratch reused from plan to plan (no allocation once warm).
-  thread_local std::vector<Draft> drafts;
-  thread_local std::vector<SortKey> order;
-  thread_local std::vector<std::size_t> hop_begin;
-  thread_local std::vector<std::uint32_t> listed_before;
-  drafts.clear();
-  order.clear();
-  bool any_paused = health.anyPaused();  // most plans see no paused key: ask once
-  hop_begin.clear();
+  auto& drafts = s.drafts;
+  s.drafted = 0;
+  s.hop_begin.clear();
+  s.hop_priorities.clear();
+  // Most plans see no paused key and no freeze: ask once.
+  bool any_paused = health.anyPaused();
+  bool any_frozen = freezes.anyFrozen();
+  bool weighted = catalog.hasWeights();
 
   for (std::size_t h = 0; h < hops.size(); ++h) {
     auto const& hop = hops[h];
-    hop_begin.push_back(drafts.size());
-    std::size_t earlier = drafts.size();  // drafts of previous hops, for the duplicate check
-    std::vector<std::size_t> const* channels = nullptr;
-    std::vector<std::size_t> single;
-    if (hop.channel) {
-      if (settings.channels[*hop.channel].serves(hop.model)) single.push_back(*hop.channel);
-      channels = &single;
-    } else {
-      channels = &catalog.channelsFor(hop.model);
-    }
+    s.hop_begin.push_back(s.drafted);
+    std::size_t earlier = s.drafted;  // drafts of previous hops, for the duplicate check
+    ModelPlan const* model_plan = catalog.modelPlan(hop.model);
+    s.hop_priorities.push_back(model_plan ? model_plan->priorities : 0);
+    if (!model_plan) continue;
 
-    for (std::size_t c : *channels) {
-      if (pinned && c != *pinned) continue;
-      auto const& channel = settings.channels[c];
-      auto names = ownedNames(channel, hop.model);
-      if (!names) continue;  // cannot happen: channelsFor and serves() list channels naming it
+    for (auto const& route : model_plan->channels) {
+      if (hop.channel && route.channel != *hop.channel) continue;
+      if (pinned && route.channel != *pinned) continue;
+      auto const& channel = settings.channels[route.channel];
       served = true;
-      std::string const& upstream = *names->upstream;
+      std::string const& upstream = *route.upstream;
       if (hop.gated) {
-        auto gate = gateFallback(capabilitiesFor(channel, hop.model, upstream), request.needs);
+        auto gate = gateFallback(capabilitiesFor(channel, *route.model, upstream), request.needs);
         if (gate.verdict == GateVerdict::Reject) {
-          addOnce(plan.gate_skipped, hop.model + " (" + channel.name + "): no " + gate.missing);
+          addOnce(plan.gate_skipped, std::string(hop.model) + " (" + channel.name + "): no " + gate.missing);
           continue;
         }
-        if (gate.verdict == GateVerdict::Unknown) addOnce(plan.unknown_capabilities, hop.model);
+        if (gate.verdict == GateVerdict::Unknown) addOnce(plan.unknown_capabilities, std::string(hop.model));
       }
-      std::size_t row = channel.rowIndexFor(request.client_protocol, hop.model);
-      bool passthrough = channel.rows[row].protocol == request.client_protocol;
+      std::uint32_t row = route.row[protocol];
+      bool passthrough = (route.passthrough >> protocol) & 1u;
       std::uint64_t channel_rank = rng.next();
       bool session_model = session.known && session.last_model == upstream;
-      if (h > 0) keysListedBefore(drafts, earlier, static_cast<std::uint32_t>(c), upstream, listed_before);
-      for (std::size_t k = 0; k < channel.keys.size(); ++k) {
-        auto const& key = channel.keys[k];
-        if (!key.enabled) continue;
-        if (h > 0 && std::find(listed_before.begin(), listed_before.end(), k) != listed_before.end()) continue;
-        if (auto until = any_paused ? health.pausedUntil(key.id) : std::nullopt) {
+      // A plan never lists a (channel, key, upstream model) twice: the keys earlier hops list.
+      s.listed_before.clear();
+      for (std::size_t i = 0; i < earlier; ++i) {
+        if (drafts[i].channel == route.channel && s.upstream_ids[i] == route.upstream_id) {
+          s.listed_before.push_back(static_cast<std::uint32_t>(drafts[i].key));
+        }
+      }
+      PlanKey const* keys = model_plan->keys.data() + route.keys_begin;
+      std::size_t key_count = route.keys_end - route.keys_begin;
+      if (s.states.size() < key_count) s.states.resize(key_count);
+      snapshot.candidates(keys, key_count, upstream, s.states.data());
+      for (std::size_t k = 0; k < key_count; ++k) {
+        PlanKey const& key = keys[k];
+        if (!s.listed_before.empty() &&
+            std::find(s.listed_before.begin(), s.listed_before.end(), key.index) != s.listed_before.end()) {
+          continue;
+        }
+        if (auto until = any_paused ? health.pausedUntil(key.key->id) : std::nullopt) {
           noteResume(until);
           continue;
         }
-        if (auto freeze = freezes.frozen(channel.name, key.id, upstream)) {
-          std::optional<MonoTime> back;
-          if (freeze->until) back = now + std::chrono::duration_cast<MonoClock::duration>(*freeze->until - wall_now);
-          noteResume(back);
-          continue;
+        if (any_frozen) {
+          if (auto freeze = freezes.frozen(channel.name, key.key->id, upstream)) {
+            std::optional<MonoTime> back;
+            if (freeze->until) back = now + std::chrono::duration_cast<MonoClock::duration>(*freeze->until - wall_now);
+            noteResume(back);
+            continue;
+          }
         }
-        HashedKeyId id(key.id);
-        CandidateState cs = snapshot.candidate(key, id, upstream);
+        CandidateState const& cs = s.states[k];
         if (cs.exhausted) {
           noteResume(cs.exhausted_until);
           continue;
         }
 
-        Factors f = scoreFactors(channel, key, cs, session, id, session_model, request.needs, scoring);
-        order.push_back(sortKey(request.strategy, f.score, channel.priority, passthrough,
-                                cs.cooling || f.affinity <= 0, channel_rank,
-                                catalog.hasWeights() ? weightedRank(rng, f.weight) : rng.next(),
-                                static_cast<std::uint32_t>(drafts.size())));
-        drafts.push_back(Draft{static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(row),
-                               static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(h), names->model,
-                               &upstream, passthrough, f});
+        std::uint32_t index = s.addDraft();
+        PlannedCandidate& draft = drafts[index];
+        draft.channel = route.channel;
+        draft.row = row;
+        draft.key = key.index;
+        draft.model = ModelName(*route.model);
+        draft.upstream_model = ModelName(upstream);
+        draft.depth = static_cast<int>(h);
+        draft.passthrough = passthrough;
+        Factors& f = draft.factors;
+        scoreFactors(key, cs, session, session_model, request.needs, scoring, f);
+        std::uint64_t key_rank = weighted ? weightedRank(rng, f.weight) : rng.next();
+        orderFields(request.strategy, route.priority_rank, model_plan->priorities, f.score, passthrough,
+                    cs.cooling || f.affinity <= 0, channel_rank, key_rank, s.fields[index]);
+        s.upstream_ids[index] = route.upstream_id;
       }
     }
   }
-  hop_begin.push_back(drafts.size());
+  s.hop_begin.push_back(s.drafted);
 
   // Hops stay in order (a fallback only after every candidate of the model before it).
-  for (std::size_t h = 0; h + 1 < hop_begin.size(); ++h) {
-    orderHop(order.data() + hop_begin[h], order.data() + hop_begin[h + 1], request.strategy, drafts, rng);
+  s.order.resize(s.drafted);
+  for (std::size_t h = 0; h + 1 < s.hop_begin.size(); ++h) {
+    std::size_t begin = s.hop_begin[h], n = s.hop_begin[h + 1] - begin;
+    std::uint32_t* order = s.order.data() + begin;
+    orderHop(s.fields.data() + begin, n, order, tierBound(request.strategy, s.hop_priorities[h]));
+    for (std::size_t i = 0; i < n; ++i) order[i] += static_cast<std::uint32_t>(begin);  // hop position -> draft
+    if (request.strategy == Strategy::Fast) {
+      // Exploration: now and then a random other live candidate leads, so the latency figures of
+      // the others stay fresh.
+      auto live = std::find_if(order, order + n, [&](std::uint32_t d) { return drafts[d].factors.score <= 0; }) - order;
+      if (live > 1 && rng.uniform() < scoring_constants::kFastExploration) {
+        auto pick = 1 + static_cast<std::ptrdiff_t>(rng.below(static_cast<std::uint64_t>(live - 1)));
+        std::rotate(order, order + pick, order + pick + 1);
+      }
+    }
     if (request.strategy == Strategy::Sequential && rotation) {
-      rotateEquals(order.data() + hop_begin[h], order.data() + hop_begin[h + 1], drafts, settings, *rotation);
+      rotateEquals(order, order + n, drafts, s.fields, 2 * std::uint64_t{s.hop_priorities[h]}, settings, *rotation);
     }
   }
 
   // The output once, in order.
-  plan.candidates.reserve(order.size());
-  for (auto const& sorted : order) {
-    auto const& d = drafts[sorted.draft];
-    plan.candidates.push_back(PlannedCandidate{{d.channel, d.row, d.key}, ModelName(*d.model), ModelName(*d.upstream),
-                                               static_cast<int>(d.hop), d.passthrough, d.factors});
-  }
+  plan.candidates.reserve(s.order.size());
+  for (std::uint32_t d : s.order) plan.candidates.push_back(drafts[d]);
 
   if (!plan.candidates.empty()) {
     plan.status = RouteStatus::Ready;
