@@ -581,30 +581,16 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
     }
     bool const probe = admission.admission == routing::Admission::Probe;
     bool is_last = !followed(i, attempts);
-    auto demands = bucketDemandsFor(channel, key, candidate.upstream_model);
-    std::int64_t const reserved = ctx.prompt_tokens + settings.buckets.expected_output_tokens;
-    shared_state::BucketGrant grant;
-    if (!demands.empty()) {
-      // Only the last candidate waits for its tokens; with others left, a short bucket sends
-      // the request on to them at once.
-      if (is_last) {
-        grant = co_await services_.limits.acquireBuckets(demands, reserved, settings.buckets.max_wait,
-                                                         ctx.response.cancellation());
-      } else {
-        grant = co_await services_.limits.tryBuckets(demands, reserved);
+    BucketPass buckets = co_await takeBuckets(ctx, channel, key, candidate.upstream_model, is_last);
+    if (!buckets.passed) {
+      services_.breakers.record(channel.name, candidate.upstream_model, channel.breaker,
+                                routing::AttemptSignal::Ignored, probe, services_.clock.now());
+      if (ctx.response.cancellation().cancelled()) {
+        ctx.record.status = 499;
+        ctx.record.error = "client_gone";
+        co_return;
       }
-      bool short_of_tokens = !grant.taken && !grant.overflow;
-      if (short_of_tokens) {
-        services_.breakers.record(channel.name, candidate.upstream_model, channel.breaker,
-                                  routing::AttemptSignal::Ignored, probe, services_.clock.now());
-        if (ctx.response.cancellation().cancelled()) {
-          ctx.record.status = 499;
-          ctx.record.error = "client_gone";
-          co_return;
-        }
-        services_.metrics_registry.counter(telemetry::MetricId::BucketEventsTotal).labels({"short"}).inc();
-        continue;
-      }
+      continue;
     }
 
     ctx.record.attempts.emplace_back();
@@ -623,9 +609,10 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
     services_.breakers.record(channel.name, candidate.upstream_model, channel.breaker,
                               breakerSignal(outcome), probe, services_.clock.now());
     publishBreakerTransitions();
-    if (grant.taken && outcome == routing::Outcome::Success && ctx.record.usage) {
-      co_await services_.limits.settleBuckets(std::move(demands), grant, reserved,
-                                              ctx.record.usage->total());
+    if (buckets.grant.taken && outcome == routing::Outcome::Success && ctx.record.usage) {
+      // What the answer really used (a failed attempt is not settled: its estimate stays taken).
+      co_await services_.limits.settleBuckets(std::move(buckets.demands), buckets.grant,
+                                              buckets.reserved, ctx.record.usage->total());
     }
     ctx.record.channel = record.channel;
     ctx.record.key_label = record.key_label;
@@ -654,6 +641,30 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
     co_return;
   }
   co_await answerExhausted(ctx, last, attempts);
+}
+
+Task<Forwarder::BucketPass> Forwarder::takeBuckets(RequestContext& ctx, config::Channel const& channel,
+                                                   config::ChannelKey const& key,
+                                                   std::string_view upstream_model, bool last) {
+  BucketPass pass;
+  pass.demands = bucketDemandsFor(channel, key, upstream_model);
+  if (pass.demands.empty()) co_return pass;
+  auto const& settings = ctx.catalog->settings();
+  pass.reserved = ctx.prompt_tokens + settings.buckets.expected_output_tokens;
+  // Only the last candidate waits for its tokens (then goes anyway); with others left, a short
+  // bucket sends the request on to them at once.
+  if (last) {
+    pass.grant = co_await services_.limits.acquireBuckets(pass.demands, pass.reserved,
+                                                          settings.buckets.max_wait,
+                                                          ctx.response.cancellation());
+  } else {
+    pass.grant = co_await services_.limits.tryBuckets(pass.demands, pass.reserved);
+  }
+  pass.passed = pass.grant.taken || pass.grant.overflow;
+  if (!pass.passed && !ctx.response.cancellation().cancelled()) {
+    services_.metrics_registry.counter(telemetry::MetricId::BucketEventsTotal).labels({"short"}).inc();
+  }
+  co_return pass;
 }
 
 Task<void> Forwarder::answerAllRefused(RequestContext& ctx, BreakerRefusals const& refusals) {

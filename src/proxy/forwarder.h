@@ -77,6 +77,17 @@ class Forwarder {
   /// outcome it was classified as.
   routing::Outcome report(RequestContext& ctx, routing::PlannedCandidate const& candidate,
                           AttemptResult const& result, AttemptRecord& record);
+  /// A candidate's token buckets: `passed` when taken (or none are configured, or the last
+  /// candidate waited its maximum and goes anyway); `demands` and `reserved` settle them.
+  struct BucketPass {
+    std::vector<shared_state::OwnedBucketDemand> demands;
+    shared_state::BucketGrant grant;
+    std::int64_t reserved = 0;
+    bool passed = true;
+  };
+  net::Task<BucketPass> takeBuckets(RequestContext& ctx, config::Channel const& channel,
+                                    config::ChannelKey const& key, std::string_view upstream_model,
+                                    bool last);
   /// No attempt was made: every candidate's breaker refused (a 503 with retry-after).
   net::Task<void> answerAllRefused(RequestContext& ctx, BreakerRefusals const& refusals);
   /// Breaker state changes since the last call, into the metrics and the log.
