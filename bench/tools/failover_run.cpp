@@ -272,8 +272,10 @@ void writeJson(std::FILE* f, FailoverOptions const& options, Totals const& total
       percentile(series(totals.samples, [](Sample const& s) { return s.back_us; }), 50));
   std::fprintf(f,
                "\"connections\":{\"client\":%d,\"storm_accepted\":%zu,\"storm_eof\":%zu,"
-               "\"storm_reset\":%zu,\"fallback_accepted\":%zu},",
-               client_connects, storm.accepted, storm.eofs, storm.resets, fallback.accepted);
+               "\"storm_reset\":%zu,\"storm_cut\":%zu,\"fallback_accepted\":%zu,"
+               "\"fallback_cut\":%zu},",
+               client_connects, storm.accepted, storm.eofs, storm.resets, storm.cut,
+               fallback.accepted, fallback.cut);
   writeSeries(f, "gap_samples_us", gap);
   std::fprintf(f, ",");
   writeSeries(f, "client_samples_us", client);
