@@ -232,6 +232,8 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
     }
     if (routing::isRejectedKeyAnswer(row.protocol, result.status, *error_body)) {
       result.policy = {routing::Verdict::NextKey, "key_rejected"};
+    } else if (routing::isContentPolicyRefusal(result.status, *error_body)) {
+      result.policy = {routing::Verdict::Relay, "content_policy"};
     }
     read_body = std::move(*error_body);
     translate::UpstreamError error = translate::readUpstreamError(
@@ -300,7 +302,10 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
   }
   record.duration_ms = msSince(started);
   // A relay that failed before its first body byte reports its transport error, not the status.
-  if (relayed.kind != AttemptResult::Kind::Failed) relayed.status = result.status;
+  if (relayed.kind != AttemptResult::Kind::Failed) {
+    relayed.status = result.status;
+    relayed.policy = result.policy;  // how the answer was judged (a content-policy refusal, say)
+  }
   if (relayed.kind == AttemptResult::Kind::Failed) relayed.retry_after = result.retry_after;
   co_return relayed;
 }
@@ -491,6 +496,7 @@ routing::Outcome outcomeOf(Forwarder::AttemptResult const& result, AttemptRecord
   if (result.kind == Kind::Aborted || record.outcome == "cancelled") return Outcome::ClientGone;
   if (result.policy.reason == "untranslatable") return Outcome::Untranslatable;
   if (result.policy.reason == "context_overflow") return Outcome::ContextOverflow;
+  if (result.policy.reason == "content_policy") return Outcome::ContentPolicy;
   if (result.policy.reason == "key_rejected") return Outcome::KeyRejected;
   if (result.policy.reason == "timeout_first_token") return Outcome::TimeoutFirstToken;
   if (record.outcome == "failed:mid_stream") return Outcome::MidStreamFailure;

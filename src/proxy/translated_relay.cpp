@@ -78,6 +78,8 @@ Task<Forwarder::AttemptResult> Forwarder::answerTranslatedError(
       upstream, result.status, *body, exchange.headers(), services_.clock.wallNow());
   if (routing::isRejectedKeyAnswer(upstream, result.status, *body)) {
     result.policy = {routing::Verdict::NextKey, "key_rejected"};
+  } else if (routing::isContentPolicyRefusal(result.status, *body)) {
+    result.policy = {routing::Verdict::Relay, "content_policy"};
   }
   // A prompt too long for the model is the client's problem everywhere: never retried.
   if (error.cls == translate::ErrorClass::ContextOverflow) result.policy = {routing::Verdict::Relay, "context_overflow"};

@@ -28,6 +28,15 @@ FailurePolicy policyForTransportError(ErrorKind kind) {
   }
 }
 
+bool isContentPolicyRefusal(int status, std::string_view body) {
+  if (status != 400) return false;
+  for (std::string_view marker : {"content_policy_violation", "\"content_filter\"",
+                                  "ResponsibleAIPolicyViolation", "PROHIBITED_CONTENT"}) {
+    if (body.find(marker) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 bool isRejectedKeyAnswer(Protocol protocol, int status, std::string_view body) {
   return protocol == Protocol::Gemini && status == 400 &&
          body.find("API_KEY_INVALID") != std::string_view::npos;

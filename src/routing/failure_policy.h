@@ -29,10 +29,16 @@ FailurePolicy policyForTransportError(ErrorKind kind);
 /// answer is the gateway's problem, not the client's: the key is paused and the next one tried.
 bool isRejectedKeyAnswer(Protocol protocol, int status, std::string_view body);
 
-/// Statuses whose body must be read before deciding: Gemini's 400 (see isRejectedKeyAnswer) and
-/// 429 (Google gives its retry delay in the body only, not in a retry-after header).
+/// Whether a 400 is the upstream refusing the content (a policy block): OpenAI's
+/// `content_policy_violation`, Azure OpenAI's `content_filter` / `ResponsibleAIPolicyViolation`,
+/// Gemini's `PROHIBITED_CONTENT`. The client's to change, like any 400, but counted apart.
+bool isContentPolicyRefusal(int status, std::string_view body);
+
+/// Statuses whose body must be read before deciding: every 400 (a content-policy refusal, and
+/// Gemini's wrong key: see isRejectedKeyAnswer) and Gemini's 429 (Google gives its retry delay in
+/// the body only, not in a retry-after header).
 inline bool needsBodyToDecide(Protocol protocol, int status) {
-  return protocol == Protocol::Gemini && (status == 400 || status == 429);
+  return status == 400 || (protocol == Protocol::Gemini && status == 429);
 }
 
 /// How long a key sits out after an answer: 429 → the upstream's retry-after or 30 s; 401/403 →

@@ -427,6 +427,37 @@ TEST_F(Resilience, BodylessPayloadTooLargeIsNotFailedOver) {
   EXPECT_EQ(line->at("attempts").as_int64(), 1);
 }
 
+TEST_F(Resilience, AContentPolicyRefusalGoesBackToTheClientAndIsCountedApart) {
+  auto fallback_mock = startMockProvider();
+  ASSERT_TRUE(fallback_mock.ok()) << fallback_mock.error().message;
+  auto call = clientCall(Protocol::OpenAiChat, false);
+  std::string const refusal =
+      R"({"error":{"message":"Your request was rejected as a result of our safety system.",)"
+      R"("type":"invalid_request_error","param":null,"code":"content_policy_violation"}})";
+  ScriptedServer upstream;
+  upstream.accept().expect("\r\n\r\n").expectBytes(call.body.size());
+  upstream.send("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: " +
+                std::to_string(refusal.size()) + "\r\n\r\n" + refusal);
+  upstream.close();
+  upstream.start();
+  auto primary =
+      channel("primary", Protocol::OpenAiChat, loopbackUrl(upstream.port()), {"k-p"}, 10);
+  auto fallback = channel("fallback", Protocol::OpenAiChat, fallback_mock->baseUrl(), {"k-f"}, 0);
+  auto gateway = startGateway(config({primary, fallback}));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  auto response = callGateway(gateway->port, call, "ce-policy");
+  ASSERT_TRUE(response.ok()) << response.error().message;
+  EXPECT_EQ(response->status(), 400);
+  EXPECT_EQ(response->body, refusal) << "relayed as the upstream sent it";
+  EXPECT_TRUE(upstream.finish(Millis(2000)).ok());
+  auto untouched = fetchJournal(fallback_mock->port);
+  ASSERT_TRUE(untouched.ok()) << untouched.error().message;
+  EXPECT_TRUE(untouched->empty()) << "a content-policy refusal was failed over";
+  EXPECT_EQ(waitForMetric(gateway->port, "llmux_attempt_outcomes_total", {{"class", "content_policy"}}, 1),
+            1);
+}
+
 // ---------------------------------------------------------------------------------------------
 // 4. The failure breaker: five 500s open it, the primary is then skipped without a call, the
 // admin API shows and resets it; with `breaker: off` the primary is tried every time.

@@ -36,12 +36,34 @@ TEST(FailurePolicy, TransportFailuresSkipTheChannel) {
 namespace llmux::routing {
 namespace {
 
+TEST(FailurePolicy, ContentPolicyRefusalsAreToldByTheirBody) {
+  // OpenAI (recorded shape of an image/moderation refusal), Azure OpenAI, Gemini.
+  EXPECT_TRUE(isContentPolicyRefusal(
+      400, R"({"error":{"message":"Your request was rejected as a result of our safety system.",)"
+           R"("type":"invalid_request_error","param":null,"code":"content_policy_violation"}})"));
+  EXPECT_TRUE(isContentPolicyRefusal(
+      400, R"({"error":{"message":"The response was filtered","type":null,"param":"prompt",)"
+           R"("code":"content_filter","status":400,"innererror":{"code":"ResponsibleAIPolicyViolation"}}})"));
+  EXPECT_TRUE(isContentPolicyRefusal(
+      400, R"({"error":{"code":400,"message":"Blocked: PROHIBITED_CONTENT","status":"INVALID_ARGUMENT"}})"));
+  EXPECT_FALSE(isContentPolicyRefusal(
+      400, R"({"error":{"message":"Unsupported parameter: 'temperature'","type":"invalid_request_error"}})"));
+  EXPECT_FALSE(isContentPolicyRefusal(
+      429, R"({"error":{"code":"content_policy_violation"}})")) << "only a 400 is a refusal";
+  // The table: the client's to change, never retried, not the key's fault.
+  auto action = actionFor(Outcome::ContentPolicy);
+  EXPECT_EQ(action.verdict, Verdict::Relay);
+  EXPECT_FALSE(action.counts_against_key);
+  EXPECT_FALSE(action.trips_breaker);
+}
+
 TEST(FailurePolicy, GeminiWrongKeyIsAKeyProblemDespiteItsStatus400) {
   constexpr char kGoogle[] =
       R"({"error":{"code":400,"message":"API key not valid. Please pass a valid API key.",)"
       R"("status":"INVALID_ARGUMENT","details":[{"reason":"API_KEY_INVALID"}]}})";
   EXPECT_TRUE(needsBodyToDecide(Protocol::Gemini, 400));
-  EXPECT_FALSE(needsBodyToDecide(Protocol::OpenAiChat, 400));
+  EXPECT_TRUE(needsBodyToDecide(Protocol::OpenAiChat, 400)) << "a content-policy refusal is told by its body";
+  EXPECT_FALSE(needsBodyToDecide(Protocol::OpenAiChat, 429));
   EXPECT_FALSE(needsBodyToDecide(Protocol::Gemini, 404));
   EXPECT_TRUE(needsBodyToDecide(Protocol::Gemini, 429)) << "its retry delay is in the body";
   EXPECT_FALSE(isRejectedKeyAnswer(Protocol::Gemini, 429, kGoogle));
