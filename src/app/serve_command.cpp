@@ -154,9 +154,7 @@ int runServe(std::string const& config_path) {
   routing::BreakerBoard breakers;
   // Buckets and gateway-key windows: in Redis when configured (shared by every replica), else
   // this process's own. The Redis address is read once: changing it needs a restart.
-  std::optional<shared_state::RedisOptions> redis;
-  if (settings->redis) redis = shared_state::redisOptions(*settings->redis);
-  shared_state::SharedLimits limits(clock, redis);
+  shared_state::SharedLimits limits(clock, settings->redis);
   proxy::ConfigHolder config_holder(std::make_shared<const routing::Catalog>(settings));
   std::atomic<bool> draining{false};
   store::RequestLogSink* request_log = settings->log.request_log ? store->get() : nullptr;

@@ -120,18 +120,6 @@ struct SharedLimits::HeartbeatLoop {
   }
 };
 
-RedisOptions redisOptions(config::RedisSettings const& settings) {
-  RedisOptions options;
-  options.host = settings.host;
-  options.port = settings.port;
-  options.password = settings.password;
-  options.db = settings.db;
-  options.timeout = settings.timeout;
-  options.cooldown = settings.cooldown;
-  options.prefix = settings.prefix;
-  return options;
-}
-
 std::string_view limitBackendName(LimitBackend backend) {
   return backend == LimitBackend::Redis ? "redis" : "local";
 }

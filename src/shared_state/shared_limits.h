@@ -21,19 +21,9 @@ namespace llmux::shared_state {
 class RedisClient;
 class RedisLimits;
 
-/// Where the shared limits live (config `redis:`).
-struct RedisOptions {
-  std::string host = "127.0.0.1";
-  std::uint16_t port = 6379;
-  std::string password;  ///< AUTH when not empty; never logged
-  int db = 0;            ///< SELECT when not 0
-  Millis timeout{50};    ///< a call slower than this is served locally ...
-  Millis cooldown{10'000};  ///< ... and so is every call for this long after it
-  std::string prefix = "llmux:";  ///< of every key written
-};
-
-/// The options of the configuration's `redis:` section.
-RedisOptions redisOptions(config::RedisSettings const& settings);
+/// Where the shared limits live: the configuration's `redis:` section (host, port, password,
+/// db, timeout, cooldown, key prefix).
+using RedisOptions = config::RedisSettings;
 
 /// Which table decided a take or an admission (a settle or finish goes back to the same one).
 enum class LimitBackend { Local, Redis };

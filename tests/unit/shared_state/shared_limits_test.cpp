@@ -51,29 +51,7 @@ struct Driver {
   }
 };
 
-TEST(RedisOptions, ComeFromTheRedisSettings) {
-  config::RedisSettings settings;
-  settings.host = "redis.internal";
-  settings.port = 6380;
-  settings.password = "pw";
-  settings.db = 2;
-  settings.timeout = Millis(80);
-  settings.cooldown = Millis(5'000);
-  settings.prefix = "gw:";
-  RedisOptions options = redisOptions(settings);
-  EXPECT_EQ(options.host, "redis.internal");
-  EXPECT_EQ(options.port, 6380);
-  EXPECT_EQ(options.password, "pw");
-  EXPECT_EQ(options.db, 2);
-  EXPECT_EQ(options.timeout, Millis(80));
-  EXPECT_EQ(options.cooldown, Millis(5'000));
-  EXPECT_EQ(options.prefix, "gw:");
-  // The defaults agree.
-  RedisOptions defaults = redisOptions(config::RedisSettings{});
-  EXPECT_EQ(defaults.timeout, RedisOptions{}.timeout);
-  EXPECT_EQ(defaults.cooldown, RedisOptions{}.cooldown);
-  EXPECT_EQ(defaults.prefix, RedisOptions{}.prefix);
-  EXPECT_EQ(defaults.port, RedisOptions{}.port);
+TEST(LimitBackend, Names) {
   EXPECT_EQ(limitBackendName(LimitBackend::Redis), "redis");
   EXPECT_EQ(limitBackendName(LimitBackend::Local), "local");
 }
