@@ -19,9 +19,9 @@
 #include "routing/freezes.h"
 #include "routing/router_state.h"
 #include "translate/errors.h"
+#include "shared_state/shared_limits.h"
 #include "telemetry/log.h"
 #include "telemetry/metrics.h"
-#include "shared_state/shared_limits.h"
 
 namespace llmux::proxy {
 

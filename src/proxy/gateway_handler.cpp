@@ -70,7 +70,8 @@ bool isProbe(RouteKind kind) {
 }  // namespace
 
 GatewayHandler::GatewayHandler(GatewayServices& services, http::UpstreamPool& pool)
-    : services_(services), forwarder_(services, pool), admin_(services.freezes, services.breakers, services.clock),
+    : services_(services), forwarder_(services, pool),
+      admin_(services.freezes, services.breakers, services.clock),
       rng_(std::random_device{}()) {
   admin_.preview = [this](RequestContext& ctx) { return servePreview(ctx); };
 }
@@ -273,7 +274,6 @@ Task<void> GatewayHandler::rejectOverLimit(RequestContext& ctx, routing::ClientA
   auto seconds = std::max<long long>(1, std::chrono::ceil<std::chrono::seconds>(refusal.retry_after).count());
   HeaderList extra;
   extra.add("retry-after", std::to_string(seconds));
-  ctx.record.error = "gateway_key_limit:" + std::string(refusal.limit);
   co_await replyError(ctx, 429,
                       "gateway key '" + ctx.gateway_key->name + "' is over its " +
                           std::string(refusal.limit) + " limit; retry after " + std::to_string(seconds) + " s",
