@@ -8,11 +8,14 @@
 
 #include <boost/asio/io_context.hpp>
 
-#include "redis_server.h"
 #include "run_task.h"
 #include "shared_state/redis_client.h"
+#include "support/redis_server.h"
 
 namespace llmux::shared_state::testing {
+
+using test_support::freeLoopbackPort;
+using test_support::RedisServer;
 
 /// A test with its own redis-server. A missing redis-server FAILS the test (never a skip: the
 /// shared limits would otherwise ship untested).

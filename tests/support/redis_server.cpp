@@ -1,4 +1,4 @@
-#include "redis_server.h"
+#include "support/redis_server.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -15,7 +15,7 @@
 
 extern char** environ;
 
-namespace llmux::shared_state::testing {
+namespace llmux::test_support {
 namespace {
 
 // A loaded CI machine starts redis-server in well under a second; this only bounds a hang.
@@ -140,4 +140,4 @@ void RedisServer::resume() {
   ::kill(pid_, SIGCONT);
 }
 
-}  // namespace llmux::shared_state::testing
+}  // namespace llmux::test_support

@@ -8,10 +8,11 @@
 #include <string>
 #include <vector>
 
-namespace llmux::shared_state::testing {
+namespace llmux::test_support {
 
 /// A private redis-server for one test: a free loopback port, a fresh temporary directory, no
 /// persistence (`--save "" --appendonly no`). Killed (and its directory removed) on destruction.
+/// Shared by the unit tests of shared_state/ and the end-to-end scenarios of the shared limits.
 class RedisServer {
  public:
   /// Starts one; on failure returns nullptr and says why in `error` (redis-server missing from
@@ -37,4 +38,4 @@ class RedisServer {
 /// A loopback port nothing listens on right now.
 std::uint16_t freeLoopbackPort();
 
-}  // namespace llmux::shared_state::testing
+}  // namespace llmux::test_support
