@@ -18,14 +18,15 @@ double msBetween(MonoTime a, MonoTime b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-/// How many events of the mock's stream come before its first content: Chat's role chunk;
-/// Responses' created, in_progress and output_item.added (its content_part.added opens content);
-/// Anthropic's message_start (its content_block_start opens content); none for Gemini.
+/// How many events of the mock's stream come before its first content (its first token): Chat's
+/// role chunk; Responses' created, in_progress, output_item.added and the empty
+/// content_part.added; Anthropic's message_start, the empty text block's content_block_start and
+/// ping; none for Gemini.
 std::size_t preambleEvents(Protocol protocol) {
   switch (protocol) {
     case Protocol::OpenAiChat: return 1;
-    case Protocol::OpenAiResponses: return 3;
-    case Protocol::Anthropic: return 1;
+    case Protocol::OpenAiResponses: return 4;
+    case Protocol::Anthropic: return 3;
     case Protocol::Gemini: return 0;
   }
   return 0;
