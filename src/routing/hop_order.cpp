@@ -109,6 +109,11 @@ std::uint64_t keptBits(std::uint64_t value, std::size_t width, std::size_t kept)
   return (value & low) >> (width - kept);
 }
 
+/// `value << shift` / `value >> shift`, 0 when the shift is the word's width or more (a criterion
+/// with no bit kept sits above the prefix: shifting by 64 would be undefined).
+std::uint64_t shiftedUp(std::uint64_t value, std::size_t shift) { return shift >= 64 ? 0 : value << shift; }
+std::uint64_t shiftedDown(std::uint64_t value, std::size_t shift) { return shift >= 64 ? 0 : value >> shift; }
+
 /// Sorts one tier's members (positions, ascending) by (first, flag, second, position).
 void sortTier(OrderFields const* f, std::uint32_t* members, std::size_t m) {
   if (m < 2) return;
@@ -141,9 +146,9 @@ void sortTier(OrderFields const* f, std::uint32_t* members, std::size_t m) {
   std::array<std::uint32_t, kMaxIndexed> unsorted;
   for (std::size_t k = 0; k < m; ++k) {
     auto const& x = f[members[k]];
-    prefixes[k] = keptBits(x.first, first_width, first_kept) << first_shift |
-                  (flag_width ? std::uint64_t{x.flag} << flag_shift : 0) |
-                  keptBits(x.second, second_width, second_kept) << second_shift | k;
+    prefixes[k] = shiftedUp(keptBits(x.first, first_width, first_kept), first_shift) |
+                  (flag_width ? shiftedUp(std::uint64_t{x.flag}, flag_shift) : 0) |
+                  shiftedUp(keptBits(x.second, second_width, second_kept), second_shift) | k;
     unsorted[k] = members[k];
   }
   std::fill(prefixes.begin() + static_cast<std::ptrdiff_t>(m), prefixes.begin() + static_cast<std::ptrdiff_t>(padded),
@@ -157,7 +162,7 @@ void sortTier(OrderFields const* f, std::uint32_t* members, std::size_t m) {
   std::size_t run_shift = first_kept < first_width ? first_shift : kIndexBits;
   InTier less{f};
   for (std::size_t k = 1; k < m; ++k) {
-    if ((prefixes[k] ^ prefixes[k - 1]) >> run_shift) continue;
+    if (shiftedDown(prefixes[k] ^ prefixes[k - 1], run_shift)) continue;
     if (!less(members[k], members[k - 1])) continue;
     std::uint32_t moving = members[k];
     std::size_t hole = k;

@@ -128,7 +128,9 @@ TEST(PlannerOrder, EveryStrategyFollowsItsCriteriaOverRandomPools) {
         AttemptReport r;
         r.channel = channel.name;
         r.key_id = key.id;
-        r.upstream_model = channel.upstreamModel(g.chance(50) ? "m" : "f");
+        // upstreamModel may return its argument: the name must outlive the report.
+        std::string const client_model = g.chance(50) ? "m" : "f";
+        r.upstream_model = channel.upstreamModel(client_model);
         r.session = g.chance(30) ? "s" : "";
         r.outcome = g.chance(30) ? Outcome::ServerError : Outcome::Success;
         r.first_token = Millis(100 + static_cast<int>(g.below(2000)));
