@@ -587,7 +587,9 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
     }
     bool const probe = admission.admission == routing::Admission::Probe;
     bool is_last = !followed(i, attempts);
-    BucketPass buckets = co_await takeBuckets(ctx, channel, key, candidate.upstream_model, is_last);
+    BucketPass buckets;
+    buckets.demands = bucketDemandsFor(channel, key, candidate.upstream_model);
+    if (!buckets.demands.empty()) buckets = co_await takeBuckets(ctx, std::move(buckets.demands), is_last);
     if (!buckets.passed) {
       services_.breakers.record(channel.name, candidate.upstream_model, channel.breaker,
                                 routing::AttemptSignal::Ignored, probe, services_.clock.now());
@@ -649,12 +651,11 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
   co_await answerExhausted(ctx, last, attempts);
 }
 
-Task<Forwarder::BucketPass> Forwarder::takeBuckets(RequestContext& ctx, config::Channel const& channel,
-                                                   config::ChannelKey const& key,
-                                                   std::string_view upstream_model, bool last) {
+Task<Forwarder::BucketPass> Forwarder::takeBuckets(RequestContext& ctx,
+                                                   std::vector<shared_state::OwnedBucketDemand> demands,
+                                                   bool last) {
   BucketPass pass;
-  pass.demands = bucketDemandsFor(channel, key, upstream_model);
-  if (pass.demands.empty()) co_return pass;
+  pass.demands = std::move(demands);
   auto const& settings = ctx.catalog->settings();
   pass.reserved = ctx.prompt_tokens + settings.buckets.expected_output_tokens;
   // Only the last candidate waits for its tokens (then goes anyway); with others left, a short

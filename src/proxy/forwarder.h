@@ -85,9 +85,9 @@ class Forwarder {
     std::int64_t reserved = 0;
     bool passed = true;
   };
-  net::Task<BucketPass> takeBuckets(RequestContext& ctx, config::Channel const& channel,
-                                    config::ChannelKey const& key, std::string_view upstream_model,
-                                    bool last);
+  /// Takes `demands` (not empty: a candidate without buckets skips this coroutine).
+  net::Task<BucketPass> takeBuckets(RequestContext& ctx,
+                                    std::vector<shared_state::OwnedBucketDemand> demands, bool last);
   /// No attempt was made: every candidate's breaker refused (a 503 with retry-after).
   net::Task<void> answerAllRefused(RequestContext& ctx, BreakerRefusals const& refusals);
   /// Breaker state changes since the last call, into the metrics and the log.

@@ -323,6 +323,7 @@ void BreakerBoard::noteLocked(std::string_view key, bool storm, BreakerState to)
   }
   auto [channel, model] = splitKey(key);
   transitions_.push_back({std::string(channel), std::string(model), storm, to});
+  has_transitions_.store(true, std::memory_order_release);
 }
 
 BreakerDecision BreakerBoard::admit(std::string_view channel, std::string_view model,
@@ -432,7 +433,9 @@ bool BreakerBoard::reset(std::string_view channel, std::string_view model) {
 }
 
 std::vector<BreakerTransition> BreakerBoard::takeTransitions() {
+  if (!has_transitions_.load(std::memory_order_acquire)) return {};
   std::lock_guard lock(mutex_);
+  has_transitions_.store(false, std::memory_order_relaxed);
   return std::exchange(transitions_, {});
 }
 

@@ -6,6 +6,7 @@
 // passes the time (implementation: breakers.cpp).
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -278,6 +279,9 @@ class BreakerBoard {
   mutable std::mutex mutex_;
   PairMap pairs_;
   std::vector<BreakerTransition> transitions_;
+  /// Whether `transitions_` holds any: takeTransitions runs after every attempt and must not
+  /// take the lock when nothing moved (the usual case).
+  std::atomic<bool> has_transitions_{false};
   std::uint64_t dropped_transitions_ = 0;
 };
 
