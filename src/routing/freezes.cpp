@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/ids.h"
+#include "routing/rate_limits.h"
 #include "core/retry_after.h"
 #include "core/strings.h"
 
@@ -26,9 +27,7 @@ void keepLatest(std::optional<WallTime>& latest, std::optional<WallTime> candida
 
 // --- periods ------------------------------------------------------------------------------------
 
-WallTime endOfToday(WallTime now) {
-  return time_point_cast<WallClock::duration>(floor<days>(now) + days{1});
-}
+WallTime endOfToday(WallTime now) { return nextUtcMidnight(now); }
 
 WallTime endOfWeek(WallTime now) {
   sys_days today = floor<days>(now);
@@ -37,11 +36,7 @@ WallTime endOfWeek(WallTime now) {
   return time_point_cast<WallClock::duration>(today + left);
 }
 
-WallTime endOfMonth(WallTime now) {
-  year_month_day today{floor<days>(now)};
-  year_month next = year_month{today.year(), today.month()} + months{1};
-  return time_point_cast<WallClock::duration>(sys_days{next / 1});
-}
+WallTime endOfMonth(WallTime now) { return nextUtcMonthStart(now); }
 
 // --- the table ----------------------------------------------------------------------------------
 
