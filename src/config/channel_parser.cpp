@@ -7,6 +7,7 @@
 #include "config/address.h"
 #include "config/key_id.h"
 #include "config/resilience_parser.h"
+#include "core/http_syntax.h"
 #include "core/strings.h"
 
 namespace llmux::config::detail {
@@ -20,21 +21,9 @@ constexpr std::array<std::string_view, 9> kReservedHeaders = {
     "host", "content-length", "transfer-encoding", "connection", "keep-alive",
     "te",   "trailer",        "upgrade",           "proxy-connection"};
 
-bool isTokenChar(char c) {
-  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
-  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
 bool isQueryNameChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
          std::string_view("-._~").find(c) != std::string_view::npos;
-}
-
-bool hasControlChar(std::string_view s) {
-  return std::any_of(s.begin(), s.end(), [](char c) {
-    auto u = static_cast<unsigned char>(c);
-    return (u < 0x20 && c != '\t') || u == 0x7f;
-  });
 }
 
 std::string protocolChoices() {
@@ -114,8 +103,8 @@ std::optional<ChannelKey> readKey(YamlReader& reader, YAML::Node const& node,
   if (!node.IsMap()) {
     auto secret = expandedString(reader, node, item_path, env);
     if (!secret) return std::nullopt;
-    if (secret->empty()) {
-      reader.fail(item_path, "empty secret");
+    if (auto problem = secretProblem(*secret); !problem.empty()) {
+      reader.fail(item_path, std::string(problem));
       return std::nullopt;
     }
     return makeChannelKey(channel_name, index, std::move(*secret));
@@ -274,7 +263,7 @@ void readHeaders(YamlReader& reader, Fields const& fields, EnvLookup const& env,
     }
     auto text = expandedString(reader, value, entry_path, env);
     if (!text) continue;
-    if (hasControlChar(*text)) {
+    if (!isSafeHeaderValue(*text)) {
       reader.fail(entry_path, "header value must not contain control characters");
       continue;
     }
@@ -545,9 +534,13 @@ std::optional<std::string> readSecret(YamlReader& reader, YAML::Node const* lite
       reader.fail(env_path, "environment variable " + *variable + " is not set");
     }
   }
-  if (secret && secret->empty()) {
-    reader.fail(secret_path, "empty secret");
-    secret.reset();
+  if (secret) {
+    // Checked here once for every secret (channel keys, gateway keys, tokens, passwords): a
+    // value that could break a header line or a URL never reaches the wire.
+    if (auto problem = secretProblem(*secret); !problem.empty()) {
+      reader.fail(secret_path, std::string(problem));
+      secret.reset();
+    }
   }
   return secret;
 }
@@ -558,10 +551,6 @@ bool isValidName(std::string_view name) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
            c == '.' || c == '_' || c == '-';
   });
-}
-
-bool isHeaderName(std::string_view name) {
-  return !name.empty() && std::all_of(name.begin(), name.end(), isTokenChar);
 }
 
 Result<AuthSpec> parseAuthSpec(std::string_view text) {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/http_syntax.h"
 #include "config/env.h"
 #include "config/settings.h"
 #include "config/yaml_reader.h"
@@ -40,8 +41,5 @@ Result<AuthSpec> parseAuthSpec(std::string_view text);
 /// Whether `name` is a usable channel or gateway key name: 1..64 of [A-Za-z0-9._-]. Names appear
 /// in key ids ("name/hash") and labels ("name#0"), so '/' and '#' are excluded.
 bool isValidName(std::string_view name);
-
-/// Whether `name` is an HTTP header field name (RFC 9110 token).
-bool isHeaderName(std::string_view name);
 
 }  // namespace llmux::config::detail

@@ -15,7 +15,7 @@ void buildAttemptRequest(RequestContext& ctx, config::Channel const& channel,
   out.translated = row.protocol != ctx.protocol;
   if (out.translated) {
     if (auto decoded = decodeClientRequest(ctx); !decoded) {
-      out.problem = AttemptRequest::Problem::ClientBody;
+      out.problem = AttemptRequest::Problem::ClientRequest;
       out.error = decoded.error();
       return;
     }
@@ -50,11 +50,19 @@ void buildAttemptRequest(RequestContext& ctx, config::Channel const& channel,
                                      ? targetRoute(row.protocol, upstream_model, ctx.profile.stream)
                                      : ctx.route;
   out.target = upstreamTarget(channel, row, key, route, upstream_model, query);
-  out.head = buildUpstreamHead(
+  auto head = buildUpstreamHead(
       ctx.request.method, out.target, ctx.request.headers,
       out.translated ? ForwardedHeaders::Generic : ForwardedHeaders::EndToEnd,
       preset ? preset->headers : HeaderList{}, channel, row, key, ctx.request_id,
       out.body.size());
+  if (!head) {
+    out.problem = head.error().kind == ErrorKind::InvalidRequest
+                      ? AttemptRequest::Problem::ClientRequest
+                      : AttemptRequest::Problem::Misconfigured;
+    out.error = head.error();
+    return;
+  }
+  out.head = std::move(*head);
 }
 
 }  // namespace llmux::proxy

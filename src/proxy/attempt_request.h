@@ -16,8 +16,10 @@ namespace llmux::proxy {
 struct AttemptRequest {
   enum class Problem {
     None,
-    ClientBody,      ///< the client's body cannot be read for translation: a 400, no retry
+    ClientRequest,   ///< the client's request cannot be sent (a body translation cannot read,
+                     ///< a value that would break the upstream head): a 400, no retry
     Untranslatable,  ///< this channel's protocol cannot carry the request: try another
+    Misconfigured,   ///< the channel's settings would write an unsafe head: try another channel
   };
   Problem problem = Problem::None;
   Error error;  ///< when `problem` is not None

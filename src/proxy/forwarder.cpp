@@ -108,10 +108,17 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
   record.translated = translated;
   switch (request.problem) {
     case AttemptRequest::Problem::None: break;
-    case AttemptRequest::Problem::ClientBody:
-      co_await replyError(ctx, 400, request.error.message);  // the client's body: no retry
+    case AttemptRequest::Problem::ClientRequest:
+      co_await replyError(ctx, 400, request.error.message);  // the client's request: no retry
       result.kind = AttemptResult::Kind::Answered;
       record.outcome = "client_error";
+      co_return result;
+    case AttemptRequest::Problem::Misconfigured:
+      telemetry::logError("request {}: channel {} cannot be used: {}", ctx.request_id,
+                          channel.name, request.error.message);
+      result.error = request.error;
+      result.policy = {routing::Verdict::NextChannel, "misconfigured"};
+      record.outcome = failureOutcome(last, result.policy.reason);
       co_return result;
     case AttemptRequest::Problem::Untranslatable:
       // This protocol cannot carry the request (a provider file id Gemini cannot take, say);
@@ -476,6 +483,8 @@ Task<void> Forwarder::answerExhausted(RequestContext& ctx, AttemptResult const& 
     // No candidate's protocol could carry the request: the client's to change.
     co_await replyError(ctx, 400, last.error->message);
     co_return;
+  } else if (last.error && last.policy.reason == "misconfigured") {
+    last_reason = last.error->message;  // names the setting, never its value
   } else if (last.error) {
     last_reason = std::string(errorKindName(last.error->kind));
     status = last.error->kind == ErrorKind::Timeout ? 504 : 502;
@@ -495,6 +504,7 @@ routing::Outcome outcomeOf(Forwarder::AttemptResult const& result, AttemptRecord
   using Kind = Forwarder::AttemptResult::Kind;
   if (result.kind == Kind::Aborted || record.outcome == "cancelled") return Outcome::ClientGone;
   if (result.policy.reason == "untranslatable") return Outcome::Untranslatable;
+  if (result.policy.reason == "misconfigured") return Outcome::Misconfigured;
   if (result.policy.reason == "context_overflow") return Outcome::ContextOverflow;
   if (result.policy.reason == "content_policy") return Outcome::ContentPolicy;
   if (result.policy.reason == "key_rejected") return Outcome::KeyRejected;

@@ -1,5 +1,8 @@
 #include "proxy/preset_request.h"
 
+#include <algorithm>
+
+#include "core/digest.h"
 #include "http/server_request.h"
 
 namespace llmux::proxy {
@@ -20,15 +23,34 @@ bool hasParam(std::string_view query, std::string_view param) {
 
 }  // namespace
 
+namespace {
+
+/// What a session id the clients really send is made of (UUIDs, Claude Code's and Codex's ids).
+bool isSessionIdChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         std::string_view("-._:@+~").find(c) != std::string_view::npos;
+}
+
+}  // namespace
+
+std::string wireSafeSessionId(std::string_view raw) {
+  if (raw.empty()) return {};
+  if (raw.size() <= kMaxWireSessionIdBytes &&
+      std::all_of(raw.begin(), raw.end(), isSessionIdChar)) {
+    return std::string(raw);
+  }
+  return "sha256-" + sha256Hex(raw, 16);
+}
+
 std::string sessionIdOf(RequestContext const& ctx) {
   for (std::string_view name :
        {"x-session-id", "x-claude-code-session-id", "session-id", "session_id"}) {
     std::string_view value = ctx.request.headers.get(name);
-    if (!value.empty()) return std::string(value);
+    if (!value.empty()) return wireSafeSessionId(value);
   }
   if (ctx.neutral) {
-    if (!ctx.neutral->prompt_cache_key.empty()) return ctx.neutral->prompt_cache_key;
-    if (!ctx.neutral->user.empty()) return ctx.neutral->user;
+    if (!ctx.neutral->prompt_cache_key.empty()) return wireSafeSessionId(ctx.neutral->prompt_cache_key);
+    if (!ctx.neutral->user.empty()) return wireSafeSessionId(ctx.neutral->user);
   }
   return {};
 }

@@ -34,8 +34,18 @@ std::optional<PresetRequest> presetRequestFor(RequestContext const& ctx,
                                               std::string const& upstream_model,
                                               std::string_view base_query);
 
-/// The caller's session, as far as it can be told: a session header (`X-Session-Id`, Claude
-/// Code's, Codex's), else the neutral request's `prompt_cache_key` or `user`. "" when unknown.
+/// Longest session id sent upstream as the client gave it.
+inline constexpr std::size_t kMaxWireSessionIdBytes = 128;
+
+/// A session id as it may go upstream (a preset's headers and body fields): the client's value
+/// when it is at most kMaxWireSessionIdBytes of letters, digits and `-._:@+~`, else
+/// "sha256-<32 hex digits>" of it — the same for the same session, but the client's bytes never
+/// reach a header line. "" stays "".
+std::string wireSafeSessionId(std::string_view raw);
+
+/// The caller's session, as far as it can be told, made wire-safe: a session header
+/// (`X-Session-Id`, Claude Code's, Codex's), else the neutral request's `prompt_cache_key` or
+/// `user`. "" when unknown.
 std::string sessionIdOf(RequestContext const& ctx);
 
 /// `query` with `extra` appended ("" stays "").

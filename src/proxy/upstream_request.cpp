@@ -1,10 +1,14 @@
 #include "proxy/upstream_request.h"
 
+#include <algorithm>
 #include <array>
+#include <optional>
 
 #include "config/address.h"
+#include "core/http_syntax.h"
 #include "core/strings.h"
 #include "protocol/client_auth.h"
+#include "protocol/percent_encoding.h"
 #include "protocol/upstream_path.h"
 
 namespace llmux::proxy {
@@ -46,11 +50,84 @@ bool namedInConnection(HeaderList const& headers, std::string_view name) {
   return false;
 }
 
-void appendHeader(std::string& head, std::string_view name, std::string_view value) {
-  head += name;
-  head += ": ";
-  head += value;
-  head += "\r\n";
+/// Writes a request head, checking every name, value and the target on the way (the one choke
+/// point between what clients and the configuration say and the upstream's wire). The first
+/// unsafe item is remembered with who supplied it; the head is then not sent at all.
+class HeadWriter {
+ public:
+  explicit HeadWriter(std::string& head) : head_(head) {}
+
+  void requestLine(std::string_view method, std::string_view target) {
+    if (!isSafeRequestTarget(target)) {
+      // The client's query is escaped before it gets here: what is left came from the file.
+      fail(WireSource::Configuration, "the request target");
+    }
+    head_ += method;
+    head_ += ' ';
+    head_ += target;
+    head_ += " HTTP/1.1\r\n";
+  }
+
+  void header(std::string_view name, std::string_view value, WireSource source) {
+    if (!isHeaderName(name)) {
+      fail(source, "a header name");
+      return;
+    }
+    if (!isSafeHeaderValue(value)) {
+      fail(source, "header '" + std::string(name) + "'");
+      return;
+    }
+    head_ += name;
+    head_ += ": ";
+    head_ += value;
+    head_ += "\r\n";
+  }
+
+  Result<void> result() const {
+    if (!problem_) return {};
+    return *problem_;
+  }
+
+ private:
+  void fail(WireSource source, std::string what) {
+    if (problem_) return;
+    // Never the value itself: it may be a secret, and it is the attacker's text.
+    problem_ = source == WireSource::Client
+                   ? makeError(ErrorKind::InvalidRequest,
+                               what + " would carry a control character (CR, LF or NUL) from the "
+                                      "request to the upstream")
+                   : makeError(ErrorKind::Internal,
+                               what + " of the channel's configuration contains a control "
+                                      "character (CR, LF or NUL)");
+  }
+
+  std::string& head_;
+  std::optional<Error> problem_;
+};
+
+/// A byte a request target may not carry raw (space, control, non-ASCII, a fragment mark).
+bool needsEscape(char c) {
+  auto u = static_cast<unsigned char>(c);
+  return u <= 0x20 || u >= 0x7f || c == '#';
+}
+
+/// `query` with every such byte percent-encoded (the server's parser refuses most of them
+/// already; this keeps the guarantee local).
+std::string escapedQuery(std::string query) {
+  if (std::none_of(query.begin(), query.end(), needsEscape)) return query;
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (char c : query) {
+    if (!needsEscape(c)) {
+      out += c;
+      continue;
+    }
+    auto u = static_cast<unsigned char>(c);
+    out += '%';
+    out += kHex[u >> 4];
+    out += kHex[u & 0x0f];
+  }
+  return out;
 }
 
 }  // namespace
@@ -63,29 +140,28 @@ UpstreamTarget upstreamTarget(config::Channel const& channel, config::ProtocolRo
   target.host_header = config::hostHeaderValue(row.url);
 
   target.path_and_query = protocol::upstreamPath(row.url.path_prefix, route, upstream_model);
-  std::string query = protocol::queryWithoutClientKey(query_in);
+  std::string query = escapedQuery(protocol::queryWithoutClientKey(query_in));
   auto auth = config::resolveAuth(row.protocol, row.auth);
   if (auth.style == config::AuthStyle::Query) {
     if (!query.empty()) query += '&';
-    query += auth.name + "=" + key.secret;
+    query += auth.name + "=" + protocol::percentEncodeSegment(key.secret);
   }
   if (!query.empty()) target.path_and_query += "?" + query;
   return target;
 }
 
-std::string buildUpstreamHead(std::string_view method, UpstreamTarget const& target,
-                              HeaderList const& client_headers, ForwardedHeaders forwarded,
-                              HeaderList const& preset_headers, config::Channel const& channel,
-                              config::ProtocolRow const& row,
-                              config::ChannelKey const& key, std::string_view request_id,
-                              std::size_t content_length) {
+Result<std::string> buildUpstreamHead(std::string_view method, UpstreamTarget const& target,
+                                      HeaderList const& client_headers, ForwardedHeaders forwarded,
+                                      HeaderList const& preset_headers,
+                                      config::Channel const& channel,
+                                      config::ProtocolRow const& row,
+                                      config::ChannelKey const& key, std::string_view request_id,
+                                      std::size_t content_length) {
   std::string head;
   head.reserve(1024);
-  head += method;
-  head += ' ';
-  head += target.path_and_query;
-  head += " HTTP/1.1\r\n";
-  appendHeader(head, "Host", target.host_header);
+  HeadWriter out(head);
+  out.requestLine(method, target.path_and_query);
+  out.header("Host", target.host_header, WireSource::Configuration);
   for (auto const& field : client_headers) {
     if (forwarded == ForwardedHeaders::Generic && !equalsIgnoreCase(field.name, "user-agent")) {
       continue;
@@ -94,33 +170,41 @@ std::string buildUpstreamHead(std::string_view method, UpstreamTarget const& tar
     if (channel.headers.has(field.name)) continue;  // the channel's value wins
     if (preset_headers.has(field.name)) continue;   // so does the preset's
     if (namedInConnection(client_headers, field.name)) continue;
-    appendHeader(head, field.name, field.value);
+    out.header(field.name, field.value, WireSource::Client);
   }
   if (forwarded == ForwardedHeaders::Generic) {
-    if (!channel.headers.has("content-type")) appendHeader(head, "Content-Type", "application/json");
+    if (!channel.headers.has("content-type")) {
+      out.header("Content-Type", "application/json", WireSource::Configuration);
+    }
   }
+  // Preset headers carry values taken from the request (session ids): the client's.
   for (auto const& field : preset_headers) {
-    if (!channel.headers.has(field.name)) appendHeader(head, field.name, field.value);
+    if (!channel.headers.has(field.name)) out.header(field.name, field.value, WireSource::Client);
   }
-  for (auto const& field : channel.headers) appendHeader(head, field.name, field.value);
+  for (auto const& field : channel.headers) {
+    out.header(field.name, field.value, WireSource::Configuration);
+  }
   bool client_version = forwarded == ForwardedHeaders::EndToEnd && client_headers.has("anthropic-version");
   if (row.protocol == Protocol::Anthropic && !client_version &&
       !channel.headers.has("anthropic-version") && !preset_headers.has("anthropic-version")) {
-    appendHeader(head, "anthropic-version", "2023-06-01");  // required by the API
+    out.header("anthropic-version", "2023-06-01", WireSource::Configuration);  // required by the API
   }
   auto auth = config::resolveAuth(row.protocol, row.auth);
   switch (auth.style) {
-    case config::AuthStyle::Bearer: appendHeader(head, "Authorization", "Bearer " + key.secret); break;
-    case config::AuthStyle::XApiKey: appendHeader(head, "x-api-key", key.secret); break;
-    case config::AuthStyle::Header: appendHeader(head, auth.name, key.secret); break;
+    case config::AuthStyle::Bearer:
+      out.header("Authorization", "Bearer " + key.secret, WireSource::Configuration);
+      break;
+    case config::AuthStyle::XApiKey: out.header("x-api-key", key.secret, WireSource::Configuration); break;
+    case config::AuthStyle::Header: out.header(auth.name, key.secret, WireSource::Configuration); break;
     case config::AuthStyle::Query:
     case config::AuthStyle::Default: break;
   }
-  appendHeader(head, "X-Request-Id", request_id);
+  out.header("X-Request-Id", request_id, WireSource::Client);
   if (method != "GET" || content_length > 0) {
-    appendHeader(head, "Content-Length", std::to_string(content_length));
+    out.header("Content-Length", std::to_string(content_length), WireSource::Configuration);
   }
   head += "\r\n";
+  if (auto checked = out.result(); !checked) return checked.error();
   return head;
 }
 

@@ -5,6 +5,7 @@
 
 #include "config/settings.h"
 #include "core/http_headers.h"
+#include "core/result.h"
 #include "http/peer_address.h"
 #include "protocol/routes.h"
 
@@ -19,7 +20,8 @@ struct UpstreamTarget {
 
 /// The URL of the request on `channel` spoken to in `row`: the row's base path plus the
 /// protocol's standard path for `route`, and `query` (the client's, without its gateway key, for
-/// passthrough) plus the upstream key when the row authenticates by query parameter.
+/// passthrough; bytes a target may not carry raw are percent-encoded) plus the upstream key,
+/// percent-encoded, when the row authenticates by query parameter.
 UpstreamTarget upstreamTarget(config::Channel const& channel, config::ProtocolRow const& row,
                               config::ChannelKey const& key, protocol::Route const& route,
                               std::string_view upstream_model, std::string_view query);
@@ -32,16 +34,28 @@ enum class ForwardedHeaders {
              ///< to an upstream of another protocol
 };
 
+/// Where a value written into an upstream head came from: who has to fix it when it is unsafe.
+enum class WireSource {
+  Client,         ///< the request (its headers, or values taken from its body): a 400
+  Configuration,  ///< the channel's settings: the channel cannot be used
+};
+
 /// The request head sent upstream: the client's headers as `forwarded` says (never hop-by-hop
 /// headers, the client's credentials, or headers llmux sets itself), the client preset's headers
 /// (replacing the client's of the same name), the channel's extra headers (winning over both),
 /// the channel key in the row's auth style, X-Request-Id, Host and Content-Length.
-std::string buildUpstreamHead(std::string_view method, UpstreamTarget const& target,
-                              HeaderList const& client_headers, ForwardedHeaders forwarded,
-                              HeaderList const& preset_headers, config::Channel const& channel,
-                              config::ProtocolRow const& row,
-                              config::ChannelKey const& key, std::string_view request_id,
-                              std::size_t content_length);
+///
+/// This is the one place heads for upstreams are written, and every name, value and the target
+/// are checked here (core/http_syntax.h): an error of kind InvalidRequest when a value from the
+/// request would carry a CR, LF, NUL or other control character, Internal when one from the
+/// configuration would. The error never quotes the value.
+Result<std::string> buildUpstreamHead(std::string_view method, UpstreamTarget const& target,
+                                      HeaderList const& client_headers, ForwardedHeaders forwarded,
+                                      HeaderList const& preset_headers,
+                                      config::Channel const& channel,
+                                      config::ProtocolRow const& row,
+                                      config::ChannelKey const& key, std::string_view request_id,
+                                      std::size_t content_length);
 
 /// The upstream's response headers as the client gets them: hop-by-hop and framing headers
 /// removed (the client connection has its own framing), the upstream's x-request-id renamed to

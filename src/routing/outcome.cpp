@@ -26,6 +26,8 @@ OutcomeAction actionFor(Outcome outcome) {
     case Outcome::MidStreamFailure: return {Verdict::Stop, true, false, "mid_stream"};
     case Outcome::ClientGone: return {Verdict::Stop, false, false, "client_gone"};
     case Outcome::Untranslatable: return {Verdict::NextChannel, false, false, "untranslatable"};
+    // Nothing was sent: the upstream is not to blame, the operator must fix the channel.
+    case Outcome::Misconfigured: return {Verdict::NextChannel, false, false, "misconfigured"};
   }
   return {Verdict::Relay, false, false, "unknown"};
 }

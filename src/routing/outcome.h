@@ -25,6 +25,7 @@ enum class Outcome {
   MidStreamFailure,          ///< the stream broke after content reached the client
   ClientGone,                ///< the client left: never the upstream's fault
   Untranslatable,            ///< this channel's protocol cannot carry the request
+  Misconfigured,             ///< the channel's settings would write an unsafe request head
 };
 
 /// What the gateway does after an outcome.

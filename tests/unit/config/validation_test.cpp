@@ -205,6 +205,38 @@ channels:
                    "channels[0].keys[1]: environment variable ALSO_UNSET is not set"}));
 }
 
+TEST(Validation, SecretsThatCouldBreakAHeaderOrAUrlAreRefused) {
+  std::string yaml = R"(
+admin_token_env: TOKEN
+gateway_keys:
+  - {name: nl, key_env: WITH_NEWLINE}
+  - {name: cr, key_env: WITH_CR}
+  - {name: sp, key: "sk gw"}
+channels:
+  - name: c
+    protocol: gemini
+    base_url: "https://x.example"
+    keys: ["${WITH_NEWLINE}", {key_env: WITH_CONTROL}, " padded"]
+    models: [m]
+    headers: {X-Team: "${WITH_NEWLINE}"}
+)";
+  auto env = fakeEnv({{"WITH_NEWLINE", "sk-topsecret\n"},
+                      {"WITH_CR", "sk-topsecret\r\nX-Injected: 1"},
+                      {"WITH_CONTROL", std::string("sk-top\0secret", 13)},
+                      {"TOKEN", "tok-topsecret\n"}});
+  auto issues = issuesOf(yaml, env);
+  EXPECT_EQ(issues,
+            (Lines{"gateway_keys[0].key_env: the secret ends with a line break (read from a file or a variable with its newline?)",
+                   "gateway_keys[1].key_env: the secret contains a control character or a non-ASCII byte",
+                   "gateway_keys[2].key: the secret contains whitespace",
+                   "channels[0].keys[0]: the secret ends with a line break (read from a file or a variable with its newline?)",
+                   "channels[0].keys[1].key_env: the secret contains a control character or a non-ASCII byte",
+                   "channels[0].keys[2]: the secret starts or ends with whitespace",
+                   "channels[0].headers.X-Team: header value must not contain control characters",
+                   "admin_token_env: the secret ends with a line break (read from a file or a variable with its newline?)"}));
+  for (auto const& line : issues) EXPECT_EQ(line.find("topsecret"), std::string::npos) << line;
+}
+
 TEST(Validation, InvalidListenAddresses) {
   struct Case {
     std::string listen;

@@ -51,6 +51,18 @@ HeaderList clientHeaders() {
   return h;
 }
 
+/// buildUpstreamHead for inputs that must be accepted.
+std::string mustBuildHead(std::string_view method, UpstreamTarget const& target,
+                          HeaderList const& client_headers, ForwardedHeaders forwarded,
+                          HeaderList const& preset_headers, config::Channel const& channel,
+                          config::ProtocolRow const& row, config::ChannelKey const& key,
+                          std::string_view request_id, std::size_t content_length) {
+  auto head = buildUpstreamHead(method, target, client_headers, forwarded, preset_headers, channel,
+                                row, key, request_id, content_length);
+  EXPECT_TRUE(head.ok()) << head.error().message;
+  return head.ok() ? *head : std::string();
+}
+
 protocol::Route chatRoute() { return protocol::matchRoute("POST", "/v1/chat/completions").route; }
 
 TEST(UpstreamRequest, TargetJoinsBasePathAndDropsTheClientKeyFromTheQuery) {
@@ -77,7 +89,7 @@ TEST(UpstreamRequest, HeadCarriesChannelCredentialsNeverTheClients) {
   auto catalog = routing::testing::catalogFrom(kChannels);
   auto const& oai = catalog->settings().channels[0];
   auto target = upstreamTarget(oai, oai.rows[0], oai.keys[0], chatRoute(), "gpt-x", "");
-  std::string head = buildUpstreamHead("POST", target, clientHeaders(), ForwardedHeaders::EndToEnd, {}, oai,
+  std::string head = mustBuildHead("POST", target, clientHeaders(), ForwardedHeaders::EndToEnd, {}, oai,
                                        oai.rows[0], oai.keys[0], "rid-1", 42);
   EXPECT_EQ(head.rfind("POST /relay/v1/chat/completions HTTP/1.1\r\nHost: api.example.com\r\n", 0), 0u);
   EXPECT_NE(head.find("Authorization: Bearer sk-upstream\r\n"), std::string::npos);
@@ -99,7 +111,7 @@ TEST(UpstreamRequest, ProtocolDefaultAuthStyles) {
   auto catalog = routing::testing::catalogFrom(kChannels);
   auto const& ant = catalog->settings().channels[1];
   auto route = protocol::matchRoute("POST", "/v1/messages").route;
-  std::string head = buildUpstreamHead("POST", upstreamTarget(ant, ant.rows[0], ant.keys[0], route, "claude-x", ""),
+  std::string head = mustBuildHead("POST", upstreamTarget(ant, ant.rows[0], ant.keys[0], route, "claude-x", ""),
                                        HeaderList{}, ForwardedHeaders::EndToEnd, {}, ant, ant.rows[0],
                                        ant.keys[0], "r", 2);
   EXPECT_NE(head.find("x-api-key: sk-ant\r\n"), std::string::npos);
@@ -108,7 +120,7 @@ TEST(UpstreamRequest, ProtocolDefaultAuthStyles) {
 
   auto const& gem = catalog->settings().channels[2];
   auto groute = protocol::matchRoute("POST", "/v1beta/models/gemini-x:generateContent").route;
-  head = buildUpstreamHead("POST", upstreamTarget(gem, gem.rows[0], gem.keys[0], groute, "gemini-x", ""),
+  head = mustBuildHead("POST", upstreamTarget(gem, gem.rows[0], gem.keys[0], groute, "gemini-x", ""),
                            HeaderList{}, ForwardedHeaders::EndToEnd, {}, gem, gem.rows[0], gem.keys[0],
                            "r", 2);
   EXPECT_NE(head.find("x-goog-api-key: AIza-upstream\r\n"), std::string::npos);
@@ -118,7 +130,7 @@ TEST(UpstreamRequest, TranslatedRequestsCarryOnlyGenericClientHeaders) {
   auto catalog = routing::testing::catalogFrom(kChannels);
   auto const& ant = catalog->settings().channels[1];
   auto route = protocol::matchRoute("POST", "/v1/messages").route;
-  std::string head = buildUpstreamHead("POST", upstreamTarget(ant, ant.rows[0], ant.keys[0], route, "claude-x", ""),
+  std::string head = mustBuildHead("POST", upstreamTarget(ant, ant.rows[0], ant.keys[0], route, "claude-x", ""),
                                        clientHeaders(), ForwardedHeaders::Generic, {}, ant, ant.rows[0],
                                        ant.keys[0], "r", 2);
   EXPECT_NE(head.find("User-Agent: OpenAI/JS 7.0\r\n"), std::string::npos);
@@ -139,7 +151,7 @@ TEST(UpstreamRequest, PresetHeadersReplaceTheClientsButNotTheChannels) {
   preset.add("x-app", "cli");
   config::Channel channel = ant;
   channel.headers.add("x-app", "from-channel");
-  std::string head = buildUpstreamHead(
+  std::string head = mustBuildHead(
       "POST", upstreamTarget(channel, channel.rows[0], channel.keys[0], route, "claude-x", ""),
       clientHeaders(), ForwardedHeaders::Generic, preset, channel, channel.rows[0],
       channel.keys[0], "r", 2);
@@ -164,6 +176,98 @@ TEST(UpstreamRequest, ClientResponseHeadersDropFramingAndRenameTheUpstreamId) {
   EXPECT_EQ(out.get("x-upstream-request-id"), "req_upstream");
   EXPECT_EQ(out.get("x-request-id"), "rid-9");
   EXPECT_EQ(out.get("anthropic-ratelimit-requests-remaining"), "99");
+}
+
+
+// --- the wire choke point: nothing that could end a header line early goes out ---
+
+/// Injections a hostile value may try: a header line, a whole second request, a NUL.
+constexpr std::string_view kInjections[] = {
+    "abc\r\n\r\nPOST /v1/smuggled HTTP/1.1\r\nHost: evil\r\nX-Pad: ",
+    "abc\nX-Injected: 1",
+    "abc\rX-Injected: 1",
+    std::string_view("abc\0def", 7),
+    "abc\x7f",
+};
+
+TEST(UpstreamRequestWire, AClientHeaderValueWithAControlCharacterIsTheClientsError) {
+  auto catalog = routing::testing::catalogFrom(kChannels);
+  auto const& ant = catalog->settings().channels[1];
+  auto route = protocol::matchRoute("POST", "/v1/messages").route;
+  auto target = upstreamTarget(ant, ant.rows[0], ant.keys[0], route, "claude-x", "");
+  for (std::string_view injection : kInjections) {
+    HeaderList client;
+    client.add("anthropic-beta", injection);
+    auto head = buildUpstreamHead("POST", target, client, ForwardedHeaders::EndToEnd, {}, ant,
+                                  ant.rows[0], ant.keys[0], "r", 2);
+    ASSERT_FALSE(head.ok());
+    EXPECT_EQ(head.error().kind, ErrorKind::InvalidRequest);
+    EXPECT_NE(head.error().message.find("anthropic-beta"), std::string::npos) << head.error().message;
+    EXPECT_EQ(head.error().message.find("smuggled"), std::string::npos) << "never the value";
+  }
+}
+
+TEST(UpstreamRequestWire, PresetHeadersCarryTheClientsValuesAndAreCheckedAsSuch) {
+  auto catalog = routing::testing::catalogFrom(kChannels);
+  auto const& ant = catalog->settings().channels[1];
+  auto route = protocol::matchRoute("POST", "/v1/messages").route;
+  HeaderList preset;
+  preset.add("x-claude-code-session-id", kInjections[0]);
+  auto head = buildUpstreamHead("POST", upstreamTarget(ant, ant.rows[0], ant.keys[0], route, "claude-x", ""),
+                                HeaderList{}, ForwardedHeaders::Generic, preset, ant, ant.rows[0],
+                                ant.keys[0], "r", 2);
+  ASSERT_FALSE(head.ok());
+  EXPECT_EQ(head.error().kind, ErrorKind::InvalidRequest);
+  EXPECT_NE(head.error().message.find("x-claude-code-session-id"), std::string::npos);
+}
+
+TEST(UpstreamRequestWire, ChannelHeadersAndSecretsWithControlCharactersAreConfigurationErrors) {
+  auto catalog = routing::testing::catalogFrom(kChannels);
+  auto route = protocol::matchRoute("POST", "/v1/messages").route;
+  for (std::string_view injection : kInjections) {
+    config::Channel channel = catalog->settings().channels[1];  // the loader refuses these:
+    channel.headers.add("X-Team", injection);                   // built by hand
+    auto head = buildUpstreamHead("POST", upstreamTarget(channel, channel.rows[0], channel.keys[0], route, "claude-x", ""),
+                                  HeaderList{}, ForwardedHeaders::EndToEnd, {}, channel,
+                                  channel.rows[0], channel.keys[0], "r", 2);
+    ASSERT_FALSE(head.ok());
+    EXPECT_EQ(head.error().kind, ErrorKind::Internal);
+    EXPECT_NE(head.error().message.find("X-Team"), std::string::npos);
+
+    channel = catalog->settings().channels[1];
+    channel.keys[0].secret = "sk-ant" + std::string(injection);
+    head = buildUpstreamHead("POST", upstreamTarget(channel, channel.rows[0], channel.keys[0], route, "claude-x", ""),
+                             HeaderList{}, ForwardedHeaders::EndToEnd, {}, channel, channel.rows[0],
+                             channel.keys[0], "r", 2);
+    ASSERT_FALSE(head.ok());
+    EXPECT_EQ(head.error().kind, ErrorKind::Internal);
+    EXPECT_EQ(head.error().message.find("sk-ant"), std::string::npos) << "never the secret";
+  }
+}
+
+TEST(UpstreamRequestWire, AQuerySecretIsPercentEncodedAndTheClientsQueryEscaped) {
+  auto catalog = routing::testing::catalogFrom(kChannels);
+  auto route = protocol::matchRoute("POST", "/v1beta/models/gemini-x:generateContent").route;
+  config::Channel q = catalog->settings().channels[3];
+  q.keys[0].secret = "a&b=c/d+e%f";
+  auto target = upstreamTarget(q, q.rows[0], q.keys[0], route, "gemini-x", "alt=sse&x=\x01 #\xff");
+  EXPECT_EQ(target.path_and_query,
+            "/v1beta/models/gemini-x:generateContent?alt=sse&x=%01%20%23%FF&key=a%26b%3Dc%2Fd%2Be%25f");
+  auto head = buildUpstreamHead("POST", target, HeaderList{}, ForwardedHeaders::EndToEnd, {}, q,
+                                q.rows[0], q.keys[0], "r", 2);
+  ASSERT_TRUE(head.ok()) << head.error().message;
+  EXPECT_EQ(head->find("\r\n"), head->find(" HTTP/1.1\r\n") + 9) << "one request line";
+}
+
+TEST(UpstreamRequestWire, AnUnsafeTargetFromTheConfigurationIsRefused) {
+  auto catalog = routing::testing::catalogFrom(kChannels);
+  auto const& oai = catalog->settings().channels[0];
+  UpstreamTarget target = upstreamTarget(oai, oai.rows[0], oai.keys[0], chatRoute(), "gpt-x", "");
+  target.path_and_query = "/v1/chat/completions HTTP/1.1\r\nX: y";
+  auto head = buildUpstreamHead("POST", target, HeaderList{}, ForwardedHeaders::EndToEnd, {}, oai,
+                                oai.rows[0], oai.keys[0], "r", 2);
+  ASSERT_FALSE(head.ok());
+  EXPECT_EQ(head.error().kind, ErrorKind::Internal);
 }
 
 }  // namespace

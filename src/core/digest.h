@@ -1,0 +1,14 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace llmux {
+
+/// The first `bytes` bytes (at most 32) of SHA-256(`text`) in lower-case hex: a stable stand-in
+/// for a value that must be told apart from others but not revealed or trusted (a secret's id, an
+/// untrusted session id).
+std::string sha256Hex(std::string_view text, std::size_t bytes = 32);
+
+}  // namespace llmux

@@ -1,0 +1,31 @@
+#pragma once
+
+// What may go on the wire in an HTTP/1.1 head. Every name, value and request target llmux
+// writes to an upstream passes these checks (proxy/upstream_request.cpp is the one place that
+// writes heads): a CR or LF inside a value would end the header line early and let whoever
+// chose the value write headers, or a whole second request, with the channel's credentials.
+
+#include <string_view>
+
+namespace llmux {
+
+/// An RFC 9110 token: the only characters a header name may have.
+bool isHeaderName(std::string_view name);
+
+/// A header value that cannot end its line early: no CR, LF, NUL or other control character
+/// (HTAB allowed, bytes >= 0x80 allowed as obs-text).
+bool isSafeHeaderValue(std::string_view value);
+
+/// An origin-form request target ("/path?query"): starts with '/', visible ASCII only (no space,
+/// control character or raw non-ASCII byte: those must be percent-encoded).
+bool isSafeRequestTarget(std::string_view target);
+
+/// A credential as a provider issues it: visible ASCII only. Whitespace (a trailing newline read
+/// from a file or a variable is the usual mistake) or control characters are refused at load, so
+/// a secret can never break a header line or a URL.
+bool isSafeSecret(std::string_view secret);
+
+/// Why `secret` is not safe, in words that never quote it ("" when it is safe).
+std::string_view secretProblem(std::string_view secret);
+
+}  // namespace llmux
