@@ -477,6 +477,11 @@ Channel parseChannel(YamlReader& reader, Fields const& fields, EnvLookup const& 
   if (YAML::Node const* node = fields.find("enabled")) {
     if (auto value = reader.boolean(*node, fields.path("enabled"))) channel.enabled = *value;
   }
+  if (YAML::Node const* node = fields.find("expose_rate_limit_headers")) {
+    if (auto value = reader.boolean(*node, fields.path("expose_rate_limit_headers"))) {
+      channel.expose_rate_limit_headers = *value;
+    }
+  }
   if (YAML::Node const* node = fields.find("tls_ca_file")) {
     std::string const path = fields.path("tls_ca_file");
     if (auto file = expandedString(reader, *node, path, env)) {
@@ -591,7 +596,8 @@ std::vector<Channel> parseChannels(YAML::Node const& node, std::string const& pa
                                    {"name", "protocol", "base_url", "keys", "models", "model_map",
                                     "auth", "headers", "timeouts", "priority", "weight",
                                     "enabled", "tls_ca_file", "protocols", "client_preset",
-                                    "model_presets", "capabilities", "breaker", "model_limits"});
+                                    "model_presets", "capabilities", "breaker", "model_limits",
+                                    "expose_rate_limit_headers"});
     if (!fields) continue;
     Channel channel = parseChannel(reader, *fields, env);
     if (!channel.name.empty()) {

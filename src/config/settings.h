@@ -200,6 +200,9 @@ struct Channel {
   int priority = 0;  ///< higher is tried first
   int weight = 1;    ///< share among channels of equal priority
   bool enabled = true;
+  /// `expose_rate_limit_headers:` — relay the upstream's rate-limit headers (x-ratelimit-*,
+  /// anthropic-ratelimit-*) to clients. Off by default: they describe a key shared by tenants.
+  bool expose_rate_limit_headers = false;
 
   /// Every protocol the channel speaks, the first being `protocol`/`url`/`auth` above; never empty
   /// in a loaded configuration (`protocols:` in YAML, or one row made from `protocol`).

@@ -239,7 +239,11 @@ Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& 
   watch->stop();
   slot.cancellation = nullptr;
   if (!writer.answered()) {
-    telemetry::logError("handler returned without answering {} {}", request.method, request.target);
+    // A client that left before the first byte is routine: the handler recorded it (499). Any
+    // other silence is a bug; the target is logged without its query (it may hold a key).
+    if (writer.cancellation().reason() != CancelReason::ClientGone) {
+      telemetry::logError("handler returned without answering {} {}", request.method, request.path());
+    }
     co_return false;
   }
   co_return writer.reusable() && !writer.cancellation().cancelled();

@@ -14,6 +14,7 @@
 #include "proxy/attempt_request.h"
 #include "proxy/error_reply.h"
 #include "proxy/forwarder_support.h"
+#include "proxy/secret_redactor.h"
 #include "proxy/upstream_request.h"
 #include "routing/breakers.h"
 #include "routing/freezes.h"
@@ -219,12 +220,15 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
   // context overflow under another status); such bodies are small error documents, read whole
   // before deciding.
   std::optional<std::string> read_body;
+  // Only answers that may be relayed as errors need it (the channel key is matched in its forms).
+  SecretRedactor const redactor = result.status >= 300 ? SecretRedactor(key.secret) : SecretRedactor();
   if (decidesOnHead(result.status, last)) {
     // A 429 with another candidate to try: decided on the head, no wait for the body. Freeze
     // rules read what came with the head (an error document usually arrives in the same packet).
     read_body = std::string(exchange->bufferedBody());
-  } else if (routing::needsBodyToDecide(row.protocol, result.status) || mayHideContextOverflow(result.status) ||
-             routing::freezeRulesNeedBody(ctx.catalog->settings().freeze_rules, result.status)) {
+  } else if (result.status >= 300) {
+    // Error answers are read whole (they are small documents): some are only understood with
+    // their body, and one that is relayed is first cleaned of the channel key.
     WaitClock wait(ctx.upstream_wait);
     auto error_body = co_await readWholeBody(*exchange, attempt_deadline, channel.timeouts.idle,
                                              kErrorBodyLimit);
@@ -243,6 +247,7 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
       result.policy = {routing::Verdict::Relay, "content_policy"};
     }
     read_body = std::move(*error_body);
+    redactor.redact(*read_body);
     translate::UpstreamError error = translate::readUpstreamError(
         row.protocol, result.status, *read_body, exchange->headers(), services_.clock.wallNow());
     if (error.cls == translate::ErrorClass::ContextOverflow && mayHideContextOverflow(result.status)) {
@@ -290,16 +295,19 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
                         std::move(extra));
     relayed.kind = AttemptResult::Kind::Answered;
     record.outcome = relayedOutcome(result.status);
-  } else if (read_body) {
-    ctx.record.status = result.status;
-    HeaderList headers = clientResponseHeaders(exchange->headers(), ctx.request_id);
-    for (auto const& field : extra) headers.add(field.name, field.value);
-    co_await ctx.response.send(result.status, headers, *read_body);
-    exchange->finish();
-    relayed.kind = AttemptResult::Kind::Answered;
-    record.outcome = relayedOutcome(result.status);
   } else {
-    relayed = co_await relay(ctx, *exchange, record, clock, std::move(extra), last);
+    HeaderList headers = clientResponseHeaders(exchange->headers(), ctx.request_id,
+                                               channel.expose_rate_limit_headers);
+    for (auto const& field : extra) headers.add(field.name, field.value);
+    if (read_body) {
+      ctx.record.status = result.status;
+      co_await ctx.response.send(result.status, redactor.redacted(headers), *read_body);
+      exchange->finish();
+      relayed.kind = AttemptResult::Kind::Answered;
+      record.outcome = relayedOutcome(result.status);
+    } else {
+      relayed = co_await relay(ctx, *exchange, record, clock, std::move(headers), last);
+    }
   }
   if (relayed.kind == AttemptResult::Kind::Answered && retryable) {
     record.outcome = failureOutcome(true, result.policy.reason);
@@ -319,7 +327,7 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
 
 Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::UpstreamExchange& exchange,
                                                 AttemptRecord& record, AttemptClock clock,
-                                                HeaderList extra_headers, bool last) {
+                                                HeaderList headers, bool last) {
   AttemptResult result;
   auto& out = ctx.response;
   // Before the first content of a successful stream the first-token clock runs too.
@@ -394,8 +402,6 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
   stream_context.model = ctx.profile.model;
   if (ctx.protocol == Protocol::OpenAiResponses) noteResponseId(start, stream_context.response_id);
   ctx.record.status = exchange.status();
-  HeaderList headers = clientResponseHeaders(exchange.headers(), ctx.request_id);
-  for (auto const& field : extra_headers) headers.add(field.name, field.value);
   record.outcome = failure_outcome.empty() ? relayedOutcome(exchange.status()) : failure_outcome;
   if (exchange.done()) {
     // The whole answer came before the commit point: one write with a Content-Length, whatever

@@ -53,9 +53,10 @@ class Forwarder {
  private:
   net::Task<AttemptResult> attempt(RequestContext& ctx, routing::PlannedCandidate const& candidate,
                                    bool last, AttemptRecord& record);
+  /// Relays a successful answer (`headers`: what the client gets) from its first body piece on.
   net::Task<AttemptResult> relay(RequestContext& ctx, http::UpstreamExchange& exchange,
                                  AttemptRecord& record, forwarding::AttemptClock clock,
-                                 HeaderList extra_headers, bool last);
+                                 HeaderList headers, bool last);
   // Translated attempts (translated_relay.cpp): an upstream of another protocol.
   net::Task<AttemptResult> answerTranslatedError(RequestContext& ctx, http::UpstreamExchange& exchange,
                                                  AttemptRecord& record, Protocol upstream,

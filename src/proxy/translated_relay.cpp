@@ -8,6 +8,7 @@
 #include "proxy/error_reply.h"
 #include "proxy/forwarder.h"
 #include "proxy/forwarder_support.h"
+#include "proxy/secret_redactor.h"
 #include "proxy/translation.h"
 #include "proxy/upstream_request.h"
 #include "translate/codec.h"
@@ -74,6 +75,9 @@ Task<Forwarder::AttemptResult> Forwarder::answerTranslatedError(
     co_return result;
   }
   exchange.finish();  // after an abort: nothing more
+  // The message reaches the client, the logs and the request log: never with the channel key.
+  auto const& key = ctx.catalog->settings().channels[candidate.channel].keys[candidate.key];
+  SecretRedactor(key.secret).redact(*body);
   translate::UpstreamError error = translate::readUpstreamError(
       upstream, result.status, *body, exchange.headers(), services_.clock.wallNow());
   if (routing::isRejectedKeyAnswer(upstream, result.status, *body)) {

@@ -24,11 +24,31 @@ constexpr std::array kDroppedRequestHeaders = {
     "openai-project",   "cookie",         "x-request-id",     "accept-encoding",
 };
 
-// Never relayed to the client: connection-level and framing headers.
+// Never relayed to the client: connection-level and framing headers; what belongs to the
+// upstream's own site (cookies, HSTS, alternative services); the account the channel key
+// belongs to.
 constexpr std::array kDroppedResponseHeaders = {
-    "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",
-    "upgrade",    "content-length", "x-request-id",
+    "connection",     "keep-alive",          "proxy-connection",          "te",
+    "trailer",        "transfer-encoding",   "upgrade",                   "content-length",
+    "x-request-id",   "set-cookie",          "set-cookie2",               "alt-svc",
+    "strict-transport-security", "openai-organization", "openai-project",
+    "anthropic-organization-id",
 };
+
+// Name prefixes of headers never relayed: llmux's own (an upstream must not speak for it) and,
+// unless the channel opts in, the rate-limit state of a key tenants share.
+constexpr std::string_view kOwnHeaderPrefix = "x-llmux-";
+constexpr std::array<std::string_view, 3> kRateLimitPrefixes = {"x-ratelimit-", "anthropic-ratelimit-",
+                                                                "ratelimit-"};
+
+bool startsWithIgnoreCase(std::string_view text, std::string_view prefix) {
+  return text.size() >= prefix.size() && equalsIgnoreCase(text.substr(0, prefix.size()), prefix);
+}
+
+bool isRateLimitHeader(std::string_view name) {
+  return std::any_of(kRateLimitPrefixes.begin(), kRateLimitPrefixes.end(),
+                     [&](std::string_view prefix) { return startsWithIgnoreCase(name, prefix); });
+}
 
 template <std::size_t N>
 bool isListed(std::array<char const*, N> const& list, std::string_view name) {
@@ -208,7 +228,8 @@ Result<std::string> buildUpstreamHead(std::string_view method, UpstreamTarget co
   return head;
 }
 
-HeaderList clientResponseHeaders(HeaderList const& upstream_headers, std::string_view request_id) {
+HeaderList clientResponseHeaders(HeaderList const& upstream_headers, std::string_view request_id,
+                                 bool expose_rate_limits) {
   HeaderList out;
   for (auto const& field : upstream_headers) {
     if (equalsIgnoreCase(field.name, "x-request-id")) {
@@ -216,6 +237,8 @@ HeaderList clientResponseHeaders(HeaderList const& upstream_headers, std::string
       continue;
     }
     if (isListed(kDroppedResponseHeaders, field.name)) continue;
+    if (startsWithIgnoreCase(field.name, kOwnHeaderPrefix)) continue;
+    if (!expose_rate_limits && isRateLimitHeader(field.name)) continue;
     if (namedInConnection(upstream_headers, field.name)) continue;
     out.add(field.name, field.value);
   }

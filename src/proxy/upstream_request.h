@@ -58,8 +58,12 @@ Result<std::string> buildUpstreamHead(std::string_view method, UpstreamTarget co
                                       std::size_t content_length);
 
 /// The upstream's response headers as the client gets them: hop-by-hop and framing headers
-/// removed (the client connection has its own framing), the upstream's x-request-id renamed to
-/// x-upstream-request-id, and llmux's X-Request-Id added.
-HeaderList clientResponseHeaders(HeaderList const& upstream_headers, std::string_view request_id);
+/// removed (the client connection has its own framing), and what a tenant must not see: cookies,
+/// HSTS and Alt-Svc of the upstream's site, the provider account's organization and project ids,
+/// `x-llmux-*` from upstream, and (unless `expose_rate_limits`) the shared key's rate-limit
+/// headers; the upstream's x-request-id renamed to x-upstream-request-id, and llmux's
+/// X-Request-Id added. `retry-after` is kept: a client needs it to back off.
+HeaderList clientResponseHeaders(HeaderList const& upstream_headers, std::string_view request_id,
+                                 bool expose_rate_limits);
 
 }  // namespace llmux::proxy

@@ -17,8 +17,7 @@ namespace {
 using namespace passthrough;
 
 std::string clientFixture(std::string_view name) {
-  auto dir =
-      std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "data" / "fixtures" / "clients";
+  auto dir = std::filesystem::path(LLMUX_TEST_DATA_DIR) / "fixtures" / "clients";
   return readFileBytes((dir / std::string(name)).string());
 }
 

@@ -1,7 +1,13 @@
 #include "e2e/support/e2e_test.h"
 
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "e2e/support/http_client.h"
+#include "e2e/support/secret_sweep.h"
 
 namespace llmux::e2e {
 namespace {
@@ -15,6 +21,13 @@ void dumpStream(ChildProcess const& process, Stream stream, char const* name) {
   for (std::size_t i = first; i < lines.size(); ++i) std::cerr << "    | " << lines[i] << "\n";
 }
 
+std::string readWholeFile(std::filesystem::path const& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
 }  // namespace
 
 void E2eTest::SetUp() {
@@ -22,7 +35,50 @@ void E2eTest::SetUp() {
   if (binary_.empty()) GTEST_SKIP() << "the llmux binary is unknown: build it or set LLMUX_BINARY";
 }
 
+void E2eTest::sweepSecrets() {
+  if (swept_.empty()) return;
+  // The request log writer commits within milliseconds of a request's end; give the last
+  // requests of the scenario that long.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::filesystem::path const home = std::filesystem::path(temp_.path()) / "llmux-home";
+  for (auto& gateway : swept_) {
+    if (gateway.secrets.empty()) continue;
+    std::vector<std::pair<std::string, std::string>> sources = {
+        {"stdout", gateway.process->output(Stream::Stdout)},
+        {"stderr", gateway.process->output(Stream::Stderr)}};
+    if (gateway.process->running()) {
+      if (auto client = HttpClient::connect(gateway.port, Millis(2'000))) {
+        if (auto metrics = client->request("GET", "/metrics", {}, {}, Millis(2'000))) {
+          sources.emplace_back("/metrics", metrics->body);
+        }
+      }
+    }
+    if (!gateway.access_log.empty()) {
+      std::filesystem::path log = gateway.access_log;
+      if (log.is_relative()) log = std::filesystem::path(temp_.path()) / log;
+      sources.emplace_back("access log " + log.string(), readWholeFile(log));
+    }
+    std::error_code ec;
+    for (auto const& entry : std::filesystem::recursive_directory_iterator(home, ec)) {
+      if (entry.is_regular_file()) {
+        sources.emplace_back("state file " + entry.path().filename().string(),
+                             readWholeFile(entry.path()));
+      }
+    }
+    for (auto const& secret : gateway.secrets) {
+      for (auto const& [where, text] : sources) {
+        std::string context = leakContext(text, secret);
+        if (!context.empty()) {
+          ADD_FAILURE() << "a configured secret leaked into the gateway's " << where << ": "
+                        << context;
+        }
+      }
+    }
+  }
+}
+
 void E2eTest::TearDown() {
+  sweepSecrets();
   if (!HasFailure()) return;
   for (auto const& process : processes_) {
     std::cerr << "process " << process.describe() << "\n";
@@ -69,7 +125,12 @@ Result<Server> E2eTest::startGateway(GatewayConfig const& config,
 
 Result<Server> E2eTest::startGatewayYaml(std::string_view yaml,
                                          std::vector<std::string> extra_args) {
-  return startServer(gatewayOptions(binary_, writeTempFile(yaml), std::move(extra_args)));
+  auto server = startServer(gatewayOptions(binary_, writeTempFile(yaml), std::move(extra_args)));
+  if (server) {
+    swept_.push_back({server->process, server->port, configuredSecrets(yaml, {}),
+                      accessLogPath(yaml)});
+  }
+  return server;
 }
 
 }  // namespace llmux::e2e

@@ -66,11 +66,23 @@ class E2eTest : public ::testing::Test {
   Result<ChildProcess*> spawn(ChildOptions options);
 
  private:
+  /// A gateway started from a configuration, and what must never leak from it.
+  struct SweptGateway {
+    ChildProcess* process = nullptr;
+    std::uint16_t port = 0;
+    std::vector<std::string> secrets;  ///< see secret_sweep.h
+    std::string access_log;            ///< path relative to the temp dir, "" when none
+  };
+
   void placeInTempDir(ChildOptions& options);
+  /// Fails the test when a configured secret shows in a gateway's output, access log, state
+  /// directory (the request log) or /metrics.
+  void sweepSecrets();
 
   TempDir temp_;  // declared first: the processes below die before their directory goes
   std::string binary_;
   std::deque<ChildProcess> processes_;  // a deque keeps handed-out pointers valid
+  std::vector<SweptGateway> swept_;
 };
 
 }  // namespace llmux::e2e

@@ -169,13 +169,42 @@ TEST(UpstreamRequest, ClientResponseHeadersDropFramingAndRenameTheUpstreamId) {
   upstream.add("Connection", "keep-alive");
   upstream.add("x-request-id", "req_upstream");
   upstream.add("anthropic-ratelimit-requests-remaining", "99");
-  auto out = clientResponseHeaders(upstream, "rid-9");
+  auto out = clientResponseHeaders(upstream, "rid-9", true);
   EXPECT_EQ(out.get("content-type"), "text/event-stream");
   EXPECT_FALSE(out.has("transfer-encoding"));
   EXPECT_FALSE(out.has("connection"));
   EXPECT_EQ(out.get("x-upstream-request-id"), "req_upstream");
   EXPECT_EQ(out.get("x-request-id"), "rid-9");
-  EXPECT_EQ(out.get("anthropic-ratelimit-requests-remaining"), "99");
+  EXPECT_EQ(out.get("anthropic-ratelimit-requests-remaining"), "99") << "the channel opted in";
+}
+
+TEST(UpstreamRequest, ClientResponseHeadersHideWhatTenantsMustNotSee) {
+  HeaderList upstream;
+  upstream.add("Content-Type", "application/json");
+  upstream.add("Set-Cookie", "__cf_bm=abc; path=/");
+  upstream.add("set-cookie", "_cfuvid=def");
+  upstream.add("Alt-Svc", "h3=\":443\"");
+  upstream.add("Strict-Transport-Security", "max-age=31536000");
+  upstream.add("openai-organization", "org-operator");
+  upstream.add("OpenAI-Project", "proj_operator");
+  upstream.add("anthropic-organization-id", "0f2c-operator");
+  upstream.add("X-LLMux-Attempts", "99");
+  upstream.add("x-ratelimit-remaining-requests", "4999");
+  upstream.add("anthropic-ratelimit-tokens-remaining", "80000");
+  upstream.add("RateLimit-Policy", "100;w=60");
+  upstream.add("retry-after", "7");
+  upstream.add("openai-processing-ms", "120");
+  auto out = clientResponseHeaders(upstream, "rid-1", false);
+  HeaderList expected;
+  expected.add("Content-Type", "application/json");
+  expected.add("retry-after", "7");
+  expected.add("openai-processing-ms", "120");
+  expected.add("X-Request-Id", "rid-1");
+  ASSERT_EQ(out.size(), expected.size());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    EXPECT_EQ(out[i].name, expected[i].name);
+    EXPECT_EQ(out[i].value, expected[i].value);
+  }
 }
 
 
