@@ -44,6 +44,11 @@ http::ServerLimits serverLimits(config::ServerSettings const& s) {
   http::ServerLimits limits;
   limits.max_body_bytes = s.max_body_bytes;
   limits.max_header_bytes = s.max_header_bytes;
+  limits.max_header_count = s.max_header_count;
+  limits.max_connections = s.max_connections;
+  limits.max_buffered_body_bytes = s.max_buffered_body_bytes;
+  limits.body_min_rate = s.body_min_rate;
+  limits.body_rate_grace = s.body_rate_grace;
   limits.header_timeout = s.header_timeout;
   limits.body_timeout = s.body_timeout;
   limits.keepalive_timeout = s.keepalive_timeout;

@@ -50,8 +50,9 @@ void readServer(YamlReader& reader, Fields const& root, Settings& settings) {
   if (node == nullptr) return;
   auto fields = reader.strictMap(*node, root.path("server"),
                                  {"threads", "max_body_bytes", "max_header_bytes",
-                                  "header_timeout_ms", "body_timeout_ms", "keepalive_timeout_ms",
-                                  "drain_timeout_ms"});
+                                  "max_header_count", "max_connections", "max_buffered_body_bytes",
+                                  "body_min_rate", "body_rate_grace_ms", "header_timeout_ms",
+                                  "body_timeout_ms", "keepalive_timeout_ms", "drain_timeout_ms"});
   if (!fields) return;
   ServerSettings& server = settings.server;
   auto integer = [&](std::string_view key, long long min, long long max) -> std::optional<long long> {
@@ -65,6 +66,13 @@ void readServer(YamlReader& reader, Fields const& root, Settings& settings) {
   if (auto v = integer("threads", 0, 1024)) server.threads = static_cast<unsigned>(*v);
   if (auto v = integer("max_body_bytes", 1, 1LL << 40)) server.max_body_bytes = *v;
   if (auto v = integer("max_header_bytes", 1024, 16LL << 20)) server.max_header_bytes = *v;
+  if (auto v = integer("max_header_count", 8, 10'000)) server.max_header_count = *v;
+  if (auto v = integer("max_connections", 1, 10'000'000)) server.max_connections = *v;
+  if (auto v = integer("max_buffered_body_bytes", 1LL << 20, 1LL << 40)) {
+    server.max_buffered_body_bytes = *v;
+  }
+  if (auto v = integer("body_min_rate", 0, 1LL << 30)) server.body_min_rate = *v;
+  millis("body_rate_grace_ms", server.body_rate_grace);
   millis("header_timeout_ms", server.header_timeout);
   millis("body_timeout_ms", server.body_timeout);
   millis("keepalive_timeout_ms", server.keepalive_timeout);

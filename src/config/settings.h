@@ -245,6 +245,13 @@ struct ServerSettings {
   unsigned threads = 0;                        ///< 0: one per core
   std::size_t max_body_bytes = 32u << 20;      ///< larger bodies get 413
   std::size_t max_header_bytes = 64u << 10;    ///< larger heads get 431
+  std::size_t max_header_count = 100;          ///< more header fields get 431
+  std::size_t max_connections = 10'000;        ///< open client connections; more get 503
+  /// Request body bytes held in memory by the whole process; a body that does not fit gets 503.
+  std::size_t max_buffered_body_bytes = 1u << 30;
+  /// Minimum average body rate in bytes per second once `body_rate_grace` has passed (0: none).
+  std::size_t body_min_rate = 1024;
+  Millis body_rate_grace{10'000};
   Millis header_timeout{30'000};               ///< to receive a complete request head
   Millis body_timeout{60'000};                 ///< between two reads of a request body
   Millis keepalive_timeout{75'000};            ///< idle keep-alive connection

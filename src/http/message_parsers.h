@@ -15,7 +15,9 @@ namespace llmux::http {
 /// would keep every field in a separately allocated node and need copying out again.
 class RequestParser final : public boost::beast::http::basic_parser<true> {
  public:
-  explicit RequestParser(ServerRequest& out) : out_(out) {}
+  /// More than `max_fields` header fields fail the head with `header_limit` (a flood of tiny
+  /// fields must not make every later pass over the headers expensive).
+  RequestParser(ServerRequest& out, std::size_t max_fields) : out_(out), max_fields_(max_fields) {}
 
  private:
   using ErrorCode = boost::beast::error_code;
@@ -33,6 +35,7 @@ class RequestParser final : public boost::beast::http::basic_parser<true> {
   void on_finish_impl(ErrorCode&) override {}
 
   ServerRequest& out_;
+  std::size_t max_fields_;
 };
 
 /// Parses an upstream response: status and header fields into `status()` / `headers()`, and body

@@ -21,6 +21,13 @@ class RequestHandler {
  public:
   virtual ~RequestHandler() = default;
 
+  /// Looks at a request's head before any byte of its body is read or a `100 Continue` is sent:
+  /// true lets the body in; false refuses the request (an unknown route, a missing or wrong
+  /// credential) with `refused_status` and `refused_message` set on it. A refused request is
+  /// still handed to `handle` (so it is answered in its client's shape and accounted), with an
+  /// empty body, and its connection closes after the answer. Must not block.
+  virtual bool screenHead(ServerRequest& request) = 0;
+
   /// Answers `request` through `response`. Must answer (or break the connection) before returning.
   virtual net::Task<void> handle(ServerRequest& request, ResponseWriter& response) = 0;
 

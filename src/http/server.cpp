@@ -1,6 +1,10 @@
 #include "http/server.h"
 
+#include <fcntl.h>
 #include <sys/socket.h>
+#include <unistd.h>
+
+#include <array>
 
 #include <list>
 
@@ -50,13 +54,18 @@ constexpr Millis kClientWatchDelay{20};
 struct HttpServer::Worker {
   Worker(asio::io_context& io, RequestHandler& handler, ServerLimits const& limits,
          std::shared_ptr<std::atomic<std::size_t>> in_flight,
-         std::shared_ptr<std::atomic<std::size_t>> connections)
+         std::shared_ptr<std::atomic<std::size_t>> connections, BodyBudget& body_budget)
       : io(io),
         acceptor(io),
         handler(handler),
         limits(limits),
         in_flight(std::move(in_flight)),
-        connections(std::move(connections)) {}
+        connections(std::move(connections)),
+        body_budget(body_budget),
+        reserve_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC)) {}
+  ~Worker() {
+    if (reserve_fd >= 0) ::close(reserve_fd);
+  }
 
   asio::io_context& io;
   net::Acceptor acceptor;
@@ -64,6 +73,10 @@ struct HttpServer::Worker {
   ServerLimits const& limits;
   std::shared_ptr<std::atomic<std::size_t>> in_flight;
   std::shared_ptr<std::atomic<std::size_t>> connections;
+  BodyBudget& body_budget;
+  /// A descriptor kept in reserve: out of descriptors, it is given up to accept one connection
+  /// and tell it to come back (503), instead of leaving connections in the backlog unanswered.
+  int reserve_fd;
   std::list<SessionSlot> sessions;  // touched only on this worker's thread
   ClientWatchSweeper watches{io, kClientWatchDelay};
   bool draining = false;
@@ -93,16 +106,37 @@ Task<bool> writeRaw(ClientConnection& conn, std::string_view bytes, Millis timeo
   co_return !ec;
 }
 
-/// Answers a request the server could not read completely, then the connection closes.
-Task<void> reject(ClientConnection& conn, Worker& worker, int status, std::string_view path,
-                  std::string_view message) {
-  PlainAnswer answer = worker.handler.rejection(status, path, message);
+/// Seconds a client is told to wait when the server is over one of its limits.
+constexpr std::string_view kOverLimitRetryAfter = "1";
+
+/// The bytes of an answer the server sends on its own, closing the connection.
+std::string plainResponse(RequestHandler& handler, int status, std::string_view path,
+                          std::string_view message) {
+  PlainAnswer answer = handler.rejection(status, path, message);
   std::string response = "HTTP/1.1 " + std::to_string(status) + " " +
                          std::string(reasonPhrase(status)) + "\r\nContent-Type: " +
                          answer.content_type + "\r\nContent-Length: " +
-                         std::to_string(answer.body.size()) + "\r\nConnection: close\r\n\r\n" +
-                         answer.body;
-  co_await writeRaw(conn, response, worker.limits.write_timeout);
+                         std::to_string(answer.body.size()) + "\r\n";
+  if (status == 503) response += "Retry-After: " + std::string(kOverLimitRetryAfter) + "\r\n";
+  response += "Connection: close\r\n\r\n" + answer.body;
+  return response;
+}
+
+/// Answers a request the server could not read completely, then the connection closes.
+Task<void> reject(ClientConnection& conn, Worker& worker, int status, std::string_view path,
+                  std::string_view message) {
+  co_await writeRaw(conn, plainResponse(worker.handler, status, path, message),
+                    worker.limits.write_timeout);
+}
+
+/// When the next body bytes must have arrived: within the gap allowed between two reads, and on
+/// schedule for the minimum average rate once the grace period is over.
+MonoTime nextBodyDeadline(ServerLimits const& limits, MonoTime body_start, std::size_t received) {
+  MonoTime gap = MonoClock::now() + limits.body_timeout;
+  if (limits.body_min_rate == 0) return gap;
+  auto on_schedule = body_start + limits.body_rate_grace +
+                     Millis(static_cast<std::int64_t>((received + 1) * 1000 / limits.body_min_rate));
+  return std::min(gap, on_schedule);
 }
 
 /// A malformed request (worth a 400), as opposed to a connection that closed or timed out.
@@ -133,31 +167,99 @@ Task<bool> awaitNextRequest(ClientConnection& conn, Millis idle) {
 
 // Bodies larger than this, with a Content-Length, are read without the HTTP parser.
 constexpr std::uint64_t kDirectBodyThreshold = 64 * 1024;
+// The most a direct body read asks for at once: the body grows by what arrives, never by what
+// the client declared.
+constexpr std::size_t kBodyReadStep = 256 * 1024;
+
+/// How reading a body ended.
+enum class BodyRead { Complete, Broken, OverBudget };
 
 /// Reads a body of `length` bytes into `body`: first what is already buffered, then straight from
-/// the socket. False when the client stalls past `timeout` between reads or disconnects.
-Task<bool> readBodyDirect(ClientConnection& conn, std::string& body, std::size_t length,
-                          Millis timeout) {
-  body.resize(length);
+/// the socket, growing the body (and its charge against the budget) as bytes arrive.
+Task<BodyRead> readBodyDirect(ClientConnection& conn, ServerLimits const& limits,
+                              std::string& body, std::size_t length, BodyCharge& charge,
+                              MonoTime body_start) {
   std::size_t have = std::min(length, conn.buffer.size());
+  if (!charge.growTo(have)) co_return BodyRead::OverBudget;
+  body.resize(have);
   asio::buffer_copy(asio::buffer(body.data(), have), conn.buffer.data());
   conn.buffer.consume(have);
   while (have < length) {
-    conn.deadline.expireAfter(timeout);
-    auto [ec, n] = co_await conn.socket.async_read_some(
-        asio::buffer(body.data() + have, length - have), kUseTuple);
+    std::size_t step = std::min(length - have, kBodyReadStep);
+    body.resize(have + step);
+    if (!charge.growTo(body.capacity())) co_return BodyRead::OverBudget;
+    conn.deadline.expireAt(nextBodyDeadline(limits, body_start, have));
+    auto [ec, n] = co_await conn.socket.async_read_some(asio::buffer(body.data() + have, step),
+                                                        kUseTuple);
     conn.deadline.clear();
-    if (ec) co_return false;
+    if (ec) co_return BodyRead::Broken;
     have += n;
+    body.resize(have);
   }
-  co_return true;
+  co_return BodyRead::Complete;
+}
+
+/// Reads the rest of a body through the parser (chunked, or small with a Content-Length).
+Task<BodyRead> readBodyParsed(ClientConnection& conn, ServerLimits const& limits,
+                              RequestParser& parser, ServerRequest& request, BodyCharge& charge,
+                              MonoTime body_start, ErrorCode& failure) {
+  auto length = parser.content_length();
+  while (!parser.is_done() && request.body.size() < length.value_or(SIZE_MAX)) {
+    conn.deadline.expireAt(nextBodyDeadline(limits, body_start, request.body.size()));
+    auto [ec, n] = co_await bhttp::async_read_some(conn.socket, conn.buffer, parser, kUseTuple);
+    conn.deadline.clear();
+    if (!charge.growTo(request.body.capacity())) co_return BodyRead::OverBudget;
+    if (ec) {
+      failure = ec;
+      co_return BodyRead::Broken;
+    }
+  }
+  co_return BodyRead::Complete;
+}
+
+/// The books of a request being handled — the in-flight count, the slot's cancellation (for
+/// drain) and the client watch — kept on every path out, exceptions included.
+class HandlingRequest {
+ public:
+  HandlingRequest(Worker& worker, SessionSlot& slot, net::Socket& socket, ClientWriter& writer,
+                  MonoTime started)
+      : worker_(worker),
+        slot_(slot),
+        watch_(std::make_shared<ClientWatch>(socket, writer.cancellation(), started)) {
+    slot.cancellation = &writer.cancellation();
+    worker.watches.add(watch_);
+    worker.in_flight->fetch_add(1, std::memory_order_relaxed);
+  }
+  ~HandlingRequest() {
+    worker_.in_flight->fetch_sub(1, std::memory_order_relaxed);
+    watch_->stop();
+    slot_.cancellation = nullptr;
+  }
+  HandlingRequest(HandlingRequest const&) = delete;
+  HandlingRequest& operator=(HandlingRequest const&) = delete;
+
+ private:
+  Worker& worker_;
+  SessionSlot& slot_;
+  std::shared_ptr<ClientWatch> watch_;
+};
+
+/// Runs the handler; true when it ended by an exception (a bug, logged here).
+Task<bool> runHandler(RequestHandler& handler, ServerRequest& request, ResponseWriter& writer) {
+  try {
+    co_await handler.handle(request, writer);
+  } catch (std::exception const& e) {
+    telemetry::logError("request handler failed on {} {}: {}", request.method, request.path(), e.what());
+    co_return true;
+  }
+  co_return false;
 }
 
 /// Reads one request and answers it. Returns false when the connection must close.
 Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& slot) {
   ServerLimits const& limits = worker.limits;
   ServerRequest request;
-  RequestParser parser(request);
+  RequestParser parser(request, limits.max_header_count);
   parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
   // The body limit is applied once the head is in: a declared size over it gets a 413 in the
   // shape of the route's protocol (Beast would otherwise fail the head read itself).
@@ -169,7 +271,7 @@ Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& 
     conn.deadline.clear();
     if (head_ec == bhttp::error::header_limit) {
       // The request line is usually complete by then: its path picks the error shape.
-      co_await reject(conn, worker, 431, request.path(), "request header fields too large");
+      co_await reject(conn, worker, 431, request.path(), "request header fields too large or too many");
     } else if (isParseError(head_ec)) {
       co_await reject(conn, worker, 400, "", "malformed HTTP request: " + head_ec.message());
     }
@@ -178,66 +280,82 @@ Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& 
   request.head_received = MonoClock::now();
   std::string path(request.path());
 
-  if (auto length = parser.content_length(); length && *length > limits.max_body_bytes) {
-    conn.deadline.clear();
-    co_await reject(conn, worker, 413, path,
-                    "request body of " + std::to_string(*length) + " bytes exceeds the limit of " +
-                        std::to_string(limits.max_body_bytes) + " bytes");
-    co_return false;
-  }
-  parser.body_limit(limits.max_body_bytes);
-  if (equalsIgnoreCase(request.headers.get("expect"), "100-continue") && request.version >= 11) {
-    if (!co_await writeRaw(conn, "HTTP/1.1 100 Continue\r\n\r\n", limits.write_timeout)) {
-      co_return false;
-    }
-  }
+  // Authentication (and the route) first: a refused request gets no 100 Continue and no byte of
+  // its body is read or buffered; it is answered and the connection closes.
+  bool refused = !worker.handler.screenHead(request);
+  bool keep_alive = parser.keep_alive();
   auto length = parser.content_length();
-  if (length && !parser.chunked() && *length > kDirectBodyThreshold) {
-    // A large body of known length skips the parser: what came with the head is taken from the
-    // buffer, the rest is read straight into the body (one copy, big reads).
-    if (!co_await readBodyDirect(conn, request.body, static_cast<std::size_t>(*length),
-                                 limits.body_timeout)) {
-      co_return false;
-    }
-  }
-  while (!parser.is_done() && request.body.size() < length.value_or(SIZE_MAX)) {
-    conn.deadline.expireAfter(limits.body_timeout);
-    auto [ec, n] = co_await bhttp::async_read_some(conn.socket, conn.buffer, parser, kUseTuple);
-    if (ec == bhttp::error::body_limit) {
+  if (refused) {
+    // Only a request that declared no body leaves the connection in a known state.
+    keep_alive = keep_alive && !parser.chunked() && length.value_or(0) == 0;
+  } else {
+    if (length && *length > limits.max_body_bytes) {
       conn.deadline.clear();
       co_await reject(conn, worker, 413, path,
-                      "request body exceeds the limit of " + std::to_string(limits.max_body_bytes) +
-                          " bytes");
+                      "request body of " + std::to_string(*length) + " bytes exceeds the limit of " +
+                          std::to_string(limits.max_body_bytes) + " bytes");
       co_return false;
     }
-    if (ec) {
-      conn.deadline.clear();
-      if (isParseError(ec)) {
-        co_await reject(conn, worker, 400, path, "malformed HTTP request body: " + ec.message());
+    parser.body_limit(limits.max_body_bytes);
+    if (equalsIgnoreCase(request.headers.get("expect"), "100-continue") && request.version >= 11) {
+      if (!co_await writeRaw(conn, "HTTP/1.1 100 Continue\r\n\r\n", limits.write_timeout)) {
+        co_return false;
       }
-      co_return false;
     }
   }
-  conn.deadline.clear();
+
+  BodyCharge charge(worker.body_budget);
+  if (!refused) {
+    MonoTime body_start = MonoClock::now();
+    BodyRead read = BodyRead::Complete;
+    ErrorCode failure;
+    if (length && !parser.chunked() && *length > kDirectBodyThreshold) {
+      // A large body of known length skips the parser: what came with the head is taken from
+      // the buffer, the rest is read straight into the body (one copy, big reads).
+      read = co_await readBodyDirect(conn, limits, request.body, static_cast<std::size_t>(*length),
+                                     charge, body_start);
+    } else {
+      read = co_await readBodyParsed(conn, limits, parser, request, charge, body_start, failure);
+    }
+    conn.deadline.clear();
+    switch (read) {
+      case BodyRead::Complete: break;
+      case BodyRead::OverBudget:
+        co_await reject(conn, worker, 503, path,
+                        "the gateway is holding too many request bodies; retry shortly");
+        co_return false;
+      case BodyRead::Broken:
+        if (failure == bhttp::error::body_limit) {
+          co_await reject(conn, worker, 413, path,
+                          "request body exceeds the limit of " +
+                              std::to_string(limits.max_body_bytes) + " bytes");
+        } else if (isParseError(failure)) {
+          co_await reject(conn, worker, 400, path, "malformed HTTP request body: " + failure.message());
+        }
+        co_return false;
+    }
+  }
 
   request.body_received = MonoClock::now();
-  bool keep_alive = parser.keep_alive();
   // A big request left a big buffer behind: give the memory back rather than keep it per
   // idle connection.
   if (conn.buffer.capacity() > 64 * 1024 && conn.buffer.size() == 0) conn.buffer.shrink_to_fit();
 
   ClientWriter writer(conn.socket, conn.deadline, keep_alive, request.version >= 11,
                       limits.write_timeout, worker.draining);
-  slot.cancellation = &writer.cancellation();
-  auto watch = std::make_shared<ClientWatch>(conn.socket, writer.cancellation(), request.body_received);
-  worker.watches.add(watch);
-
-  worker.in_flight->fetch_add(1, std::memory_order_relaxed);
-  co_await worker.handler.handle(request, writer);
-  worker.in_flight->fetch_sub(1, std::memory_order_relaxed);
-
-  watch->stop();
-  slot.cancellation = nullptr;
+  {
+    HandlingRequest handling(worker, slot, conn.socket, writer, request.body_received);
+    if (co_await runHandler(worker.handler, request, writer)) {
+      // The handler failed with an exception (a bug): the client still gets an answer.
+      if (!writer.headSent()) {
+        PlainAnswer answer = worker.handler.rejection(500, path, "internal error in the gateway");
+        HeaderList headers;
+        headers.add("Content-Type", answer.content_type);
+        co_await writer.send(500, headers, answer.body);
+      }
+      writer.breakConnection();
+    }
+  }
   if (!writer.answered()) {
     // A client that left before the first byte is routine: the handler recorded it (499). Any
     // other silence is a bug; the target is logged without its query (it may hold a key).
@@ -249,31 +367,50 @@ Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& 
   co_return writer.reusable() && !writer.cancellation().cancelled();
 }
 
+/// A connection's place in its worker's books (for drain and the connection cap), given back
+/// on every path out of the session, exceptions included.
+class SessionRegistration {
+ public:
+  SessionRegistration(Worker& worker, net::Socket& socket) : worker_(worker) {
+    worker.sessions.push_back(SessionSlot{&socket, nullptr, false});
+    slot_ = std::prev(worker.sessions.end());
+  }
+  ~SessionRegistration() {
+    worker_.sessions.erase(slot_);
+    worker_.connections->fetch_sub(1, std::memory_order_relaxed);
+  }
+  SessionRegistration(SessionRegistration const&) = delete;
+  SessionRegistration& operator=(SessionRegistration const&) = delete;
+  SessionSlot& slot() { return *slot_; }
+
+ private:
+  Worker& worker_;
+  std::list<SessionSlot>::iterator slot_;
+};
+
+/// `connections` was counted by the accept loop before the session started.
 Task<void> runSession(Worker& worker, net::Socket socket) {
   ErrorCode ignored;
   socket.set_option(tcp::no_delay(true), ignored);
   ClientConnection conn(worker.io, std::move(socket));
-  worker.sessions.push_back(SessionSlot{&conn.socket, nullptr, false});
-  auto slot = std::prev(worker.sessions.end());
-  worker.connections->fetch_add(1, std::memory_order_relaxed);
+  SessionRegistration registration(worker, conn.socket);
+  SessionSlot& slot = registration.slot();
 
   bool first = true;
   while (!worker.draining) {
-    slot->busy = false;
+    slot.busy = false;
     if (!co_await awaitNextRequest(conn, first ? worker.limits.header_timeout
                                                : worker.limits.keepalive_timeout)) {
       break;
     }
     first = false;
-    slot->busy = true;
-    if (!co_await serveOneRequest(conn, worker, *slot)) break;
+    slot.busy = true;
+    if (!co_await serveOneRequest(conn, worker, slot)) break;
   }
 
   conn.deadline.stop();
   conn.socket.shutdown(net::Socket::shutdown_send, ignored);
   conn.socket.close(ignored);
-  worker.sessions.erase(slot);
-  worker.connections->fetch_sub(1, std::memory_order_relaxed);
 }
 
 /// Completion of a session coroutine: an escaped exception is a bug; log it, keep serving.
@@ -288,13 +425,69 @@ struct SessionDone {
   }
 };
 
+// How long a connection turned away (over the cap, out of descriptors) may take to read its 503:
+// the request it sent is drained meanwhile, so closing does not reset the answer away.
+constexpr Millis kTurnAwayLinger{1'000};
+
+/// Answers a connection the server cannot take (503, Retry-After) and closes it. Costs no
+/// buffer beyond a small drain: no request is parsed.
+Task<void> turnAway(Worker& worker, net::Socket socket) {
+  ClientConnection conn(worker.io, std::move(socket));
+  std::string const response = plainResponse(worker.handler, 503, "",
+                                             "the gateway is at its connection limit; retry shortly");
+  conn.deadline.expireAfter(kTurnAwayLinger);
+  auto [ec, n] = co_await asio::async_write(conn.socket, asio::buffer(response), kUseTuple);
+  ErrorCode ignored;
+  conn.socket.shutdown(net::Socket::shutdown_send, ignored);
+  std::array<char, 1024> sink;
+  while (!ec) {
+    auto [read_ec, read_n] = co_await conn.socket.async_read_some(asio::buffer(sink), kUseTuple);
+    ec = read_ec;
+  }
+  conn.deadline.stop();
+  conn.closeSocket();
+  worker.connections->fetch_sub(1, std::memory_order_relaxed);
+}
+
+/// Waits `delay` on the worker's context (the accept loop's back-off).
+Task<void> pauseAccepting(Worker& worker, Millis delay) {
+  net::Timer timer(worker.io);
+  timer.expires_after(delay);
+  co_await timer.async_wait(kUseTuple);
+}
+
+bool outOfDescriptors(ErrorCode ec) {
+  return ec == asio::error::no_descriptors || ec.value() == ENFILE;
+}
+
+// Back-off after an accept error: the error would otherwise repeat at once, in a busy loop.
+constexpr Millis kAcceptBackoff{50};
+
 Task<void> acceptLoop(Worker& worker) {
   for (;;) {
     auto [ec, socket] = co_await worker.acceptor.async_accept(kUseTuple);
     if (ec) {
       if (!worker.acceptor.is_open() || ec == asio::error::operation_aborted) co_return;
-      // Out of file descriptors or a transient error: keep accepting.
-      telemetry::logWarn("accept failed: {}", ec.message());
+      if (outOfDescriptors(ec) && worker.reserve_fd >= 0) {
+        // Give up the reserve to take one connection and tell it to come back, so clients are
+        // answered rather than left in the backlog; then take the reserve again.
+        ::close(worker.reserve_fd);
+        ErrorCode accept_ec;
+        net::Socket turned(worker.io);
+        worker.acceptor.accept(turned, accept_ec);
+        if (!accept_ec) {
+          worker.connections->fetch_add(1, std::memory_order_relaxed);
+          asio::co_spawn(worker.io, turnAway(worker, std::move(turned)), SessionDone{});
+        }
+        worker.reserve_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+      }
+      telemetry::logWarn("accept failed: {}; pausing {} ms", ec.message(), kAcceptBackoff.count());
+      co_await pauseAccepting(worker, kAcceptBackoff);
+      continue;
+    }
+    std::size_t open = worker.connections->fetch_add(1, std::memory_order_relaxed);
+    if (open >= worker.limits.max_connections) {
+      asio::co_spawn(worker.io, turnAway(worker, std::move(socket)), SessionDone{});
       continue;
     }
     asio::co_spawn(worker.io, runSession(worker, std::move(socket)), SessionDone{});
@@ -329,7 +522,8 @@ HttpServer::HttpServer(net::WorkerPool& workers, std::vector<RequestHandler*> ha
       handlers_(std::move(handlers)),
       limits_(limits),
       in_flight_(std::make_shared<std::atomic<std::size_t>>(0)),
-      connections_(std::make_shared<std::atomic<std::size_t>>(0)) {}
+      connections_(std::make_shared<std::atomic<std::size_t>>(0)),
+      body_budget_(std::make_shared<BodyBudget>(limits.max_buffered_body_bytes)) {}
 
 HttpServer::~HttpServer() = default;
 
@@ -340,7 +534,7 @@ Result<std::uint16_t> HttpServer::listen(net::HostPort const& address) {
   tcp::endpoint endpoint(ip, address.port);
   for (unsigned i = 0; i < workers_.size(); ++i) {
     auto worker = std::make_unique<Worker>(workers_.context(i), *handlers_.at(i), limits_, in_flight_,
-                                           connections_);
+                                           connections_, *body_budget_);
     if (auto r = openAcceptor(worker->acceptor, endpoint); !r) return r.error();
     // Port 0: the first socket picks the port, the others join it.
     if (i == 0) endpoint.port(worker->acceptor.local_endpoint().port());

@@ -7,6 +7,7 @@
 
 #include "core/clock.h"
 #include "core/result.h"
+#include "http/body_budget.h"
 #include "http/request_handler.h"
 #include "net/listen_address.h"
 
@@ -16,12 +17,20 @@ class WorkerPool;
 
 namespace llmux::http {
 
-/// Limits that protect the server from slow and oversized clients.
+/// Limits that protect the server from slow, oversized and hostile clients (docs/security.md).
 struct ServerLimits {
   std::size_t max_body_bytes = 32u << 20;
   std::size_t max_header_bytes = 64u << 10;
+  std::size_t max_header_count = 100;       ///< more header fields: 431
+  std::size_t max_connections = 10'000;     ///< open client connections; more get a 503
+  /// Request body bytes held in memory by the whole process; a body that does not fit: 503.
+  std::size_t max_buffered_body_bytes = 1u << 30;
+  /// A body must keep at least this average rate (bytes per second) once `body_rate_grace` has
+  /// passed since its head (0: no minimum): a client trickling a byte a minute is cut.
+  std::size_t body_min_rate = 1024;
+  Millis body_rate_grace{10'000};
   Millis header_timeout{30'000};
-  Millis body_timeout{60'000};
+  Millis body_timeout{60'000};  ///< between two reads of a body
   Millis keepalive_timeout{75'000};
   Millis write_timeout{120'000};  ///< one write to a client that does not read
 };
@@ -29,6 +38,10 @@ struct ServerLimits {
 /// HTTP/1.1 server: keep-alive, chunked request bodies, `Expect: 100-continue`, body and head
 /// limits, read timeouts. Every worker thread accepts on its own SO_REUSEPORT socket, so the
 /// kernel spreads connections over the cores and a connection never leaves its thread.
+///
+/// Nothing is buffered for a request its handler refuses on the head (RequestHandler::screenHead:
+/// no 100 Continue, no body read); bodies grow as their bytes arrive, within a process-wide
+/// budget; connections are capped; accept errors (out of descriptors) back off.
 class HttpServer {
  public:
   /// `handlers[i]` serves the connections of worker i (one handler per worker, so a handler can
@@ -59,6 +72,7 @@ class HttpServer {
   std::vector<std::unique_ptr<Worker>> per_worker_;
   std::shared_ptr<std::atomic<std::size_t>> in_flight_;
   std::shared_ptr<std::atomic<std::size_t>> connections_;
+  std::shared_ptr<BodyBudget> body_budget_;
 };
 
 }  // namespace llmux::http

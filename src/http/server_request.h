@@ -17,6 +17,10 @@ struct ServerRequest {
   unsigned version = 11;     ///< 10 or 11
   MonoTime head_received{};  ///< when the request head was complete
   MonoTime body_received{};  ///< when the body was complete
+  /// Set by RequestHandler::screenHead when it refuses the request on its head: the body was not
+  /// read and the answer is this status and message.
+  int refused_status = 0;
+  std::string refused_message;
 
   std::string_view path() const;   ///< target without the query
   std::string_view query() const;  ///< after '?', "" when none

@@ -7,6 +7,7 @@
 #include "core/ids.h"
 #include "http/response_writer.h"
 #include "http/server_request.h"
+#include "protocol/admin_auth.h"
 #include "protocol/client_auth.h"
 #include "protocol/client_detect.h"
 #include "protocol/error_shapes.h"
@@ -217,20 +218,64 @@ void GatewayHandler::publishResilienceGauges() {
   buckets.labels({"overflow"}).advanceTo(stats.bucket_overflows);
 }
 
-bool GatewayHandler::admit(RequestContext& ctx) {
-  auto secret = protocol::findClientKey(ctx.request.headers, ctx.request.query());
+namespace {
+
+/// The gateway key a request presents, or why it cannot be admitted.
+struct KeyCheck {
+  config::GatewayKey const* key = nullptr;
+  std::string_view problem;  ///< set when `key` is null
+};
+
+KeyCheck checkGatewayKey(routing::Catalog const& catalog, http::ServerRequest const& request) {
+  auto secret = protocol::findClientKey(request.headers, request.query());
   if (!secret) {
-    ctx.record.error = "missing API key: send the gateway key as 'Authorization: Bearer <key>', "
-                       "'x-api-key', 'x-goog-api-key' or '?key='";
+    return {nullptr,
+            "missing API key: send the gateway key as 'Authorization: Bearer <key>', "
+            "'x-api-key', 'x-goog-api-key' or '?key='"};
+  }
+  auto const* key = catalog.findGatewayKey(*secret);
+  if (!key) return {nullptr, "invalid API key"};
+  return {key, {}};
+}
+
+}  // namespace
+
+bool GatewayHandler::screenHead(http::ServerRequest& request) {
+  auto lookup = protocol::matchRoute(request.method, request.path());
+  switch (lookup.match) {
+    case protocol::RouteMatch::NotFound: request.refused_status = 404; return false;
+    case protocol::RouteMatch::MethodNotAllowed: request.refused_status = 405; return false;
+    case protocol::RouteMatch::Found: break;
+  }
+  RouteKind kind = lookup.route.kind;
+  if (isProbe(kind)) return true;
+  auto catalog = services_.config.current();
+  if (protocol::isAdminRoute(kind)) {
+    auto verdict = protocol::checkAdminToken(request.headers, catalog->settings().admin_token);
+    if (verdict == protocol::AdminAuth::Ok) return true;
+    request.refused_status = verdict == protocol::AdminAuth::Disabled ? 404 : 401;
+    return false;  // the admin handler gives the answer (and checks again)
+  }
+  KeyCheck check = checkGatewayKey(*catalog, request);
+  if (check.key) return true;
+  request.refused_status = 401;
+  request.refused_message = std::string(check.problem);
+  return false;
+}
+
+bool GatewayHandler::admit(RequestContext& ctx) {
+  if (ctx.request.refused_status != 0) {
+    // Refused on its head (no body was read): the same verdict now, whatever a reload changed.
+    ctx.record.error = ctx.request.refused_message;
     return false;
   }
-  auto const* key = ctx.catalog->findGatewayKey(*secret);
-  if (!key) {
-    ctx.record.error = "invalid API key";
+  KeyCheck check = checkGatewayKey(*ctx.catalog, ctx.request);
+  if (!check.key) {
+    ctx.record.error = std::string(check.problem);
     return false;
   }
-  ctx.record.gateway_key = key->name;
-  ctx.gateway_key = key;
+  ctx.record.gateway_key = check.key->name;
+  ctx.gateway_key = check.key;
   return true;
 }
 

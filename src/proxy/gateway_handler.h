@@ -22,6 +22,9 @@ class GatewayHandler final : public http::RequestHandler {
  public:
   GatewayHandler(GatewayServices& services, http::UpstreamPool& pool);
 
+  /// Refuses, on the head alone, a request for an unknown route or without a valid credential
+  /// (gateway key; admin token on /admin/*): its body is never read.
+  bool screenHead(http::ServerRequest& request) override;
   net::Task<void> handle(http::ServerRequest& request, http::ResponseWriter& response) override;
   http::PlainAnswer rejection(int status, std::string_view path, std::string_view message) override;
 

@@ -36,7 +36,7 @@ void E2eTest::SetUp() {
 }
 
 void E2eTest::sweepSecrets() {
-  if (swept_.empty()) return;
+  if (swept_.empty() || !sweep_secrets_) return;
   // The request log writer commits within milliseconds of a request's end; give the last
   // requests of the scenario that long.
   std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -64,6 +64,9 @@ class E2eTest : public ::testing::Test {
   Result<Server> startServer(ChildOptions options);
   /// Starts a process without waiting for a listening line (a CLI verb expected to fail, say).
   Result<ChildProcess*> spawn(ChildOptions options);
+  /// Turns the end-of-test secret sweep off: only for a stand-in binary that echoes its
+  /// configuration on purpose (the harness's own tests).
+  void sweepNoSecrets() { sweep_secrets_ = false; }
 
  private:
   /// A gateway started from a configuration, and what must never leak from it.
@@ -83,6 +86,7 @@ class E2eTest : public ::testing::Test {
   std::string binary_;
   std::deque<ChildProcess> processes_;  // a deque keeps handed-out pointers valid
   std::vector<SweptGateway> swept_;
+  bool sweep_secrets_ = true;
 };
 
 }  // namespace llmux::e2e

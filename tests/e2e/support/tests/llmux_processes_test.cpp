@@ -80,6 +80,7 @@ class FixtureWithFakeBinary : public E2eTest {
     ::setenv("LLMUX_BINARY", writeExecutable(*binary_dir_, "llmux", kFakeLlmux).c_str(), 1);
     E2eTest::SetUp();
     ::unsetenv("LLMUX_BINARY");
+    sweepNoSecrets();  // the stand-in prints its configuration, keys included
   }
   std::unique_ptr<TempDir> binary_dir_;
 };
