@@ -6,10 +6,10 @@
 #include <future>
 #include <mutex>
 
+#include "captured_log.h"
 #include "store/freeze_store.h"
 #include "store/sqlite_db.h"
 #include "store/sqlite_store.h"
-#include "telemetry/log.h"
 #include "temp_dir.h"
 
 namespace llmux::store {
@@ -102,19 +102,6 @@ routing::FreezeTarget channel(std::string name) {
   return routing::FreezeTarget{std::move(name), "k1", "k1#0", "m"};
 }
 
-std::mutex g_lines_mutex;
-std::vector<std::string> g_lines;
-
-void captureLine(std::string_view line) {
-  std::lock_guard lock(g_lines_mutex);
-  g_lines.emplace_back(line);
-}
-
-std::vector<std::string> capturedLines() {
-  std::lock_guard lock(g_lines_mutex);
-  return g_lines;
-}
-
 TEST(FreezeWriter, NoTableCallWaitsForAHeldWriteAndTheWritesLandInOrder) {
   ManualTimeSource clock;
   HeldRows rows;
@@ -159,8 +146,7 @@ TEST(FreezeWriter, NoTableCallWaitsForAHeldWriteAndTheWritesLandInOrder) {
 }
 
 TEST(FreezeWriter, FailedWritesAreCountedAndLoggedOncePerBurst) {
-  g_lines.clear();
-  telemetry::setLogWriter(&captureLine);
+  CapturedLog captured;
   ManualTimeSource clock;
   HeldRows rows;
   rows.failWith("disk I/O error");
@@ -173,7 +159,7 @@ TEST(FreezeWriter, FailedWritesAreCountedAndLoggedOncePerBurst) {
   writer.flush();
   EXPECT_EQ(table.persistenceFailures(), 20u);
   EXPECT_EQ(table.list().size(), 20u) << "the table stays right";
-  auto lines = capturedLines();
+  auto lines = captured.lines();
   ASSERT_EQ(lines.size(), 1u) << "one line for the burst, not one per write";
   EXPECT_NE(lines[0].find("freeze persistence failed: disk I/O error"), std::string::npos)
       << lines[0];
@@ -182,11 +168,10 @@ TEST(FreezeWriter, FailedWritesAreCountedAndLoggedOncePerBurst) {
   table.apply(rule("ever", FreezePeriod::Forever), channel("ok"), std::nullopt, "ever");
   writer.flush();
   EXPECT_EQ(table.persistenceFailures(), 20u);
-  lines = capturedLines();
+  lines = captured.lines();
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_NE(lines[1].find("freeze persistence works again after 20 failure(s)"), std::string::npos)
       << lines[1];
-  telemetry::setLogWriter(nullptr);
 }
 
 TEST(FreezeWriter, AFullQueueDropsTheWriteAndCountsIt) {

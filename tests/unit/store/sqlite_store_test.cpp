@@ -4,13 +4,12 @@
 
 #include <fstream>
 #include <future>
-#include <mutex>
 #include <set>
 #include <thread>
 
+#include "captured_log.h"
 #include "store/sqlite_db.h"
 #include "store/sqlite_schema.h"
-#include "telemetry/log.h"
 #include "temp_dir.h"
 
 namespace llmux::store {
@@ -232,19 +231,6 @@ TEST(SqliteStore, AThousandRecordsFromFourThreadsAllArrive) {
 
 // --- never blocking, nothing lost silently ------------------------------------------------------
 
-std::mutex g_lines_mutex;
-std::vector<std::string> g_lines;
-
-void captureLine(std::string_view line) {
-  std::lock_guard lock(g_lines_mutex);
-  g_lines.emplace_back(line);
-}
-
-std::vector<std::string> capturedLines() {
-  std::lock_guard lock(g_lines_mutex);
-  return g_lines;
-}
-
 /// Another connection holding SQLite's write lock, as a stuck checkpoint or an operator's
 /// sqlite3 shell in a transaction would, until released.
 class WriteLock {
@@ -300,11 +286,7 @@ TEST(SqliteStore, ALockedDatabaseNeverBlocksRecordAndEveryRecordIsWrittenOrCount
 
 TEST(SqliteStore, FailedBatchesAreCountedAndLoggedOncePerBurst) {
   TempDir dir;
-  g_lines.clear();
-  telemetry::setLogWriter(&captureLine);
-  struct RestoreLog {
-    ~RestoreLog() { telemetry::setLogWriter(nullptr); }
-  } restore;
+  CapturedLog captured;
   ManualTimeSource clock;
   SqliteStoreOptions options;
   options.clock = &clock;
@@ -327,7 +309,7 @@ TEST(SqliteStore, FailedBatchesAreCountedAndLoggedOncePerBurst) {
   EXPECT_EQ(stats.dropped, 10u);
   EXPECT_EQ(stats.written, 0u);
   EXPECT_NE(store->lastWriteError().find("requests"), std::string::npos) << store->lastWriteError();
-  auto lines = capturedLines();
+  auto lines = captured.lines();
   ASSERT_EQ(lines.size(), 1u) << "one line for the burst, not one per batch";
   EXPECT_NE(lines[0].find("ERROR request log write failed: a batch of 1 record(s) was dropped"),
             std::string::npos)
@@ -337,7 +319,7 @@ TEST(SqliteStore, FailedBatchesAreCountedAndLoggedOncePerBurst) {
   clock.advance(options.failure_log_interval);
   store->record(failedOverRecord("lost-summarised"));
   store->flush();
-  lines = capturedLines();
+  lines = captured.lines();
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_NE(lines[1].find("request log write failed 10 more time(s)"), std::string::npos)
       << lines[1];
@@ -346,7 +328,7 @@ TEST(SqliteStore, FailedBatchesAreCountedAndLoggedOncePerBurst) {
   store->record(failedOverRecord("kept"));
   store->flush();
   EXPECT_EQ(store->stats().written, 1u);
-  lines = capturedLines();
+  lines = captured.lines();
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_NE(lines[2].find("request log write works again after 11 failure(s)"), std::string::npos)
       << lines[2];
@@ -370,13 +352,19 @@ std::int64_t countRows(fs::path const& dir, char const* sql) {
   return stmt->columnInt(0);
 }
 
+/// A store on `clock` keeping requests `days` days, looking for expired ones every 5 minutes.
+SqliteStoreOptions retentionOptions(ManualTimeSource const& clock, int days) {
+  SqliteStoreOptions options;
+  options.clock = &clock;
+  options.retention = std::chrono::days(days);
+  options.retention_interval = std::chrono::minutes(5);
+  return options;
+}
+
 TEST(SqliteStore, TheWriterDeletesExpiredRequestsOnItsSchedule) {
   TempDir dir;
   ManualTimeSource clock;
-  SqliteStoreOptions options;
-  options.clock = &clock;
-  options.retention = std::chrono::days(30);
-  options.retention_interval = std::chrono::minutes(5);
+  SqliteStoreOptions options = retentionOptions(clock, 30);
   auto store = openStore(dir.path(), options);
   ASSERT_TRUE(store);
   using std::chrono::hours;
@@ -401,9 +389,7 @@ TEST(SqliteStore, TheWriterDeletesExpiredRequestsOnItsSchedule) {
 TEST(SqliteStore, RetentionZeroKeepsEverythingUntilChanged) {
   TempDir dir;
   ManualTimeSource clock;
-  SqliteStoreOptions options;
-  options.clock = &clock;
-  options.retention = std::chrono::days(0);
+  SqliteStoreOptions options = retentionOptions(clock, 0);
   auto store = openStore(dir.path(), options);
   ASSERT_TRUE(store);
   store->record(startedAgo("ancient", clock, std::chrono::hours(24 * 3650)));
