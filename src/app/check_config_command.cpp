@@ -15,6 +15,14 @@ int runCheckConfig(std::string const& config_path) {
   auto const& s = *outcome.settings;
   std::printf("%s: OK (%zu channel(s), %zu gateway key(s))\n", config_path.c_str(),
               s.channels.size(), s.gateway_keys.size());
+  // What the state database will keep, so an operator sees the disk it may take.
+  if (!s.log.request_log) {
+    std::printf("request log: off\n");
+  } else if (s.log.request_log_retention_days == 0) {
+    std::printf("request log: kept forever (log.request_log_retention_days: 0)\n");
+  } else {
+    std::printf("request log: requests kept %d day(s)\n", s.log.request_log_retention_days);
+  }
   return 0;
 }
 

@@ -20,6 +20,7 @@
 #include "shared_state/shared_limits.h"
 #include "routing/router_state.h"
 #include "store/freeze_store.h"
+#include "store/freeze_writer.h"
 #include "store/sqlite_store.h"
 #include "store/state_dir.h"
 #include "telemetry/access_log.h"
@@ -142,14 +143,17 @@ int runServe(std::string const& config_path) {
   routing::KeyHealth key_health(clock);
   routing::Rotation rotation;
   routing::RouterState router_state(clock);
-  // Freezes outlive restarts: the state database keeps them.
-  auto freeze_store = store::SqliteFreezeStore::open(state_dir);
-  if (!freeze_store) {
+  (*store)->setRetention(std::chrono::days(settings->log.request_log_retention_days));
+  // Freezes outlive restarts: the state database keeps them. Request threads only queue the
+  // writes; the freeze writer's thread makes them.
+  auto freeze_rows = store::SqliteFreezeStore::open(state_dir);
+  if (!freeze_rows) {
     std::fprintf(stderr, "cannot open the freezes in %s: %s\n", state_dir.c_str(),
-                 freeze_store.error().message.c_str());
+                 freeze_rows.error().message.c_str());
     return 1;
   }
-  routing::FreezeTable freezes(clock, freeze_store->get());
+  store::FreezeWriter freeze_writer(**freeze_rows, clock);
+  routing::FreezeTable freezes(clock, &freeze_writer);
   try {
     freezes.load();
   } catch (std::exception const& e) {
@@ -222,6 +226,7 @@ int runServe(std::string const& config_path) {
         telemetry::logWarn("redis changes need a restart; the shared limits keep their connection");
       }
       applyLogLevel(*outcome.settings);
+      (*store)->setRetention(std::chrono::days(outcome.settings->log.request_log_retention_days));
       config_holder.replace(std::make_shared<const routing::Catalog>(outcome.settings));
       request_metrics.configReloaded(true);
       telemetry::logInfo("configuration reloaded from {}: {} channel(s)", config_path,
@@ -237,6 +242,7 @@ int runServe(std::string const& config_path) {
   if (!clean) telemetry::logWarn("worker loops still had work after the drain; stopped them");
   (*access_log)->flush();
   (*store)->flush();
+  freeze_writer.flush();  // the freezes applied, lifted or expired during the drain
   telemetry::logInfo("llmux stopped");
   return 0;
 }

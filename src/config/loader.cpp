@@ -82,7 +82,9 @@ void readServer(YamlReader& reader, Fields const& root, Settings& settings) {
 void readLog(YamlReader& reader, Fields const& root, EnvLookup const& env, Settings& settings) {
   YAML::Node const* node = root.find("log");
   if (node == nullptr) return;
-  auto fields = reader.strictMap(*node, root.path("log"), {"access_log", "request_log", "level"});
+  auto fields =
+      reader.strictMap(*node, root.path("log"),
+                       {"access_log", "request_log", "request_log_retention_days", "level"});
   if (!fields) return;
   if (YAML::Node const* value = fields->find("access_log")) {
     std::string const path = fields->path("access_log");
@@ -96,6 +98,13 @@ void readLog(YamlReader& reader, Fields const& root, EnvLookup const& env, Setti
   }
   if (YAML::Node const* value = fields->find("request_log")) {
     if (auto on = reader.boolean(*value, fields->path("request_log"))) settings.log.request_log = *on;
+  }
+  if (YAML::Node const* value = fields->find("request_log_retention_days")) {
+    // A century is "forever" in all but name; the bound keeps the cutoff arithmetic in range.
+    std::string const path = fields->path("request_log_retention_days");
+    if (auto days = reader.integer(*value, path, 0, 36'500)) {
+      settings.log.request_log_retention_days = static_cast<int>(*days);
+    }
   }
   if (YAML::Node const* value = fields->find("level")) {
     if (auto level = reader.string(*value, fields->path("level"))) {

@@ -262,6 +262,8 @@ struct ServerSettings {
 struct LogSettings {
   std::string access_log = "stdout";  ///< "stdout", "stderr", "off" or a file path
   bool request_log = true;             ///< one row per request (and attempt) in the SQLite state
+  /// Days the request log keeps a request (and its attempts) before deleting it; 0 = forever.
+  int request_log_retention_days = 30;
   std::string level = "info";         ///< application log level: debug | info | warn | error
 };
 

@@ -187,7 +187,8 @@ Task<void> AdminHandler::serveFreezes(RequestContext& ctx) {
 }
 
 Task<void> AdminHandler::serveLift(RequestContext& ctx) {
-  // Lifting removes the freeze from persistence too: a synchronous SQLite write, rare and small.
+  // The lift holds at once; its removal from the database is queued for the freezes' writer
+  // thread, so this I/O thread never waits for SQLite.
   if (!freezes_.lift(ctx.route.admin_id)) {
     co_await sendError(ctx, 404, "no active freeze with this id", "not_found_error");
     co_return;

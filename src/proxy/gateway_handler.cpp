@@ -149,12 +149,8 @@ Task<void> GatewayHandler::serveRoute(RequestContext& ctx) {
       }
       co_return;
     case RouteKind::Metrics: {
-      // Sinks count their own drops; copy them into the registry at scrape time.
-      auto& dropped = services_.metrics_registry.counter(telemetry::MetricId::LogRecordsDroppedTotal);
-      dropped.labels({"access_log"}).advanceTo(services_.access_log.droppedLines());
-      if (services_.request_log) {
-        dropped.labels({"request_log"}).advanceTo(services_.request_log->droppedRecords());
-      }
+      // Everything is copied from counts kept in memory: a scrape never waits for the disk.
+      publishStorageMetrics();
       // The router's state as of now.
       publishFreezeGauges();
       publishResilienceGauges();
@@ -202,6 +198,28 @@ void GatewayHandler::publishFreezeGauges() {
           .set(counts[static_cast<std::size_t>(object)][static_cast<std::size_t>(period)]);
     }
   }
+}
+
+void GatewayHandler::publishStorageMetrics() {
+  // The sinks and stores count in memory; copy the counts into the registry at scrape time.
+  auto& registry = services_.metrics_registry;
+  auto& dropped = registry.counter(telemetry::MetricId::LogRecordsDroppedTotal);
+  dropped.labels({"access_log"}).advanceTo(services_.access_log.droppedLines());
+  auto& failures = registry.counter(telemetry::MetricId::StoreWriteFailuresTotal);
+  failures.labels({"freezes"}).advanceTo(services_.freezes.persistenceFailures());
+  if (services_.request_log == nullptr) return;
+  store::RequestLogStats stats = services_.request_log->stats();
+  dropped.labels({"request_log"}).advanceTo(stats.dropped);
+  failures.labels({"request_log"}).advanceTo(stats.failed_batches);
+  registry.gauge(telemetry::MetricId::RequestLogQueueDepth)
+      .get()
+      .set(static_cast<double>(stats.queued));
+  registry.counter(telemetry::MetricId::RequestLogRecordsWrittenTotal)
+      .get()
+      .advanceTo(stats.written);
+  registry.counter(telemetry::MetricId::RequestLogRecordsExpiredTotal)
+      .get()
+      .advanceTo(stats.expired);
 }
 
 void GatewayHandler::publishResilienceGauges() {

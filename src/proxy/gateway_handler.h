@@ -41,6 +41,9 @@ class GatewayHandler final : public http::RequestHandler {
   net::Task<void> servePlain(RequestContext& ctx, int status, std::string_view content_type,
                              std::string_view body);
   bool admit(RequestContext& ctx);
+  /// The log sinks' and stores' counts (drops, writes, write failures, queue depth), copied from
+  /// memory at scrape time.
+  void publishStorageMetrics();
   /// llmux_freezes_active by object and period, as of now (at scrape time).
   void publishFreezeGauges();
   /// Breaker states and the shared limits' Redis figures, as of now (at scrape time).

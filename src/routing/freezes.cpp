@@ -4,7 +4,6 @@
 #include <array>
 #include <chrono>
 #include <cmath>
-#include <exception>
 #include <utility>
 
 #include "core/ids.h"
@@ -146,38 +145,25 @@ FreezeTable::FreezeTable(TimeSource const& clock, FreezePersistence* persistence
 
 void FreezeTable::load() {
   if (persistence_ == nullptr) return;
-  std::lock_guard persist(persist_mutex_);
   std::vector<Freeze> loaded = persistence_->loadFreezes();  // start-up: failures propagate
   std::stable_sort(loaded.begin(), loaded.end(),
                    [](Freeze const& a, Freeze const& b) { return a.created < b.created; });
-  std::vector<std::string> gone;
-  {
-    std::lock_guard lock(mutex_);
-    freezes_ = std::move(loaded);
-    count_.store(freezes_.size(), std::memory_order_release);
-    gone = dropExpiredLocked(clock_.wallNow());
-  }
-  for (auto const& id : gone) removePersisted(id);
+  std::lock_guard lock(mutex_);
+  freezes_ = std::move(loaded);
+  count_.store(freezes_.size(), std::memory_order_release);
+  dropExpiredLocked(clock_.wallNow());
 }
 
 std::optional<Freeze> FreezeTable::frozen(std::string_view channel, std::string_view key_id,
                                           std::string_view model) const {
   // The common case, nothing frozen, costs one load and no lock.
   if (count_.load(std::memory_order_acquire) == 0) return std::nullopt;
-  std::optional<Freeze> found;
-  std::vector<std::string> gone;
-  {
-    std::lock_guard lock(mutex_);
-    gone = dropExpiredLocked(clock_.wallNow());
-    for (auto const& f : freezes_) {
-      if (covers(f, channel, key_id, model)) {
-        found = f;
-        break;
-      }
-    }
+  std::lock_guard lock(mutex_);
+  dropExpiredLocked(clock_.wallNow());
+  for (auto const& f : freezes_) {
+    if (covers(f, channel, key_id, model)) return f;
   }
-  forgetPersisted(gone);
-  return found;
+  return std::nullopt;
 }
 
 Freeze FreezeTable::apply(config::FreezeRule const& rule, FreezeTarget const& target,
@@ -197,132 +183,76 @@ Freeze FreezeTable::apply(config::FreezeRule const& rule, FreezeTarget const& ta
   wanted.rule = rule.name;
   wanted.reason = std::move(reason);
 
-  // persist_mutex_ keeps the writes in the order of the changes; mutex_ is never held during I/O,
-  // so routing threads are not stalled by a slow disk.
-  std::lock_guard persist(persist_mutex_);
-  std::vector<std::string> gone;
-  Freeze result;
-  bool changed = true;
-  {
-    std::lock_guard lock(mutex_);
-    gone = dropExpiredLocked(now);
-    auto existing = std::find_if(freezes_.begin(), freezes_.end(),
-                                 [&](Freeze const& f) { return sameObject(f, wanted); });
-    if (existing != freezes_.end()) {
-      // Extend, never shorten: the later end (forever beats any instant) and what caused it.
-      bool longer = existing->until && (!wanted.until || *wanted.until > *existing->until);
-      if (longer) {
-        existing->until = wanted.until;
-        existing->period = wanted.period;
-        existing->rule = wanted.rule;
-        existing->reason = wanted.reason;
-      }
-      changed = longer;
-      result = *existing;
-    } else {
-      wanted.id = "frz_" + randomHex(8);
-      result = wanted;
-      if (expired(wanted, now)) {
-        changed = false;  // a zero-length freeze: nothing to keep
-      } else {
-        freezes_.push_back(wanted);
-        count_.store(freezes_.size(), std::memory_order_release);
-      }
+  std::lock_guard lock(mutex_);
+  dropExpiredLocked(now);
+  auto existing = std::find_if(freezes_.begin(), freezes_.end(),
+                               [&](Freeze const& f) { return sameObject(f, wanted); });
+  if (existing != freezes_.end()) {
+    // Extend, never shorten: the later end (forever beats any instant) and what caused it.
+    bool longer = existing->until && (!wanted.until || *wanted.until > *existing->until);
+    if (longer) {
+      existing->until = wanted.until;
+      existing->period = wanted.period;
+      existing->rule = wanted.rule;
+      existing->reason = wanted.reason;
+      if (persistence_ != nullptr) persistence_->saveFreeze(*existing);
     }
+    return *existing;
   }
-  for (auto const& id : gone) removePersisted(id);
-  if (changed && persistence_ != nullptr) {
-    try {
-      persistence_->saveFreeze(result);
-    } catch (std::exception const&) {
-      // The freeze still holds in memory; it is only lost at the next restart.
-      persistence_failures_.fetch_add(1, std::memory_order_relaxed);
-    }
-  }
-  return result;
+  wanted.id = "frz_" + randomHex(8);
+  if (expired(wanted, now)) return wanted;  // a zero-length freeze: nothing to keep
+  freezes_.push_back(wanted);
+  count_.store(freezes_.size(), std::memory_order_release);
+  if (persistence_ != nullptr) persistence_->saveFreeze(wanted);
+  return wanted;
 }
 
 bool FreezeTable::lift(std::string const& id) {
-  std::lock_guard persist(persist_mutex_);
-  std::vector<std::string> gone;
-  bool found = false;
-  {
-    std::lock_guard lock(mutex_);
-    gone = dropExpiredLocked(clock_.wallNow());
-    auto it = std::find_if(freezes_.begin(), freezes_.end(),
-                           [&](Freeze const& f) { return f.id == id; });
-    if (it != freezes_.end()) {
-      freezes_.erase(it);
-      count_.store(freezes_.size(), std::memory_order_release);
-      found = true;
-    }
-  }
-  if (found) gone.push_back(id);
-  for (auto const& gone_id : gone) removePersisted(gone_id);
-  return found;
+  std::lock_guard lock(mutex_);
+  dropExpiredLocked(clock_.wallNow());
+  auto it =
+      std::find_if(freezes_.begin(), freezes_.end(), [&](Freeze const& f) { return f.id == id; });
+  if (it == freezes_.end()) return false;
+  freezes_.erase(it);
+  count_.store(freezes_.size(), std::memory_order_release);
+  forgetLocked(id);
+  return true;
 }
 
 std::size_t FreezeTable::liftKey(std::string const& key_id) {
   if (key_id.empty()) return 0;
-  std::lock_guard persist(persist_mutex_);
-  std::vector<std::string> gone;
-  std::size_t lifted = 0;
-  {
-    std::lock_guard lock(mutex_);
-    gone = dropExpiredLocked(clock_.wallNow());
-    auto keep = std::stable_partition(freezes_.begin(), freezes_.end(),
-                                      [&](Freeze const& f) { return f.key_id != key_id; });
-    for (auto it = keep; it != freezes_.end(); ++it) gone.push_back(it->id);
-    lifted = static_cast<std::size_t>(freezes_.end() - keep);
-    freezes_.erase(keep, freezes_.end());
-    count_.store(freezes_.size(), std::memory_order_release);
-  }
-  for (auto const& id : gone) removePersisted(id);
+  std::lock_guard lock(mutex_);
+  dropExpiredLocked(clock_.wallNow());
+  auto keep = std::stable_partition(freezes_.begin(), freezes_.end(),
+                                    [&](Freeze const& f) { return f.key_id != key_id; });
+  for (auto it = keep; it != freezes_.end(); ++it) forgetLocked(it->id);
+  auto lifted = static_cast<std::size_t>(freezes_.end() - keep);
+  freezes_.erase(keep, freezes_.end());
+  count_.store(freezes_.size(), std::memory_order_release);
   return lifted;
 }
 
 std::vector<Freeze> FreezeTable::list() const {
-  std::vector<Freeze> out;
-  std::vector<std::string> gone;
-  {
-    std::lock_guard lock(mutex_);
-    gone = dropExpiredLocked(clock_.wallNow());
-    out = freezes_;
-  }
-  forgetPersisted(gone);
-  return out;
+  std::lock_guard lock(mutex_);
+  dropExpiredLocked(clock_.wallNow());
+  return freezes_;
 }
 
 std::uint64_t FreezeTable::persistenceFailures() const {
-  return persistence_failures_.load(std::memory_order_relaxed);
+  return persistence_ != nullptr ? persistence_->failedWrites() : 0;
 }
 
-std::vector<std::string> FreezeTable::dropExpiredLocked(WallTime now) const {
-  std::vector<std::string> gone;
+void FreezeTable::dropExpiredLocked(WallTime now) const {
   auto keep = std::stable_partition(freezes_.begin(), freezes_.end(),
                                     [now](Freeze const& f) { return !expired(f, now); });
-  for (auto it = keep; it != freezes_.end(); ++it) gone.push_back(std::move(it->id));
-  if (!gone.empty()) {
-    freezes_.erase(keep, freezes_.end());
-    count_.store(freezes_.size(), std::memory_order_release);
-  }
-  return gone;
+  if (keep == freezes_.end()) return;
+  for (auto it = keep; it != freezes_.end(); ++it) forgetLocked(it->id);
+  freezes_.erase(keep, freezes_.end());
+  count_.store(freezes_.size(), std::memory_order_release);
 }
 
-void FreezeTable::forgetPersisted(std::vector<std::string> const& ids) const {
-  if (ids.empty() || persistence_ == nullptr) return;
-  std::lock_guard persist(persist_mutex_);
-  for (auto const& id : ids) removePersisted(id);
-}
-
-void FreezeTable::removePersisted(std::string const& id) const {
-  if (persistence_ == nullptr) return;
-  try {
-    persistence_->removeFreeze(id);
-  } catch (std::exception const&) {
-    // The row stays until the next start drops it as expired (or a later lift retries).
-    persistence_failures_.fetch_add(1, std::memory_order_relaxed);
-  }
+void FreezeTable::forgetLocked(std::string const& id) const {
+  if (persistence_ != nullptr) persistence_->removeFreeze(id);
 }
 
 }  // namespace llmux::routing

@@ -40,13 +40,24 @@ struct FreezeTarget {
   std::string model;  ///< upstream model
 };
 
-/// Where freezes are kept across restarts (store/ implements it with SQLite).
+/// Where freezes are kept across restarts (store::FreezeWriter, over SQLite).
+///
+/// FreezeTable calls `saveFreeze` and `removeFreeze` on request threads (a routing decision, an
+/// admin call, a /metrics scrape), with its lock held so the writes arrive in the order of the
+/// changes. They must therefore return at once and never throw: queue the write for a thread of
+/// the implementation's own, and count what fails (`failedWrites`). Only `loadFreezes`, at
+/// start-up, is synchronous.
 class FreezePersistence {
  public:
   virtual ~FreezePersistence() = default;
+  /// Every stored freeze. Start-up only; throws std::runtime_error when they cannot be read.
   virtual std::vector<Freeze> loadFreezes() = 0;
+  /// Queues storing `freeze` (insert, or replace the one with its id).
   virtual void saveFreeze(Freeze const& freeze) = 0;
+  /// Queues removing the freeze `id`.
   virtual void removeFreeze(std::string const& id) = 0;
+  /// Queued writes that were given up on so far (monotonic).
+  virtual std::uint64_t failedWrites() const = 0;
 };
 
 /// The first rule matching an upstream answer (status, body substring, header), or nullptr.
@@ -67,7 +78,8 @@ std::optional<WallTime> freezeEnd(config::FreezePeriod period, WallTime now, Mil
 
 /// The active freezes, shared by all workers. Thread-safe; `frozen` is cheap when nothing is
 /// frozen (one atomic load). Expired freezes are dropped (and removed from persistence) as they
-/// are met, so a freeze whose time passed never lingers.
+/// are met, so a freeze whose time passed never lingers. The memory is the truth and changes at
+/// once; persistence only queues its writes (see FreezePersistence), so no call waits for a disk.
 class FreezeTable {
  public:
   explicit FreezeTable(TimeSource const& clock, FreezePersistence* persistence = nullptr);
@@ -95,27 +107,22 @@ class FreezeTable {
   /// The active freezes, oldest first.
   std::vector<Freeze> list() const;
 
-  /// Persistence writes that threw (the table itself stays right; the change is lost at the next
-  /// restart). Monotonic, for logs and metrics.
+  /// Persistence writes given up on (the table itself stays right; the change is lost at the
+  /// next restart). Monotonic, for logs and metrics.
   std::uint64_t persistenceFailures() const;
 
  private:
-  /// Removes expired freezes from memory; returns their ids for removal from persistence.
-  std::vector<std::string> dropExpiredLocked(WallTime now) const;
-  /// Removes `ids` from persistence (takes persist_mutex_; never called with mutex_ held).
-  void forgetPersisted(std::vector<std::string> const& ids) const;
-  /// One removal, errors counted (persist_mutex_ held).
-  void removePersisted(std::string const& id) const;
+  /// Removes expired freezes from memory and queues their removal from persistence.
+  void dropExpiredLocked(WallTime now) const;
+  /// Queues the removal of `id` from persistence (mutex_ held: the writes keep the order of the
+  /// changes, and queueing never waits).
+  void forgetLocked(std::string const& id) const;
 
   TimeSource const& clock_;
   FreezePersistence* persistence_;
-  /// Serialises persistence writes in the order of the changes. Taken before mutex_; the I/O
-  /// happens with mutex_ released, so `frozen` never waits for a disk.
-  mutable std::mutex persist_mutex_;
   mutable std::mutex mutex_;
   mutable std::vector<Freeze> freezes_;  ///< oldest first
   mutable std::atomic<std::size_t> count_{0};
-  mutable std::atomic<std::uint64_t> persistence_failures_{0};
 };
 
 }  // namespace llmux::routing

@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <optional>
-#include <stdexcept>
 #include <string_view>
 #include <system_error>
 
@@ -22,14 +21,6 @@ constexpr char const* kUpsert =
 
 constexpr char const* kDelete = "DELETE FROM freezes WHERE id = ?";
 
-std::int64_t toUnixMillis(WallTime t) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-}
-
-WallTime fromUnixMillis(std::int64_t ms) {
-  return WallTime(std::chrono::duration_cast<WallClock::duration>(std::chrono::milliseconds(ms)));
-}
-
 // Stored by their config names, so the table reads the same as the configuration and the admin
 // API, and a reordering of the enums cannot corrupt old rows.
 std::optional<config::FreezeObject> objectNamed(std::string_view name) {
@@ -47,10 +38,6 @@ std::optional<config::FreezePeriod> periodNamed(std::string_view name) {
     if (config::freezePeriodName(period) == name) return period;
   }
   return std::nullopt;
-}
-
-[[noreturn]] void throwStoreError(Error const& error) {
-  throw std::runtime_error(error.message);
 }
 
 }  // namespace
@@ -74,14 +61,14 @@ Result<std::unique_ptr<SqliteFreezeStore>> SqliteFreezeStore::open(
   return std::unique_ptr<SqliteFreezeStore>(new SqliteFreezeStore(std::move(*db)));
 }
 
-std::vector<routing::Freeze> SqliteFreezeStore::loadFreezes() {
+Result<std::vector<routing::Freeze>> SqliteFreezeStore::load() {
   std::lock_guard lock(mutex_);
   auto stmt = db_.prepare(kSelect);
-  if (!stmt.ok()) throwStoreError(stmt.error());
+  if (!stmt.ok()) return stmt.takeError();
   std::vector<routing::Freeze> out;
   for (;;) {
     auto row = stmt->step();
-    if (!row.ok()) throwStoreError(row.error());
+    if (!row.ok()) return row.takeError();
     if (!*row) break;
     auto object = objectNamed(stmt->columnText(1));
     auto period = periodNamed(stmt->columnText(2));
@@ -103,10 +90,10 @@ std::vector<routing::Freeze> SqliteFreezeStore::loadFreezes() {
   return out;
 }
 
-void SqliteFreezeStore::saveFreeze(routing::Freeze const& freeze) {
+Result<void> SqliteFreezeStore::save(routing::Freeze const& freeze) {
   std::lock_guard lock(mutex_);
   auto stmt = db_.prepare(kUpsert);
-  if (!stmt.ok()) throwStoreError(stmt.error());
+  if (!stmt.ok()) return stmt.takeError();
   stmt->bind(1, freeze.id);
   stmt->bind(2, config::freezeObjectName(freeze.object));
   stmt->bind(3, config::freezePeriodName(freeze.period));
@@ -122,15 +109,17 @@ void SqliteFreezeStore::saveFreeze(routing::Freeze const& freeze) {
   }
   stmt->bind(10, freeze.rule);
   stmt->bind(11, freeze.reason);
-  if (auto done = stmt->step(); !done.ok()) throwStoreError(done.error());
+  if (auto done = stmt->step(); !done.ok()) return done.takeError();
+  return {};
 }
 
-void SqliteFreezeStore::removeFreeze(std::string const& id) {
+Result<void> SqliteFreezeStore::remove(std::string const& id) {
   std::lock_guard lock(mutex_);
   auto stmt = db_.prepare(kDelete);
-  if (!stmt.ok()) throwStoreError(stmt.error());
+  if (!stmt.ok()) return stmt.takeError();
   stmt->bind(1, id);
-  if (auto done = stmt->step(); !done.ok()) throwStoreError(done.error());
+  if (auto done = stmt->step(); !done.ok()) return done.takeError();
+  return {};
 }
 
 }  // namespace llmux::store

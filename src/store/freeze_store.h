@@ -8,16 +8,17 @@
 
 #include "core/result.h"
 #include "routing/freezes.h"
+#include "store/freeze_writer.h"
 #include "store/sqlite_db.h"
 
 namespace llmux::store {
 
 /// The freezes table of the state database (`<state_dir>/llmux.db`, the request log's file),
 /// through a connection of its own: WAL and the busy timeout let it write beside the request log
-/// writer. Freezes change rarely, so every call is synchronous and durable on return. Thread-safe
-/// (one mutex around the connection). Failures throw std::runtime_error: FreezeTable keeps its
-/// in-memory state and counts them.
-class SqliteFreezeStore final : public routing::FreezePersistence {
+/// writer. Every call is synchronous and durable on return, so it may wait for the disk or for
+/// another connection's lock: FreezeTable reaches it only through a FreezeWriter, whose thread
+/// makes the writes. Thread-safe (one mutex around the connection).
+class SqliteFreezeStore final : public FreezeRows {
  public:
   /// Creates `state_dir` if needed, opens or creates the database and applies the schema
   /// migrations (a no-op when SqliteStore already did). Start-up only.
@@ -28,11 +29,9 @@ class SqliteFreezeStore final : public routing::FreezePersistence {
 
   /// Every stored freeze, expired ones included (the table drops those), oldest first. Rows with
   /// an object or period this build does not know are skipped.
-  std::vector<routing::Freeze> loadFreezes() override;
-  /// Inserts or replaces the freeze with this id.
-  void saveFreeze(routing::Freeze const& freeze) override;
-  /// Deletes the freeze with this id (nothing when there is none).
-  void removeFreeze(std::string const& id) override;
+  Result<std::vector<routing::Freeze>> load() override;
+  Result<void> save(routing::Freeze const& freeze) override;
+  Result<void> remove(std::string const& id) override;
 
  private:
   explicit SqliteFreezeStore(SqliteDb db) : db_(std::move(db)) {}

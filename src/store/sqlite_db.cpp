@@ -19,6 +19,14 @@ Error sqliteError(std::string_view what, std::string_view detail) {
 
 }  // namespace
 
+std::int64_t toUnixMillis(WallTime t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+
+WallTime fromUnixMillis(std::int64_t ms) {
+  return WallTime(std::chrono::duration_cast<WallClock::duration>(std::chrono::milliseconds(ms)));
+}
+
 // --- SqliteStatement ----------------------------------------------------------------------------
 
 SqliteStatement::~SqliteStatement() {
@@ -128,6 +136,10 @@ Result<SqliteStatement> SqliteDb::prepare(std::string_view sql) {
 
 std::int64_t SqliteDb::lastInsertRowid() const {
   return sqlite3_last_insert_rowid(db_);
+}
+
+std::int64_t SqliteDb::changes() const {
+  return sqlite3_changes64(db_);
 }
 
 Error SqliteDb::error(std::string_view what) const {

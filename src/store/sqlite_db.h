@@ -4,12 +4,17 @@
 #include <string>
 #include <string_view>
 
+#include "core/clock.h"
 #include "core/result.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
 
 namespace llmux::store {
+
+/// The database stores instants as Unix milliseconds (UTC).
+std::int64_t toUnixMillis(WallTime t);
+WallTime fromUnixMillis(std::int64_t ms);
 
 /// One prepared SQLite statement. Parameters are 1-based, columns 0-based (SQLite's own
 /// convention). Text parameters are copied by SQLite, so the bound strings may die early.
@@ -60,6 +65,8 @@ class SqliteDb {
   Result<void> exec(char const* sql);
   Result<SqliteStatement> prepare(std::string_view sql);
   std::int64_t lastInsertRowid() const;
+  /// Rows changed by the last INSERT, UPDATE or DELETE of this connection.
+  std::int64_t changes() const;
 
   /// An Error carrying SQLite's current message for this connection.
   Error error(std::string_view what) const;

@@ -6,7 +6,10 @@
 #include <unordered_map>
 #include <utility>
 
+#include "store/request_log_retention.h"
 #include "store/sqlite_schema.h"
+#include "store/writer_support.h"
+#include "telemetry/failure_burst_log.h"
 
 namespace llmux::store {
 namespace {
@@ -40,14 +43,6 @@ double scoreOfFactors(std::string_view factors) {
   constexpr std::string_view kPrefix = "score=";
   if (!factors.starts_with(kPrefix)) return -1;
   return std::strtod(std::string(factors.substr(kPrefix.size(), 32)).c_str(), nullptr);
-}
-
-std::int64_t toUnixMillis(WallTime t) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-}
-
-WallTime fromUnixMillis(std::int64_t ms) {
-  return WallTime(std::chrono::duration_cast<WallClock::duration>(std::chrono::milliseconds(ms)));
 }
 
 // A duration that never happened (negative) is stored as NULL.
@@ -99,12 +94,28 @@ std::optional<TokenUsage> columnUsage(SqliteStatement const& stmt, int first) {
 
 }  // namespace
 
-struct SqliteStore::WriterStatements {
+/// What only the writer thread touches: its prepared statements, the retention's schedule and
+/// the failure logs.
+struct SqliteStore::WriterState {
+  WriterState(RequestLogRetention retention_statements, MonoTime first_retention,
+              std::chrono::seconds log_interval)
+      : expiry(std::move(retention_statements)),
+        next_retention(first_retention),
+        write_failures("request log write", log_interval),
+        drops("request log queue", "record(s)", log_interval),
+        retention_failures("request log retention", log_interval) {}
+
   SqliteStatement begin;
   SqliteStatement commit;
   SqliteStatement rollback;
   SqliteStatement insert_request;
   SqliteStatement insert_attempt;
+  RequestLogRetention expiry;
+  MonoTime next_retention;
+  bool retention_behind = false;  ///< the last chunk was full: more expired rows wait
+  telemetry::FailureBurstLog write_failures;
+  QueueDropLog drops;
+  telemetry::FailureBurstLog retention_failures;
 };
 
 Result<std::unique_ptr<SqliteStore>> SqliteStore::open(std::filesystem::path const& state_dir,
@@ -131,21 +142,25 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open(std::filesystem::path con
   if (!query.ok()) return query.takeError();
   if (auto r = query->exec("PRAGMA synchronous=NORMAL;"); !r.ok()) return r.error();
 
-  auto statements = std::make_unique<WriterStatements>();
+  std::unique_ptr<SqliteStore> store(
+      new SqliteStore(std::move(path), std::move(*writer), std::move(*query), options));
+  // Prepared on the connection's final home: the statements keep a pointer to it.
+  auto retention = RequestLogRetention::prepare(store->writer_);
+  if (!retention.ok()) return retention.takeError();
+  auto state = std::make_unique<WriterState>(std::move(*retention),
+                                             store->clock_.now() + options.retention_interval,
+                                             options.failure_log_interval);
   std::pair<SqliteStatement*, char const*> const to_prepare[] = {
-      {&statements->begin, "BEGIN IMMEDIATE"},       {&statements->commit, "COMMIT"},
-      {&statements->rollback, "ROLLBACK"},           {&statements->insert_request, kInsertRequest},
-      {&statements->insert_attempt, kInsertAttempt},
+      {&state->begin, "BEGIN IMMEDIATE"},       {&state->commit, "COMMIT"},
+      {&state->rollback, "ROLLBACK"},           {&state->insert_request, kInsertRequest},
+      {&state->insert_attempt, kInsertAttempt},
   };
   for (auto [stmt, sql] : to_prepare) {
-    auto prepared = writer->prepare(sql);
+    auto prepared = store->writer_.prepare(sql);
     if (!prepared.ok()) return prepared.takeError();
     *stmt = std::move(*prepared);
   }
-
-  std::unique_ptr<SqliteStore> store(
-      new SqliteStore(std::move(path), std::move(*writer), std::move(*query), options));
-  store->thread_ = std::thread(&SqliteStore::runWriter, store.get(), std::move(statements));
+  store->thread_ = std::thread(&SqliteStore::runWriter, store.get(), std::move(state));
   return store;
 }
 
@@ -153,12 +168,13 @@ SqliteStore::SqliteStore(std::filesystem::path path, SqliteDb writer, SqliteDb q
                          SqliteStoreOptions options)
     : path_(std::move(path)),
       options_(options),
+      clock_(options.clock != nullptr ? *options.clock : real_clock_),
       writer_(std::move(writer)),
       query_db_(std::move(query)),
-      queue_(RecordQueueOptions{.capacity = options.queue_capacity,
-                                .batch_size = options.batch_size,
-                                .max_block = options.max_block,
-                                .linger = options.linger}) {}
+      queue_(WriteQueueOptions{.capacity = options.queue_capacity,
+                               .batch_size = options.batch_size,
+                               .linger = options.linger}),
+      retention_days_(options.retention.count()) {}
 
 SqliteStore::~SqliteStore() {
   queue_.close();
@@ -175,8 +191,14 @@ void SqliteStore::flush() {
   queue_.waitDone();
 }
 
-std::uint64_t SqliteStore::droppedRecords() const {
-  return queue_.dropped() + failed_.load(std::memory_order_relaxed);
+RequestLogStats SqliteStore::stats() const {
+  RequestLogStats stats;
+  stats.queued = queue_.pending();
+  stats.written = written_.load(std::memory_order_relaxed);
+  stats.dropped = queue_.dropped() + failed_.load(std::memory_order_relaxed);
+  stats.failed_batches = failed_batches_.load(std::memory_order_relaxed);
+  stats.expired = expired_.load(std::memory_order_relaxed);
+  return stats;
 }
 
 std::string SqliteStore::lastWriteError() const {
@@ -184,30 +206,65 @@ std::string SqliteStore::lastWriteError() const {
   return last_error_;
 }
 
-void SqliteStore::runWriter(std::unique_ptr<WriterStatements> statements) {
+void SqliteStore::setRetention(std::chrono::days retention) {
+  retention_days_.store(retention.count(), std::memory_order_relaxed);
+}
+
+void SqliteStore::runWriter(std::unique_ptr<WriterState> state) {
   std::vector<RequestRecord> batch;
   batch.reserve(options_.batch_size);
-  while (queue_.popBatch(batch)) {
-    auto delay = std::chrono::milliseconds(10);
-    Result<void> written = writeBatch(*statements, batch);
-    for (int retry = 0; !written.ok() && retry < options_.write_retries; ++retry) {
-      std::this_thread::sleep_for(delay);  // a busy or briefly full disk often recovers
-      delay *= 10;
-      written = writeBatch(*statements, batch);
+  std::chrono::milliseconds idle = keepRetention(*state);
+  while (queue_.popBatch(batch, idle)) {
+    if (!batch.empty()) {
+      Result<void> written =
+          writeWithRetries(options_.write_retries, [&] { return writeBatch(*state, batch); });
+      if (written.ok()) {
+        written_.fetch_add(batch.size(), std::memory_order_relaxed);
+        state->write_failures.succeeded();
+      } else {
+        failed_.fetch_add(batch.size(), std::memory_order_relaxed);
+        failed_batches_.fetch_add(1, std::memory_order_relaxed);
+        state->write_failures.failed(clock_.now(), "a batch of " + std::to_string(batch.size()) +
+                                                       " record(s) was dropped after " +
+                                                       std::to_string(options_.write_retries) +
+                                                       " retries: " + written.error().message);
+        std::lock_guard lock(error_mutex_);
+        last_error_ = written.error().message;
+      }
+      state->drops.check(clock_.now(), queue_.dropped());
     }
-    if (written.ok()) {
-      written_.fetch_add(batch.size(), std::memory_order_relaxed);
-    } else {
-      failed_.fetch_add(batch.size(), std::memory_order_relaxed);
-      std::lock_guard lock(error_mutex_);
-      last_error_ = written.error().message;
-    }
+    // Before markDone, so that flush() also sees the retention that was due.
+    idle = keepRetention(*state);
     queue_.markDone(batch.size());
     batch.clear();
   }
 }
 
-Result<void> SqliteStore::writeBatch(WriterStatements& s, std::vector<RequestRecord> const& batch) {
+std::chrono::milliseconds SqliteStore::keepRetention(WriterState& s) {
+  using std::chrono::milliseconds;
+  MonoTime now = clock_.now();
+  if (!s.retention_behind && now < s.next_retention) {
+    return std::chrono::ceil<milliseconds>(s.next_retention - now);
+  }
+  s.retention_behind = false;
+  // Read at each look: a reload may change it (0 keeps everything).
+  std::chrono::days keep_for(retention_days_.load(std::memory_order_relaxed));
+  if (keep_for.count() > 0) {
+    auto deleted = s.expiry.deleteChunk(clock_.wallNow() - keep_for, options_.retention_chunk);
+    if (deleted.ok()) {
+      expired_.fetch_add(*deleted, std::memory_order_relaxed);
+      s.retention_failures.succeeded();
+      s.retention_behind = *deleted >= options_.retention_chunk;
+    } else {
+      s.retention_failures.failed(now, deleted.error().message);  // the rows wait for the next look
+    }
+  }
+  if (s.retention_behind) return milliseconds(0);  // the next chunk right after the next batch
+  s.next_retention = now + options_.retention_interval;
+  return options_.retention_interval;
+}
+
+Result<void> SqliteStore::writeBatch(WriterState& s, std::vector<RequestRecord> const& batch) {
   auto fail = [&](Error error) -> Result<void> {
     s.insert_request.reset();
     s.insert_attempt.reset();

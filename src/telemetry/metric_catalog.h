@@ -116,7 +116,18 @@ inline constexpr std::span<double const> kOverheadSecondsBuckets{kOverheadSecond
   X(ConfigReloadsTotal, Counter, "llmux_config_reloads_total", kNoBuckets,                        \
     "Configuration reloads, by result (ok, error).", "result")                                    \
   X(LogRecordsDroppedTotal, Counter, "llmux_log_records_dropped_total", kNoBuckets,               \
-    "Records a log sink could not keep, by sink (access_log, request_log).", "sink")
+    "Records a log sink could not keep, by sink (access_log, request_log).", "sink")             \
+  X(RequestLogQueueDepth, Gauge, "llmux_request_log_queue_depth", kNoBuckets,                     \
+    "Finished requests waiting for the request log's writer thread (bounded: a full queue "       \
+    "drops, see llmux_log_records_dropped_total).")                                               \
+  X(RequestLogRecordsWrittenTotal, Counter, "llmux_request_log_records_written_total",            \
+    kNoBuckets, "Requests written to the request log.")                                           \
+  X(RequestLogRecordsExpiredTotal, Counter, "llmux_request_log_records_expired_total",            \
+    kNoBuckets, "Requests (with their attempts) deleted from the request log by its retention.")  \
+  X(StoreWriteFailuresTotal, Counter, "llmux_store_write_failures_total", kNoBuckets,             \
+    "Writes to the state database given up on after their retries, by store: request_log (a "     \
+    "batch, whose records also count as dropped), freezes (one freeze saved or removed; the "      \
+    "freeze table in memory stays right).", "store")
 
 /// Index of a gateway metric in `kGatewayMetrics`.
 enum class MetricId : std::size_t {

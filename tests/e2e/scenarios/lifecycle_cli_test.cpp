@@ -48,6 +48,7 @@ channels:
     keys: [k]
     models: [m]
     surprise: 1
+log: {request_log_retention_days: -1}
 )");
   ChildProcess* process = nullptr;
   auto status = run({"check-config", bad}, &process);
@@ -58,6 +59,8 @@ channels:
   EXPECT_NE(err.find("channels[1].keys[0]: environment variable LLMUX_TEST_UNSET_VARIABLE is not set"),
             std::string::npos) << err;
   EXPECT_NE(err.find("channels[2].surprise"), std::string::npos) << err;
+  EXPECT_NE(err.find("log.request_log_retention_days: must be from 0 to 36500"), std::string::npos)
+      << err;
 }
 
 TEST_F(CliTest, CheckConfigAcceptsTheMinimalContract) {
@@ -79,6 +82,8 @@ channels:
   ASSERT_TRUE(status.ok()) << status.error().message;
   EXPECT_EQ(status->code, 0) << process->output(Stream::Stderr);
   EXPECT_NE(process->output().find("OK"), std::string::npos);
+  EXPECT_NE(process->output().find("request log: requests kept 30 day(s)"), std::string::npos)
+      << process->output();
   EXPECT_EQ(process->output().find("sk-"), std::string::npos) << "no secret printed";
 }
 

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "e2e/support/e2e_test.h"
+#include "failover_helpers.h"
 #include "passthrough_support.h"
 
 namespace llmux::e2e {
@@ -205,6 +206,26 @@ TEST_F(E2eTest, RequestLogHoldsARowPerRequestAndPerAttempt) {
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
   std::vector<Expected> sent = sendStandardTraffic(gateway->port);
   ASSERT_EQ(sent.size(), 8u);
+
+  // /metrics tells what the request log's writer did, from counts in memory: every request
+  // written (the writer commits a few milliseconds later), none dropped, no failure, nothing
+  // left in its queue.
+  auto written = failover::waitForMetric(gateway->port, "llmux_request_log_records_written_total",
+                                         {}, static_cast<double>(sent.size()));
+  EXPECT_EQ(written, static_cast<double>(sent.size()));
+  auto metrics = failover::fetchMetrics(gateway->port);
+  ASSERT_TRUE(metrics.ok()) << metrics.error().message;
+  EXPECT_EQ(failover::metricValue(*metrics, "llmux_request_log_queue_depth", {}), 0.0) << *metrics;
+  EXPECT_EQ(
+      failover::metricValue(*metrics, "llmux_log_records_dropped_total", {{"sink", "request_log"}}),
+      0.0);
+  EXPECT_EQ(failover::metricValue(*metrics, "llmux_store_write_failures_total",
+                                  {{"store", "request_log"}}),
+            0.0);
+  EXPECT_EQ(
+      failover::metricValue(*metrics, "llmux_store_write_failures_total", {{"store", "freezes"}}),
+      0.0);
+  EXPECT_EQ(failover::metricValue(*metrics, "llmux_request_log_records_expired_total", {}), 0.0);
   stopGateway(*gateway);
 
   std::string db = temp().path() + "/state/llmux.db";

@@ -60,7 +60,8 @@ channels:
              "max_header_bytes, max_header_count, max_connections, max_buffered_body_bytes, "
              "body_min_rate, body_rate_grace_ms, header_timeout_ms, body_timeout_ms, "
              "keepalive_timeout_ms, drain_timeout_ms)",
-             "log.levle: unknown key (expected one of access_log, request_log, level)",
+             "log.levle: unknown key (expected one of access_log, request_log, "
+             "request_log_retention_days, level)",
              "gateway_keys[0].secret: unknown key (expected one of name, key, key_env, strategy, limits)",
              "channels[0].modles: unknown key (expected one of name, protocol, base_url, keys, "
              "models, model_map, auth, headers, timeouts, priority, weight, enabled, tls_ca_file, protocols, client_preset, model_presets, capabilities, breaker, "
@@ -265,7 +266,7 @@ TEST(Validation, InvalidListenAddresses) {
 TEST(Validation, ValueRanges) {
   std::string yaml = R"(
 server: {threads: 5000, max_body_bytes: 0, header_timeout_ms: -1, max_header_bytes: 10}
-log: {level: verbose, access_log: ""}
+log: {level: verbose, access_log: "", request_log_retention_days: -1}
 gateway_keys: [{name: a, key: b}]
 channels:
   - name: c
@@ -286,6 +287,7 @@ channels:
                    "server.max_header_bytes: must be from 1024 to 16777216",
                    "server.header_timeout_ms: must be from 1 to 86400000",
                    "log.access_log: must not be empty (use off to disable the access log)",
+                   "log.request_log_retention_days: must be from 0 to 36500",
                    "log.level: unknown level \"verbose\" (expected debug, info, warn, error)",
                    "channels[0].auth: unknown auth style \"basic\" (expected default, bearer, "
                    "x-api-key, header:NAME or query:NAME)",

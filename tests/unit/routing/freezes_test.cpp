@@ -43,7 +43,7 @@ FreezeTarget target(std::string channel = "openai", std::string key_id = "k1",
   return FreezeTarget{channel, key_id, channel + "#0", model};
 }
 
-/// Records what the table asks of its persistence.
+/// Records what the table asks of its persistence, in order.
 class FakePersistence final : public FreezePersistence {
  public:
   std::vector<Freeze> loadFreezes() override {
@@ -54,15 +54,20 @@ class FakePersistence final : public FreezePersistence {
   void saveFreeze(Freeze const& freeze) override {
     ++saves;
     rows[freeze.id] = freeze;
+    ops.push_back("save " + freeze.id);
   }
   void removeFreeze(std::string const& id) override {
     ++removes;
     rows.erase(id);
+    ops.push_back("remove " + id);
   }
+  std::uint64_t failedWrites() const override { return failed; }
 
   std::map<std::string, Freeze> rows;
+  std::vector<std::string> ops;
   int saves = 0;
   int removes = 0;
+  std::uint64_t failed = 0;
 };
 
 // --- periods ------------------------------------------------------------------------------------
@@ -392,21 +397,42 @@ TEST(FreezeTable, LoadRestoresPersistedFreezesAndDropsExpiredOnes) {
   EXPECT_EQ(store.removes, 1);
 }
 
-TEST(FreezeTable, PersistenceFailuresLeaveTheTableRight) {
-  class Failing final : public FreezePersistence {
-   public:
-    std::vector<Freeze> loadFreezes() override { return {}; }
-    void saveFreeze(Freeze const&) override { throw std::runtime_error("disk full"); }
-    void removeFreeze(std::string const&) override { throw std::runtime_error("disk full"); }
-  } failing;
+TEST(FreezeTable, PersistenceFailuresAreThePersistencesCount) {
+  // The table never waits for a write, so it never sees one fail: the persistence counts.
   ManualTimeSource clock;
-  FreezeTable table(clock, &failing);
-  Freeze f = table.apply(rule("k", 403, FreezeObject::Key, FreezePeriod::Today), target(),
-                         std::nullopt, "k");
-  EXPECT_TRUE(table.frozen("openai", "k1", "m"));
-  EXPECT_TRUE(table.lift(f.id));
-  EXPECT_FALSE(table.frozen("openai", "k1", "m"));
-  EXPECT_EQ(table.persistenceFailures(), 2u);
+  FakePersistence store;
+  FreezeTable table(clock, &store);
+  EXPECT_EQ(table.persistenceFailures(), 0u);
+  store.failed = 3;
+  EXPECT_EQ(table.persistenceFailures(), 3u);
+  EXPECT_EQ(FreezeTable(clock).persistenceFailures(), 0u);
+}
+
+TEST(FreezeTable, WritesReachThePersistenceInTheOrderOfTheChanges) {
+  // Every change, whichever call makes it (apply, lift, liftKey, or frozen and list meeting an
+  // expired freeze), is handed over at once, in order: the writer replays them as they came.
+  ManualTimeSource clock;
+  FakePersistence store;
+  FreezeTable table(clock, &store);
+  Freeze fixed = table.apply(
+      rule("fixed", 429, FreezeObject::Channel, FreezePeriod::Fixed, milliseconds(1000)),
+      target("a"), std::nullopt, "fixed");
+  Freeze key = table.apply(rule("k", 403, FreezeObject::Key, FreezePeriod::Today), target("b"),
+                           std::nullopt, "k");
+  Freeze longer = table.apply(rule("k", 403, FreezeObject::Key, FreezePeriod::Month), target("b"),
+                              std::nullopt, "k2");
+  ASSERT_EQ(longer.id, key.id);
+  Freeze other = table.apply(rule("c", 402, FreezeObject::Channel, FreezePeriod::Forever),
+                             target("c"), std::nullopt, "c");
+  clock.advance(seconds(1));
+  EXPECT_FALSE(table.frozen("a", "", "m"));  // the expiry is noticed here...
+  EXPECT_EQ(table.list().size(), 2u);        // ...and only once
+  EXPECT_TRUE(table.lift(other.id));
+  EXPECT_EQ(table.liftKey("k1"), 1u);
+  EXPECT_EQ(store.ops,
+            (std::vector<std::string>{"save " + fixed.id, "save " + key.id, "save " + key.id,
+                                      "save " + other.id, "remove " + fixed.id,
+                                      "remove " + other.id, "remove " + key.id}));
 }
 
 }  // namespace

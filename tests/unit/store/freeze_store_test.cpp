@@ -2,26 +2,16 @@
 
 #include <gtest/gtest.h>
 
-#include "core/ids.h"
 #include "store/sqlite_db.h"
 #include "store/sqlite_schema.h"
 #include "store/sqlite_store.h"
+#include "temp_dir.h"
 
 namespace llmux::store {
 namespace {
 
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
-
-class TempDir {
- public:
-  TempDir() : path_(fs::temp_directory_path() / ("llmux-freezes-" + newRequestId())) {}
-  ~TempDir() { fs::remove_all(path_); }
-  fs::path const& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::unique_ptr<SqliteFreezeStore> openFreezes(fs::path const& dir) {
   auto store = SqliteFreezeStore::open(dir);
@@ -76,15 +66,21 @@ void expectSame(routing::Freeze const& got, routing::Freeze const& want) {
   EXPECT_EQ(got.reason, want.reason);
 }
 
+std::vector<routing::Freeze> loadAll(SqliteFreezeStore& store) {
+  auto loaded = store.load();
+  if (!loaded.ok()) ADD_FAILURE() << loaded.error().message;
+  return loaded.ok() ? std::move(*loaded) : std::vector<routing::Freeze>{};
+}
+
 TEST(SqliteFreezeStore, SaveLoadRemoveRoundTrip) {
   TempDir dir;
   auto store = openFreezes(dir.path());
   ASSERT_TRUE(store);
-  EXPECT_TRUE(store->loadFreezes().empty());
+  EXPECT_TRUE(loadAll(*store).empty());
 
-  store->saveFreeze(channelForever());
-  store->saveFreeze(keyFreeze());
-  auto loaded = store->loadFreezes();
+  ASSERT_TRUE(store->save(channelForever()).ok());
+  ASSERT_TRUE(store->save(keyFreeze()).ok());
+  auto loaded = loadAll(*store);
   ASSERT_EQ(loaded.size(), 2u);
   expectSame(loaded[0], keyFreeze());  // oldest first
   expectSame(loaded[1], channelForever());
@@ -93,14 +89,14 @@ TEST(SqliteFreezeStore, SaveLoadRemoveRoundTrip) {
   routing::Freeze extended = keyFreeze();
   extended.until = at(1'701'388'800'000);
   extended.period = config::FreezePeriod::Month;
-  store->saveFreeze(extended);
-  loaded = store->loadFreezes();
+  ASSERT_TRUE(store->save(extended).ok());
+  loaded = loadAll(*store);
   ASSERT_EQ(loaded.size(), 2u);
   expectSame(loaded[0], extended);
 
-  store->removeFreeze(keyFreeze().id);
-  store->removeFreeze("frz_unknown");  // nothing to remove is not an error
-  loaded = store->loadFreezes();
+  ASSERT_TRUE(store->remove(keyFreeze().id).ok());
+  EXPECT_TRUE(store->remove("frz_unknown").ok());  // nothing to remove is not an error
+  loaded = loadAll(*store);
   ASSERT_EQ(loaded.size(), 1u);
   expectSame(loaded[0], channelForever());
 }
@@ -113,12 +109,12 @@ TEST(SqliteFreezeStore, FreezesSurviveReopeningBesideTheRequestLog) {
     ASSERT_TRUE(log.ok()) << log.error().message;
     auto store = openFreezes(dir.path());
     ASSERT_TRUE(store);
-    store->saveFreeze(keyFreeze());
+    ASSERT_TRUE(store->save(keyFreeze()).ok());
     (*log)->putSetting("k", "v");
   }
   auto store = openFreezes(dir.path());
   ASSERT_TRUE(store);
-  auto loaded = store->loadFreezes();
+  auto loaded = loadAll(*store);
   ASSERT_EQ(loaded.size(), 1u);
   expectSame(loaded[0], keyFreeze());
 }
@@ -130,21 +126,26 @@ TEST(SqliteFreezeStore, AFreezeTableRestoresFromIt) {
   {
     auto store = openFreezes(dir.path());
     ASSERT_TRUE(store);
-    routing::FreezeTable table(clock, store.get());
+    FreezeWriter writer(*store, clock);
+    routing::FreezeTable table(clock, &writer);
     config::FreezeRule rule;
     rule.name = "forbidden";
     rule.status = 403;
     id = table.apply(rule, {"openai", "kid-1", "openai#0", "gpt-4o"}, std::nullopt, "status 403").id;
+    writer.flush();
     EXPECT_EQ(table.persistenceFailures(), 0u);
-    EXPECT_EQ(store->loadFreezes().size(), 1u);
+    EXPECT_EQ(loadAll(*store).size(), 1u);
   }
   auto store = openFreezes(dir.path());
   ASSERT_TRUE(store);
-  routing::FreezeTable table(clock, store.get());
-  table.load();
-  ASSERT_TRUE(table.frozen("openai", "kid-1", "gpt-4o"));
-  EXPECT_TRUE(table.lift(id));
-  EXPECT_TRUE(store->loadFreezes().empty()) << "a lifted freeze must not come back";
+  {
+    FreezeWriter writer(*store, clock);
+    routing::FreezeTable table(clock, &writer);
+    table.load();
+    ASSERT_TRUE(table.frozen("openai", "kid-1", "gpt-4o"));
+    EXPECT_TRUE(table.lift(id));
+  }  // the writer's destructor writes what is queued
+  EXPECT_TRUE(loadAll(*store).empty()) << "a lifted freeze must not come back";
 }
 
 // The schema exactly as llmux at version 2 created it (migrations 1 and 2, which never change).
@@ -199,8 +200,8 @@ TEST(SqliteSchema, Migration3KeepsAVersion2DatabaseAndAddsFreezes) {
   }
   auto store = openFreezes(dir.path());
   ASSERT_TRUE(store);
-  store->saveFreeze(keyFreeze());
-  ASSERT_EQ(store->loadFreezes().size(), 1u);
+  ASSERT_TRUE(store->save(keyFreeze()).ok());
+  ASSERT_EQ(loadAll(*store).size(), 1u);
 
   auto log = SqliteStore::open(dir.path());
   ASSERT_TRUE(log.ok()) << log.error().message;
@@ -228,7 +229,7 @@ TEST(SqliteFreezeStore, UnknownObjectNamesAreSkipped) {
   TempDir dir;
   auto store = openFreezes(dir.path());
   ASSERT_TRUE(store);
-  store->saveFreeze(keyFreeze());
+  ASSERT_TRUE(store->save(keyFreeze()).ok());
   {
     auto db = SqliteDb::open((dir.path() / SqliteStore::kFileName).string());
     ASSERT_TRUE(db.ok());
@@ -236,7 +237,7 @@ TEST(SqliteFreezeStore, UnknownObjectNamesAreSkipped) {
                          "'', '', 1, NULL, 'r', 'x')")
                     .ok());
   }
-  auto loaded = store->loadFreezes();
+  auto loaded = loadAll(*store);
   ASSERT_EQ(loaded.size(), 1u);
   EXPECT_EQ(loaded[0].id, keyFreeze().id);
 }

@@ -13,11 +13,9 @@ using std::chrono::milliseconds;
 // A linger this long would make a test time out if anything relied on it running out.
 constexpr auto kForever = std::chrono::hours(1);
 
-RecordQueueOptions options(std::size_t capacity, std::size_t batch_size,
-                           std::chrono::milliseconds max_block = {},
-                           std::chrono::milliseconds linger = {}) {
-  return RecordQueueOptions{
-      .capacity = capacity, .batch_size = batch_size, .max_block = max_block, .linger = linger};
+WriteQueueOptions options(std::size_t capacity, std::size_t batch_size,
+                          std::chrono::milliseconds linger = {}) {
+  return WriteQueueOptions{.capacity = capacity, .batch_size = batch_size, .linger = linger};
 }
 
 RequestRecord named(std::string id) {
@@ -51,21 +49,42 @@ TEST(RecordQueue, FullQueueDropsAndCountsWhenNobodyMakesRoom) {
   EXPECT_EQ(queue.pending(), 2u);
 }
 
-TEST(RecordQueue, FullQueueWaitsForTheWriterToMakeRoom) {
-  RecordQueue queue(options(1, 10, kForever));
-  ASSERT_TRUE(queue.push(named("a")));
-  std::atomic<bool> pushed{false};
-  std::thread producer([&] { pushed = queue.push(named("b")); });
+TEST(RecordQueue, AFullQueueNeverMakesAProducerWait) {
+  // Room would come back the moment a writer took a batch, but no producer waits for it: a
+  // thousand pushes onto a full queue return at once (a wait of even 5 ms each would take 5 s).
+  RecordQueue queue(options(1, 10));
+  ASSERT_TRUE(queue.push(named("kept")));
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 1000; ++i) EXPECT_FALSE(queue.push(named("dropped")));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  EXPECT_EQ(queue.dropped(), 1000u);
+
+  // Once the writer made room, records are accepted again; the capacity still holds.
   std::vector<RequestRecord> batch;
   ASSERT_TRUE(queue.popBatch(batch));
-  producer.join();
-  EXPECT_TRUE(pushed);
-  EXPECT_EQ(queue.dropped(), 0u);
+  ASSERT_EQ(batch.size(), 1u);
+  EXPECT_EQ(batch[0].request_id, "kept");
+  EXPECT_TRUE(queue.push(named("next")));
+  EXPECT_FALSE(queue.push(named("over")));
+  EXPECT_EQ(queue.dropped(), 1001u);
   EXPECT_EQ(queue.pending(), 1u);
 }
 
+TEST(RecordQueue, PopBatchReturnsEmptyHandedAfterMaxWait) {
+  RecordQueue queue(options(10, 10));
+  std::vector<RequestRecord> batch;
+  EXPECT_TRUE(queue.popBatch(batch, milliseconds(1)));  // not closed: the writer goes on
+  EXPECT_TRUE(batch.empty());
+  ASSERT_TRUE(queue.push(named("a")));
+  EXPECT_TRUE(queue.popBatch(batch, milliseconds(1)));
+  EXPECT_EQ(batch.size(), 1u);
+  queue.close();
+  batch.clear();
+  EXPECT_FALSE(queue.popBatch(batch, milliseconds(1)));  // closed and drained
+}
+
 TEST(RecordQueue, AFullBatchEndsTheLingerAtOnce) {
-  RecordQueue queue(options(100, 3, {}, kForever));
+  RecordQueue queue(options(100, 3, kForever));
   std::thread producer([&] {
     for (int i = 0; i < 3; ++i) queue.push(named(std::to_string(i)));
   });
@@ -76,7 +95,7 @@ TEST(RecordQueue, AFullBatchEndsTheLingerAtOnce) {
 }
 
 TEST(RecordQueue, WaitDoneCutsTheLingerShortAndReturnsWhenAllIsDone) {
-  RecordQueue queue(options(100, 2, {}, kForever));
+  RecordQueue queue(options(100, 2, kForever));
   for (int i = 0; i < 7; ++i) ASSERT_TRUE(queue.push(named(std::to_string(i))));
   ASSERT_TRUE(queue.push(named("odd one out")));  // 8 records: the last batch is not full
   ASSERT_TRUE(queue.push(named("another")));
@@ -98,7 +117,7 @@ TEST(RecordQueue, WaitDoneCutsTheLingerShortAndReturnsWhenAllIsDone) {
 }
 
 TEST(RecordQueue, CloseEndsTheLingerAndStillDrains) {
-  RecordQueue queue(options(100, 10, {}, kForever));
+  RecordQueue queue(options(100, 10, kForever));
   ASSERT_TRUE(queue.push(named("a")));
   std::thread closer([&] { queue.close(); });
   std::vector<RequestRecord> batch;

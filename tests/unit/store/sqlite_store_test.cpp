@@ -3,27 +3,19 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <future>
 #include <set>
 #include <thread>
 
-#include "core/ids.h"
+#include "captured_log.h"
 #include "store/sqlite_db.h"
 #include "store/sqlite_schema.h"
+#include "temp_dir.h"
 
 namespace llmux::store {
 namespace {
 
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() : path_(fs::temp_directory_path() / ("llmux-store-" + newRequestId())) {}
-  ~TempDir() { fs::remove_all(path_); }
-  fs::path const& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::unique_ptr<SqliteStore> openStore(fs::path const& dir, SqliteStoreOptions options = {}) {
   auto store = SqliteStore::open(dir, options);
@@ -73,8 +65,8 @@ TEST(SqliteStore, RecordsAndAttemptsRoundTrip) {
   store->record(failedOverRecord("r-ok"));
   store->record(rejected);
   store->flush();
-  EXPECT_EQ(store->writtenRecords(), 2u);
-  EXPECT_EQ(store->droppedRecords(), 0u);
+  EXPECT_EQ(store->stats().written, 2u);
+  EXPECT_EQ(store->stats().dropped, 0u);
 
   auto recent = store->recentRequests(10);
   ASSERT_TRUE(recent.ok()) << recent.error().message;
@@ -218,9 +210,11 @@ TEST(SqliteStore, AThousandRecordsFromFourThreadsAllArrive) {
   for (auto& th : threads) th.join();
   store->flush();
 
-  EXPECT_EQ(store->writtenRecords(), std::uint64_t{kThreads} * kPerThread);
-  EXPECT_EQ(store->droppedRecords(), 0u);
-  EXPECT_EQ(store->pendingRecords(), 0u);
+  RequestLogStats stats = store->stats();
+  EXPECT_EQ(stats.written, std::uint64_t{kThreads} * kPerThread);
+  EXPECT_EQ(stats.dropped, 0u);
+  EXPECT_EQ(stats.queued, 0u);
+  EXPECT_EQ(stats.failed_batches, 0u);
   EXPECT_EQ(store->lastWriteError(), "");
   auto recent = store->recentRequests(5000);
   ASSERT_TRUE(recent.ok());
@@ -233,6 +227,184 @@ TEST(SqliteStore, AThousandRecordsFromFourThreadsAllArrive) {
   }
   EXPECT_EQ(ids.size(), std::size_t{kThreads} * kPerThread);
   EXPECT_EQ(attempts, 2u * kThreads * kPerThread);
+}
+
+// --- never blocking, nothing lost silently ------------------------------------------------------
+
+/// Another connection holding SQLite's write lock, as a stuck checkpoint or an operator's
+/// sqlite3 shell in a transaction would, until released.
+class WriteLock {
+ public:
+  explicit WriteLock(fs::path const& dir) {
+    auto db = SqliteDb::open((dir / SqliteStore::kFileName).string());
+    EXPECT_TRUE(db.ok());
+    if (db.ok()) db_ = std::move(*db);
+    EXPECT_TRUE(db_.exec("BEGIN IMMEDIATE").ok());
+  }
+  ~WriteLock() { release(); }
+  void release() {
+    if (held_) (void)db_.exec("COMMIT");
+    held_ = false;
+  }
+
+ private:
+  SqliteDb db_;
+  bool held_ = true;
+};
+
+TEST(SqliteStore, ALockedDatabaseNeverBlocksRecordAndEveryRecordIsWrittenOrCounted) {
+  TempDir dir;
+  SqliteStoreOptions options;
+  options.queue_capacity = 8;
+  options.batch_size = 4;
+  options.linger = std::chrono::milliseconds(0);
+  auto store = openStore(dir.path(), options);
+  ASSERT_TRUE(store);
+  WriteLock lock(dir.path());
+
+  constexpr int kRecords = 200;
+  auto producer = std::async(std::launch::async, [&] {
+    for (int i = 0; i < kRecords; ++i) store->record(failedOverRecord("r" + std::to_string(i)));
+  });
+  ASSERT_EQ(producer.wait_for(std::chrono::seconds(10)), std::future_status::ready)
+      << "record() waited for the locked database";
+  RequestLogStats stats = store->stats();
+  // The writer holds at most one batch (waiting for the lock), the queue at most its capacity.
+  EXPECT_GE(stats.dropped, std::uint64_t{kRecords} - options.queue_capacity - options.batch_size);
+  EXPECT_LE(stats.queued, options.queue_capacity);
+
+  lock.release();
+  store->flush();
+  stats = store->stats();
+  EXPECT_EQ(stats.written + stats.dropped, std::uint64_t{kRecords}) << "none lost uncounted";
+  EXPECT_EQ(stats.queued, 0u);
+  EXPECT_EQ(stats.failed_batches, 0u) << "the lock was released within the retries";
+  auto recent = store->recentRequests(1000);
+  ASSERT_TRUE(recent.ok());
+  EXPECT_EQ(recent->size(), stats.written);
+}
+
+TEST(SqliteStore, FailedBatchesAreCountedAndLoggedOncePerBurst) {
+  TempDir dir;
+  CapturedLog captured;
+  ManualTimeSource clock;
+  SqliteStoreOptions options;
+  options.clock = &clock;
+  options.batch_size = 1;
+  options.linger = std::chrono::milliseconds(0);
+  options.write_retries = 0;
+  auto store = openStore(dir.path(), options);
+  ASSERT_TRUE(store);
+
+  // The table the writer inserts into goes away: every batch fails until it is back.
+  auto admin = SqliteDb::open((dir.path() / SqliteStore::kFileName).string());
+  ASSERT_TRUE(admin.ok());
+  ASSERT_TRUE(admin->exec("ALTER TABLE requests RENAME TO requests_away").ok());
+  for (int i = 0; i < 10; ++i) {
+    store->record(failedOverRecord("lost-" + std::to_string(i)));
+    store->flush();  // one batch each
+  }
+  RequestLogStats stats = store->stats();
+  EXPECT_EQ(stats.failed_batches, 10u);
+  EXPECT_EQ(stats.dropped, 10u);
+  EXPECT_EQ(stats.written, 0u);
+  EXPECT_NE(store->lastWriteError().find("requests"), std::string::npos) << store->lastWriteError();
+  auto lines = captured.lines();
+  ASSERT_EQ(lines.size(), 1u) << "one line for the burst, not one per batch";
+  EXPECT_NE(lines[0].find("ERROR request log write failed: a batch of 1 record(s) was dropped"),
+            std::string::npos)
+      << lines[0];
+
+  // Later failures are summarised once the interval has passed.
+  clock.advance(options.failure_log_interval);
+  store->record(failedOverRecord("lost-summarised"));
+  store->flush();
+  lines = captured.lines();
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[1].find("request log write failed 10 more time(s)"), std::string::npos)
+      << lines[1];
+
+  ASSERT_TRUE(admin->exec("ALTER TABLE requests_away RENAME TO requests").ok());
+  store->record(failedOverRecord("kept"));
+  store->flush();
+  EXPECT_EQ(store->stats().written, 1u);
+  lines = captured.lines();
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_NE(lines[2].find("request log write works again after 11 failure(s)"), std::string::npos)
+      << lines[2];
+}
+
+// --- retention ----------------------------------------------------------------------------------
+
+/// A record that started `age` before `clock`'s wall time.
+RequestRecord startedAgo(std::string id, ManualTimeSource const& clock, std::chrono::hours age) {
+  RequestRecord r = failedOverRecord(std::move(id));
+  r.started_at = clock.wallNow() - age;
+  return r;
+}
+
+std::int64_t countRows(fs::path const& dir, char const* sql) {
+  auto db = SqliteDb::open((dir / SqliteStore::kFileName).string());
+  EXPECT_TRUE(db.ok());
+  auto stmt = db->prepare(sql);
+  EXPECT_TRUE(stmt.ok());
+  EXPECT_TRUE(stmt->step().value());
+  return stmt->columnInt(0);
+}
+
+/// A store on `clock` keeping requests `days` days, looking for expired ones every 5 minutes.
+SqliteStoreOptions retentionOptions(ManualTimeSource const& clock, int days) {
+  SqliteStoreOptions options;
+  options.clock = &clock;
+  options.retention = std::chrono::days(days);
+  options.retention_interval = std::chrono::minutes(5);
+  return options;
+}
+
+TEST(SqliteStore, TheWriterDeletesExpiredRequestsOnItsSchedule) {
+  TempDir dir;
+  ManualTimeSource clock;
+  SqliteStoreOptions options = retentionOptions(clock, 30);
+  auto store = openStore(dir.path(), options);
+  ASSERT_TRUE(store);
+  using std::chrono::hours;
+  for (int i = 0; i < 3; ++i) store->record(startedAgo("old", clock, hours(24 * 31 + i)));
+  store->record(startedAgo("recent", clock, hours(24 * 29)));
+  store->flush();
+  EXPECT_EQ(countRows(dir.path(), "SELECT COUNT(*) FROM requests"), 4) << "not due yet";
+
+  clock.advance(std::chrono::minutes(5));
+  store->record(startedAgo("new", clock, hours(0)));  // wakes the writer
+  store->flush();
+  auto recent = store->recentRequests(100);
+  ASSERT_TRUE(recent.ok());
+  ASSERT_EQ(recent->size(), 2u);
+  EXPECT_EQ((*recent)[0].request_id, "new");
+  EXPECT_EQ((*recent)[1].request_id, "recent");
+  EXPECT_EQ((*recent)[1].attempts.size(), 2u);
+  EXPECT_EQ(countRows(dir.path(), "SELECT COUNT(*) FROM attempts"), 4) << "the old attempts too";
+  EXPECT_EQ(store->stats().expired, 3u);
+}
+
+TEST(SqliteStore, RetentionZeroKeepsEverythingUntilChanged) {
+  TempDir dir;
+  ManualTimeSource clock;
+  SqliteStoreOptions options = retentionOptions(clock, 0);
+  auto store = openStore(dir.path(), options);
+  ASSERT_TRUE(store);
+  store->record(startedAgo("ancient", clock, std::chrono::hours(24 * 3650)));
+  store->flush();
+  clock.advance(options.retention_interval);
+  store->record(startedAgo("new", clock, std::chrono::hours(0)));
+  store->flush();
+  EXPECT_EQ(countRows(dir.path(), "SELECT COUNT(*) FROM requests"), 2);
+
+  store->setRetention(std::chrono::days(365));  // a configuration reload
+  clock.advance(options.retention_interval);
+  store->record(startedAgo("newer", clock, std::chrono::hours(0)));
+  store->flush();
+  EXPECT_EQ(countRows(dir.path(), "SELECT COUNT(*) FROM requests"), 2);
+  EXPECT_EQ(store->stats().expired, 1u);
 }
 
 TEST(SqliteSchema, MigratesOnceAndRefusesANewerDatabase) {
