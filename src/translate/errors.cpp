@@ -147,8 +147,8 @@ ClientError renderForClient(Protocol client, UpstreamError const& error, std::st
   }
   std::string message = error.message;
   if (error.cls == ErrorClass::ContextOverflow) {
-    // Each client gets its provider's own sentence, with the counts the upstream stated: Claude
-    // Code and Gemini CLI read them (REFERENCE.md §6.3).
+    // Each client gets its provider's own sentence, with the counts the upstream stated
+    // (REFERENCE.md §6.3; Claude Code looks for "prompt is too long").
     if (client == Protocol::Anthropic) {
       message = anthropicOverflowMessage(readOverflowCounts(message), message);
     }

@@ -1,9 +1,10 @@
 #pragma once
 
 // The token counts a context-overflow error states, and the wording each client protocol uses
-// for one (REFERENCE.md §6.3). Clients act on these words: Gemini CLI and Claude Code read the
-// two numbers to decide how much history to compress, so they are taken from the upstream's
-// message when it states them and left out — never made up — when it does not.
+// for one (REFERENCE.md §6.3). Clients match their own provider's sentence (Claude Code looks for
+// "prompt is too long", CLIENTS.md), and some read its two counts to tell how far over the window
+// the prompt is, so the counts are taken from the upstream's message when it states them and
+// left out — never made up — when it does not.
 
 #include <cstdint>
 #include <optional>
