@@ -6,6 +6,7 @@
 #include "core/strings.h"
 #include "protocol/error_shapes.h"
 #include "core/retry_after.h"
+#include "translate/overflow_counts.h"
 
 namespace llmux::translate {
 namespace {
@@ -146,10 +147,12 @@ ClientError renderForClient(Protocol client, UpstreamError const& error, std::st
   }
   std::string message = error.message;
   if (error.cls == ErrorClass::ContextOverflow) {
-    if (client == Protocol::Anthropic && toLower(message).find("prompt is too long") == std::string::npos) {
-      // Claude Code recognises this wording (REFERENCE.md §6.3).
-      message = "prompt is too long: " + message;
+    // Each client gets its provider's own sentence, with the counts the upstream stated
+    // (REFERENCE.md §6.3; Claude Code looks for "prompt is too long").
+    if (client == Protocol::Anthropic) {
+      message = anthropicOverflowMessage(readOverflowCounts(message), message);
     }
+    if (client == Protocol::Gemini) message = geminiOverflowMessage(readOverflowCounts(message));
     if (client == Protocol::OpenAiChat || client == Protocol::OpenAiResponses) {
       std::string body = "{\"error\":{\"message\":";
       appendJsonString(body, message);

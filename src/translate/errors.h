@@ -54,9 +54,11 @@ struct ClientError {
 };
 
 /// `error` in the client's protocol shape with the status that protocol uses: a context overflow
-/// is a 400 invalid_request_error (OpenAI code context_length_exceeded; Anthropic's "prompt is
-/// too long" wording; Gemini INVALID_ARGUMENT); an overload is 529 for Anthropic clients and 503
-/// for the others; a rate limit keeps its retry-after.
+/// is a 400 in the client provider's own words, with the counts the upstream stated
+/// (translate/overflow_counts.h): OpenAI code context_length_exceeded, Anthropic
+/// invalid_request_error "prompt is too long: N tokens > M maximum", Gemini INVALID_ARGUMENT "The
+/// input token count (N) exceeds the maximum number of tokens allowed (M)."; an overload is 529
+/// for Anthropic clients and 503 for the others; a rate limit keeps its retry-after.
 ClientError renderForClient(Protocol client, UpstreamError const& error, std::string_view request_id);
 
 }  // namespace llmux::translate

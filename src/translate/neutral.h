@@ -55,6 +55,8 @@ struct Block {
   /// API's encrypted_content. Only meaningful to the protocol that minted it (`signature_origin`);
   /// encoders of other protocols drop it (and a Thinking block whose text is empty with it).
   std::string signature;
+  /// Who minted `signature`; on an unsigned Thinking block of an answer, the protocol it came
+  /// from (an Anthropic client still gets a tagged signature for it, translate/signature_tag.h).
   std::optional<Protocol> signature_origin;
   std::string item_id;  ///< Responses output item id (rs_…, fc_…, msg_…) when known
 

@@ -169,14 +169,18 @@ std::string_view argumentsObject(std::string_view arguments) {
   return arguments;
 }
 
-bool writeAnswerBlock(JsonOut& out, Block const& block, std::string_view id_seed, std::size_t n) {
+bool writeAnswerBlock(JsonOut& out, Block const& block, Block const* next,
+                      std::string_view id_seed, std::size_t n) {
   switch (block.type) {
     case BlockType::Text:
       out.beginObject().str("type", "text").str("text", block.text).endObject();
       return true;
     case BlockType::Thinking: {
-      std::string signature = clientSignature(block.signature, block.signature_origin);
-      if (block.text.empty() && signature.empty()) return false;
+      std::string signature = thinkingSignature(block.signature, block.signature_origin, next);
+      if (signature.empty()) {
+        if (block.text.empty()) return false;  // nothing to show, nothing to carry
+        signature = unsignedThinkingSignature(block.signature_origin);
+      }
       out.beginObject().str("type", "thinking").str("thinking", block.text);
       out.str("signature", signature).endObject();
       return true;

@@ -25,9 +25,12 @@ Result<void> decodeBlock(boost::json::object const& block, std::string_view wher
 /// must be an object; an upstream's unparsable arguments cannot be carried).
 std::string_view argumentsObject(std::string_view arguments);
 
-/// Writes a block of an assistant answer for an Anthropic client: text, thinking (with its
-/// signature as clientSignature gives it), redacted_thinking (Anthropic's own only), tool_use (id
-/// from toolUseId with `id_seed` and `n`). Other types write nothing; returns whether it wrote.
-bool writeAnswerBlock(JsonOut& out, Block const& block, std::string_view id_seed, std::size_t n);
+/// Writes a block of an assistant answer for an Anthropic client: text, thinking (with the
+/// signature thinkingSignature gives it — `next` is the block after it, nullptr when none — or
+/// unsignedThinkingSignature's; a thinking block with neither text nor signature is left out),
+/// redacted_thinking (with a carried signature only), tool_use (id from toolUseId with `id_seed`
+/// and `n`). Other types write nothing; returns whether it wrote.
+bool writeAnswerBlock(JsonOut& out, Block const& block, Block const* next,
+                      std::string_view id_seed, std::size_t n);
 
 }  // namespace llmux::translate::anthropic

@@ -17,6 +17,24 @@ Error invalid(std::string message) {
   return makeError(ErrorKind::InvalidRequest, std::move(message));
 }
 
+/// Whether `block` is a thinking block carrying the signature of the block after it (Gemini's,
+/// anthropic/wire.h thinkingSignature).
+bool carriesNextSignature(json::object const& block) {
+  return stringAt(block, "type") == std::optional<std::string_view>("thinking") &&
+         parseClientSignature(stringAt(block, "signature").value_or("")).next_part;
+}
+
+/// Puts a signature a thinking block carried for the block after it back on that block, where
+/// Gemini wants it; it stays on the thinking block when that block cannot take it.
+void returnNextSignature(Block& carrier, Block& next) {
+  bool takes = (next.type == BlockType::Text || next.type == BlockType::ToolCall) &&
+               next.signature.empty();
+  if (!takes) return;
+  next.signature = std::move(carrier.signature);
+  next.signature_origin = carrier.signature_origin;
+  carrier.signature.clear();
+}
+
 Result<void> decodeContent(json::value const& content, std::string const& where,
                            std::vector<Block>& out, std::vector<std::string>& dropped) {
   if (content.is_string()) {
@@ -26,12 +44,18 @@ Result<void> decodeContent(json::value const& content, std::string const& where,
     return {};
   }
   if (!content.is_array()) return invalid(where + ": must be a string or a list of blocks");
+  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
   std::size_t k = 0;
+  std::size_t carrier = kNone;  // the thinking block holding the next block's signature
   for (auto const& item : content.get_array()) {
     std::string block_where = where + "." + std::to_string(k++);
     if (!item.is_object()) return invalid(block_where + ": a content block must be an object");
+    std::size_t first = out.size();
     auto ok = decodeBlock(item.get_object(), block_where, out, dropped);
     if (!ok) return ok;
+    if (out.size() == first) continue;  // nothing carried (a server tool block)
+    if (carrier != kNone) returnNextSignature(out[carrier], out[first]);
+    carrier = carriesNextSignature(item.get_object()) ? first : kNone;
   }
   return {};
 }

@@ -72,10 +72,10 @@ std::string encodeResponse(Response const& response, EncodeOptions const& option
   out.str("model", options.model.empty() ? response.model : options.model);
   out.beginArray("content");
   bool any_call = false;
-  std::size_t n = 0;
-  for (Block const& b : response.content) {
-    if (writeAnswerBlock(out, b, id, n) && b.type == BlockType::ToolCall) any_call = true;
-    ++n;
+  for (std::size_t i = 0; i < response.content.size(); ++i) {
+    Block const& b = response.content[i];
+    Block const* next = i + 1 < response.content.size() ? &response.content[i + 1] : nullptr;
+    if (writeAnswerBlock(out, b, next, id, i) && b.type == BlockType::ToolCall) any_call = true;
   }
   out.endArray();
   StopReason stop = clientStop(response.stop, any_call, !response.stop_sequence.empty());

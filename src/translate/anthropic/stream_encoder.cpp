@@ -28,12 +28,18 @@ class Encoder final : public StreamEncoder {
         return;
       case EventType::Error:
         if (started_ || start_pending_) flushStart(out);
+        if (open_ && open_->stopped) closeBlock(out, nullptr);
         fail(event, out);
         return;
       default:
         break;
     }
     flushStart(out);
+    // A stopped thinking block still open waits for this event: the block that follows it may
+    // carry its signature.
+    if (open_ && open_->stopped) {
+      closeBlock(out, event.type == EventType::BlockStart ? &event.block : nullptr);
+    }
     switch (event.type) {
       case EventType::BlockStart:
         blockStart(event, out);
@@ -58,7 +64,13 @@ class Encoder final : public StreamEncoder {
         }
         break;
       case EventType::BlockStop:
-        if (open_ && open_->neutral == event.index) closeBlock(out);
+        if (open_ && open_->neutral == event.index) {
+          if (signedByNextBlock(*open_)) {
+            open_->stopped = true;
+          } else {
+            closeBlock(out, nullptr);
+          }
+        }
         break;
       case EventType::MessageStop:
         messageStop(event, out);
@@ -76,7 +88,16 @@ class Encoder final : public StreamEncoder {
     bool skipped = false;  ///< a block Anthropic answers cannot hold: its events are ignored
     std::string signature;
     std::optional<Protocol> origin;
+    bool stopped = false;  ///< its BlockStop came, its content_block_stop waits (signedByNextBlock)
   };
+
+  /// Gemini signs its thoughts on the part after them, which in a stream comes after the thinking
+  /// block's stop: an unsigned Gemini thinking block stays open until the next event shows
+  /// whether that part carries the signature (Anthropic sends signature_delta before the stop).
+  static bool signedByNextBlock(OpenBlock const& block) {
+    return !block.skipped && block.type == BlockType::Thinking && block.signature.empty() &&
+           block.origin == Protocol::Gemini;
+  }
 
   void frame(std::string& out, std::string_view name) {
     out += "event: ";
@@ -116,7 +137,7 @@ class Encoder final : public StreamEncoder {
   }
 
   void blockStart(Event const& event, std::string& out) {
-    if (open_) closeBlock(out);
+    if (open_) closeBlock(out, &event.block);
     Block const& b = event.block;
     OpenBlock block;
     block.neutral = event.index;
@@ -170,10 +191,13 @@ class Encoder final : public StreamEncoder {
     }
   }
 
-  void closeBlock(std::string& out) {
+  /// Ends the open block; `next` is the block that follows it (nullptr: none, or not known).
+  void closeBlock(std::string& out, Block const* next) {
     if (!open_->skipped) {
       if (open_->type == BlockType::Thinking) {
-        std::string signature = clientSignature(open_->signature, open_->origin);
+        // Every thinking block an Anthropic client gets carries a signature.
+        std::string signature = thinkingSignature(open_->signature, open_->origin, next);
+        if (signature.empty()) signature = unsignedThinkingSignature(open_->origin);
         if (!signature.empty()) delta(out, "signature_delta", "signature", signature);
       }
       data_.clear();
@@ -185,7 +209,7 @@ class Encoder final : public StreamEncoder {
   }
 
   void messageStop(Event const& event, std::string& out) {
-    if (open_) closeBlock(out);
+    if (open_) closeBlock(out, nullptr);
     StopReason stop = clientStop(event.stop, any_call_, !event.stop_sequence.empty());
     data_.clear();
     JsonOut j(data_);

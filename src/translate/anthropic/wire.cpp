@@ -145,9 +145,25 @@ std::string clientSignature(std::string_view signature, std::optional<Protocol> 
   return tagSignature(signature, *origin);
 }
 
+std::string thinkingSignature(std::string_view signature, std::optional<Protocol> origin,
+                              Block const* next) {
+  if (!signature.empty()) return clientSignature(signature, origin);
+  bool signed_next = next != nullptr && origin == Protocol::Gemini &&
+                     (next->type == BlockType::Text || next->type == BlockType::ToolCall) &&
+                     next->signature_origin == Protocol::Gemini && !next->signature.empty();
+  if (!signed_next) return {};
+  return tagSignature(next->signature, Protocol::Gemini, SignatureKind::NextPart);
+}
+
+std::string unsignedThinkingSignature(std::optional<Protocol> origin) {
+  if (!origin) return {};
+  return tagSignature({}, *origin);
+}
+
 Signature parseClientSignature(std::string_view signature) {
   CarriedSignature carried = untagSignature(signature, Protocol::Anthropic);
-  return Signature{std::move(carried.value), carried.origin};
+  return Signature{std::move(carried.value), carried.origin,
+                   carried.kind == SignatureKind::NextPart};
 }
 
 namespace {

@@ -63,11 +63,26 @@ std::string toolUseId(std::string_view id, std::string_view seed, std::size_t n)
 /// untagged. An unknown origin yields "" (nothing the client could send back safely).
 std::string clientSignature(std::string_view signature, std::optional<Protocol> origin);
 
-/// The reverse of clientSignature for a signature a client sent back: the raw signature and its
-/// origin (Anthropic when untagged; nullopt origin when empty).
+/// The signature an Anthropic client gets on a thinking block of another protocol's answer, ""
+/// when there is none to carry: its own (clientSignature), or, for a Gemini thinking block
+/// without one, the Gemini signature of `next` — the text or tool call that follows it in the
+/// answer, where Gemini signs its thoughts — tagged "llmux:gemini:next:" so that a later turn
+/// puts it back on that part (translate/signature_tag.h).
+std::string thinkingSignature(std::string_view signature, std::optional<Protocol> origin,
+                              Block const* next);
+
+/// What an Anthropic client gets as the signature of thinking that nobody signed: the tag alone,
+/// "llmux:<origin>:", which a later turn reads back as no signature. Anthropic's SDKs and Claude
+/// Code need every thinking block to carry a non-empty signature. "" when the origin is unknown.
+std::string unsignedThinkingSignature(std::optional<Protocol> origin);
+
+/// The reverse of clientSignature and thinkingSignature for a signature a client sent back: the
+/// raw signature and its origin (Anthropic when untagged; nullopt origin when empty), and whether
+/// it belongs to the block after the thinking block that carried it.
 struct Signature {
   std::string value;
   std::optional<Protocol> origin;
+  bool next_part = false;
 };
 Signature parseClientSignature(std::string_view signature);
 

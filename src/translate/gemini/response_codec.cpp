@@ -32,6 +32,8 @@ Result<void> appendBlocks(json::object const& part, std::string_view seed, std::
     Block block;
     block.type = thought || text->empty() ? BlockType::Thinking : BlockType::Text;
     block.text = std::string(*text);
+    // A thought is Gemini's even unsigned: its signature may be on the part after it.
+    if (block.type == BlockType::Thinking) block.signature_origin = Protocol::Gemini;
     sign(block);
     out.push_back(std::move(block));
     return {};

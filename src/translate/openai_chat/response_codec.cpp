@@ -75,7 +75,11 @@ Result<Response> decodeResponse(std::string_view body) {
     if (message == nullptr) return malformed("choices[0].message is missing");
     for (std::string_view key : {"reasoning_content", "reasoning"}) {
       if (auto text = stringAt(*message, key); text && !text->empty()) {
-        response.content.push_back(Block{.type = BlockType::Thinking, .text = std::string(*text)});
+        // Nobody signs Chat reasoning; its origin still names it for a client that needs a
+        // signature (translate/signature_tag.h).
+        response.content.push_back(Block{.type = BlockType::Thinking,
+                                         .text = std::string(*text),
+                                         .signature_origin = Protocol::OpenAiChat});
         break;
       }
     }

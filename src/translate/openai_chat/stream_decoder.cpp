@@ -318,6 +318,8 @@ class ChatStreamDecoder final : public StreamDecoder {
       e.block.name = slot.name;
     } else {
       e.block.type = piece.kind == Piece::Kind::Text ? BlockType::Text : BlockType::Thinking;
+      // Reasoning nobody signs: its origin still tells the client where it came from.
+      if (piece.kind == Piece::Kind::Thinking) e.block.signature_origin = Protocol::OpenAiChat;
     }
     open_index_ = next_index_++;
     out.push_back(std::move(e));

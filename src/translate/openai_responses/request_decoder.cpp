@@ -405,7 +405,7 @@ Result<void> Decoder::reasoningItem(json::object const& item, std::string const&
     CarriedSignature carried = untagSignature(*enc, Protocol::OpenAiResponses);
     b.signature = std::move(carried.value);
     if (carried.origin) b.signature_origin = carried.origin;
-    if (carried.redacted) {
+    if (carried.kind == SignatureKind::Redacted) {
       b.type = BlockType::RedactedThinking;
       b.text.clear();
     }

@@ -90,7 +90,8 @@ std::string clientEncryptedContent(std::string_view signature, std::optional<Pro
                                    bool redacted) {
   if (signature.empty() || !origin) return {};
   if (*origin == Protocol::OpenAiResponses) return std::string(signature);
-  return tagSignature(signature, *origin, redacted);
+  return tagSignature(signature, *origin,
+                      redacted ? SignatureKind::Redacted : SignatureKind::Reasoning);
 }
 
 std::string protocolId(std::string_view prefix, std::string_view id, std::string_view fallback) {

@@ -4,6 +4,8 @@
 // content is failed over, one that fails after content ends with the client's own error event).
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "e2e/scenarios/failover_helpers.h"
 #include "e2e/support/e2e_test.h"
 #include "e2e/support/scripted_server.h"
@@ -114,6 +116,11 @@ class ContextOverflow : public TranslatedErrors,
 // recognise, and the spare channel is never tried.
 TEST_P(ContextOverflow, IsA400InTheClientsShapeAndNeverRetried) {
   auto [client, upstream, stream] = GetParam();
+  // The window the mock's overflow message states (docs/mock-provider.md); 0: it states none.
+  std::int64_t limit = upstream == Protocol::OpenAiChat ? 128000
+                       : upstream == Protocol::Anthropic ? 200000
+                       : upstream == Protocol::Gemini    ? 1048576
+                                                         : 0;
   auto mock = startMockProvider();
   ASSERT_TRUE(mock.ok()) << mock.error().message;
   auto gw = gateway({faulty("small", upstream, mock->baseUrl(), "context-overflow", 10),
@@ -133,10 +140,33 @@ TEST_P(ContextOverflow, IsA400InTheClientsShapeAndNeverRetried) {
       break;
     case Protocol::Anthropic:
       EXPECT_NE(message->find("prompt is too long"), std::string::npos) << *message;
+      if (limit != 0) {
+        // The counts the upstream stated, in the words Claude Code reads.
+        std::smatch m;
+        std::regex sentence(R"(prompt is too long: (\d+) tokens > (\d+) maximum)");
+        ASSERT_TRUE(std::regex_match(*message, m, sentence)) << *message;
+        EXPECT_GT(std::stoll(m[1]), limit);
+        EXPECT_EQ(std::stoll(m[2]), limit);
+      }
       break;
-    case Protocol::Gemini:
+    case Protocol::Gemini: {
       EXPECT_EQ(doc->at("error").at("status").as_string(), "INVALID_ARGUMENT");
+      EXPECT_EQ(doc->at("error").at("code").as_int64(), 400);
+      // Gemini's own sentence, with the counts the upstream stated and none made up.
+      std::smatch m;
+      ASSERT_TRUE(std::regex_match(
+          *message, m,
+          std::regex(R"(The input token count(?: \((\d+)\))? exceeds the maximum number of )"
+                     R"(tokens allowed(?: \((\d+)\))?\.)")))
+          << *message;
+      EXPECT_EQ(m[1].matched, limit != 0) << *message;
+      EXPECT_EQ(m[2].matched, limit != 0) << *message;
+      if (limit != 0) {
+        EXPECT_GT(std::stoll(m[1]), limit);
+        EXPECT_EQ(std::stoll(m[2]), limit);
+      }
       break;
+    }
   }
   auto journal = waitForJournal(mock->port, 1);
   ASSERT_TRUE(journal.ok()) << journal.error().message;
@@ -155,6 +185,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(std::tuple{Protocol::Anthropic, Protocol::OpenAiChat, false},
                       std::tuple{Protocol::OpenAiChat, Protocol::Anthropic, true},
                       std::tuple{Protocol::Gemini, Protocol::OpenAiResponses, false},
+                      std::tuple{Protocol::Gemini, Protocol::OpenAiChat, false},
+                      std::tuple{Protocol::Gemini, Protocol::Anthropic, true},
                       // The Responses API reports it inside a 200 stream, before any content.
                       std::tuple{Protocol::Anthropic, Protocol::OpenAiResponses, true},
                       std::tuple{Protocol::OpenAiResponses, Protocol::Gemini, true}),

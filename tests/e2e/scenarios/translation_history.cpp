@@ -4,6 +4,7 @@
 
 #include "e2e/scenarios/failover_helpers.h"
 #include "e2e/support/e2e_test.h"
+#include "e2e/support/sse_reader.h"
 
 namespace llmux::e2e {
 namespace {
@@ -57,6 +58,120 @@ TEST_F(History, ReasoningMadeUpByATranslationIsNotSentToTheRealProvider) {
   ASSERT_TRUE(second.ok()) << second.error().message;
   EXPECT_EQ(second->back().body, plain.body);
 }
+
+/// The content blocks an Anthropic SDK builds from a streamed answer.
+boost::json::array streamedContent(std::string_view body) {
+  boost::json::array blocks;
+  std::string input;
+  for (auto const& frame : sseEventsOf(body)) {
+    boost::json::object data = boost::json::parse(frame.data).as_object();
+    std::string_view type = data.at("type").as_string();
+    if (type == "content_block_start") {
+      blocks.push_back(data.at("content_block"));
+      input.clear();
+    } else if (type == "content_block_delta") {
+      auto& block = blocks.back().as_object();
+      auto const& delta = data.at("delta").as_object();
+      std::string_view kind = delta.at("type").as_string();
+      auto append = [&](std::string_view key, std::string_view from) {
+        block[key] = std::string(block[key].as_string()) + std::string(delta.at(from).as_string());
+      };
+      if (kind == "text_delta") append("text", "text");
+      if (kind == "thinking_delta") append("thinking", "thinking");
+      if (kind == "signature_delta") append("signature", "signature");
+      if (kind == "input_json_delta") input += delta.at("partial_json").as_string();
+    } else if (type == "content_block_stop" && !input.empty()) {
+      blocks.back().as_object()["input"] = boost::json::parse(input);
+    }
+  }
+  return blocks;
+}
+
+/// The thoughtSignature of the first functionCall part of a Gemini answer (whole or SSE).
+std::string signedCallOf(std::string_view gemini_answer, bool stream) {
+  std::vector<std::string> chunks;
+  if (stream) {
+    for (auto const& frame : sseEventsOf(gemini_answer)) chunks.push_back(frame.data);
+  } else {
+    chunks.emplace_back(gemini_answer);
+  }
+  for (auto const& chunk : chunks) {
+    boost::json::value answer = boost::json::parse(chunk);
+    for (auto const& part : answer.at("candidates").at(0).at("content").at("parts").as_array()) {
+      auto const& o = part.as_object();
+      if (o.contains("functionCall") && o.contains("thoughtSignature")) {
+        return std::string(o.at("thoughtSignature").as_string());
+      }
+    }
+  }
+  return {};
+}
+
+class GeminiThinkingHistory : public History, public ::testing::WithParamInterface<bool> {};
+
+// A Claude Code turn served by Gemini, which thinks and calls a tool with its thoughtSignature on
+// the functionCall part: the client's thinking block carries that signature (the SDK would refuse
+// one without), and the next turn gives it back to Gemini on the call it came with.
+TEST_P(GeminiThinkingHistory, TheThoughtSignatureGoesBackOnTheCallItCameWith) {
+  bool stream = GetParam();
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto gw = startGateway(
+      gatewayConfig({channel("gemini", Protocol::Gemini, mock->baseUrl(), {"k"})}, accessLog()));
+  ASSERT_TRUE(gw.ok()) << gw.error().message;
+
+  std::string head = std::string(R"({"model":")") + kModel +
+                     R"(","max_tokens":2048,"thinking":{"type":"enabled","budget_tokens":1024},)" +
+                     (stream ? R"("stream":true,)" : "") +
+                     R"("tools":[{"name":"get_weather","input_schema":{"type":"object",)"
+                     R"("properties":{"city":{"type":"string"}},"required":["city"]}}],)"
+                     R"("messages":[)"
+                     R"({"role":"user","content":"Weather in Paris?"})";
+  ClientCall call = clientCall(Protocol::Anthropic, stream);
+  call.body = head + "]}";
+  auto first = callGateway(gw->port, call);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  ASSERT_EQ(first->status(), 200) << first->body;
+  boost::json::array content =
+      stream ? streamedContent(first->body)
+             : boost::json::parse(first->body).at("content").as_array();
+  ASSERT_GE(content.size(), 2u) << first->body;
+  ASSERT_EQ(content[0].at("type"), "thinking") << first->body;
+  ASSERT_EQ(content.back().at("type"), "tool_use") << first->body;
+  auto journal = waitForJournal(mock->port, 1);
+  ASSERT_TRUE(journal.ok()) << journal.error().message;
+  std::string signature = signedCallOf(journal->back().response_body, stream);
+  ASSERT_FALSE(signature.empty()) << journal->back().response_body;
+  EXPECT_EQ(std::string(content[0].at("signature").as_string()), "llmux:gemini:next:" + signature)
+      << first->body;
+
+  ASSERT_TRUE(clearJournal(mock->port).ok());
+  std::string call_id(content.back().at("id").as_string());
+  call.body = head + R"(,{"role":"assistant","content":)" + boost::json::serialize(content) +
+              R"(},{"role":"user","content":[{"type":"tool_result","tool_use_id":")" + call_id +
+              R"(","content":"sunny"}]}]})";
+  auto second = callGateway(gw->port, call);
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  ASSERT_EQ(second->status(), 200) << second->body;
+  auto sent = waitForJournal(mock->port, 1);
+  ASSERT_TRUE(sent.ok()) << sent.error().message;
+  auto doc = parseObject(sent->back().body);
+  ASSERT_TRUE(doc.ok()) << sent->back().body;
+  auto const& model = doc->at("contents").at(1);
+  ASSERT_EQ(model.at("role"), "model") << sent->back().body;
+  auto const& parts = model.at("parts").as_array();
+  ASSERT_EQ(parts.size(), 2u) << sent->back().body;
+  EXPECT_EQ(parts[0].at("thought"), true);
+  EXPECT_FALSE(parts[0].as_object().contains("thoughtSignature")) << sent->back().body;
+  EXPECT_EQ(std::string(parts[1].at("thoughtSignature").as_string()), signature)
+      << sent->back().body;
+  EXPECT_EQ(sent->back().body.find("llmux:"), std::string::npos) << sent->back().body;
+}
+
+INSTANTIATE_TEST_SUITE_P(Delivery, GeminiThinkingHistory, ::testing::Bool(),
+                         [](::testing::TestParamInfo<bool> const& info) {
+                           return std::string(info.param ? "Stream" : "Whole");
+                         });
 
 // A request one protocol cannot carry (an OpenAI file id means nothing to Gemini, and it is all
 // the request holds) skips that channel for one that can; when none can, the client gets a 400

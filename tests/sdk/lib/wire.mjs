@@ -121,6 +121,10 @@ export function checkStreamFraming(client, body, { includeUsage = false } = {}) 
           else assert.ok(!open.signature, 'a delta after the signature');
         } else if (e.type === 'content_block_stop') {
           assert.equal(e.index, open?.index, `content_block_stop for ${e.index}`);
+          // The SDK and Claude Code need every thinking block signed.
+          if (open.type === 'thinking') {
+            assert.ok(open.signature, `thinking block ${e.index} closes without a signature_delta`);
+          }
           open = null;
           next += 1;
         } else {

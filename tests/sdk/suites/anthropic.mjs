@@ -311,6 +311,7 @@ export function registerAnthropic(stack, upstream) {
       assert.ok(message.content[0].thinking.startsWith(thinkingStart(PROMPT)),
                 `thinking: ${message.content[0].thinking}`);
       assert.equal(typeof message.content[0].signature, 'string');
+      assert.ok(message.content[0].signature.length > 0, 'the thinking block has no signature');
       assert.equal(textOf(message), ANSWER);
       await matches(mark, message);
     });
@@ -344,9 +345,11 @@ export function registerAnthropic(stack, upstream) {
              assert.ok(thinking.thinking.startsWith(thinkingStart(TOOL_PROMPT)),
                        `thinking: ${thinking.thinking}`);
              assert.equal(thinkingDeltas, thinking.thinking);
-             if (upstream === 'anthropic') {
-               assert.ok(thinking.signature.length > 0, 'the thinking block has no signature');
-             }
+           }
+           // Every thinking block carries a signature, whoever thought: the SDK and Claude Code
+           // refuse one without on the next turn.
+           for (const block of first.content.filter((b) => b.type === 'thinking')) {
+             assert.ok(block.signature.length > 0, 'a thinking block has no signature');
            }
 
            request.messages.push({ role: 'assistant', content: first.content }, {
@@ -362,8 +365,9 @@ export function registerAnthropic(stack, upstream) {
            const { entry: secondCall } = await matches(mark, second);
            // What the upstream needs to continue its reasoning comes back in the thinking block's
            // signature (tagged with its origin when another provider made it). Gemini's sits on
-           // the functionCall part, which a tool_use block cannot carry.
-           if (upstream === 'anthropic' || upstream === 'responses') {
+           // the functionCall part, which a tool_use block cannot carry: it travels on the
+           // thinking block before it and goes back on that part.
+           if (upstream !== 'chat') {
              assertSignaturesReturned(upstream, firstCall, secondCall);
            }
          });

@@ -176,6 +176,7 @@ TEST(AnthropicResponseCodec, EncodedAnswersFromOtherProtocols) {
   Block unsigned_thought;
   unsigned_thought.type = BlockType::Thinking;
   unsigned_thought.text = "deepseek reasoning";
+  unsigned_thought.signature_origin = Protocol::OpenAiChat;
   Block answer;
   answer.text = "calling";
   Block tool;
@@ -202,7 +203,7 @@ TEST(AnthropicResponseCodec, EncodedAnswersFromOtherProtocols) {
   auto const& c = o.at("content").as_array();
   ASSERT_EQ(c.size(), 5u);
   EXPECT_EQ(c[0].at("signature").as_string(), "llmux:openai-responses:gAAAAencrypted");
-  EXPECT_EQ(c[1].at("signature").as_string(), "");
+  EXPECT_EQ(c[1].at("signature").as_string(), "llmux:openai-chat:") << "never empty";
   EXPECT_TRUE(c[3].at("id").as_string().starts_with("toolu_"));
   EXPECT_EQ(c[3].at("input"), json::parse(R"({"a":[1,2]})"));
   EXPECT_EQ(c[4].at("id").as_string(), "call_9");

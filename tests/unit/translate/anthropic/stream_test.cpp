@@ -237,8 +237,10 @@ TEST(AnthropicStream, EncoderTurnsAChatLikeStreamIntoAnthropicEvents) {
   usage.usage = Usage{120, 100, 0, 40, 10, false};
   Event stop = ev(EventType::MessageStop);
   stop.stop = StopReason::EndTurn;  // "stop" with calls: the encoder says tool_use
+  Event reasoning = start(0, BlockType::Thinking);
+  reasoning.block.signature_origin = Protocol::OpenAiChat;
   std::vector<Event> events = {begin,
-                               start(0, BlockType::Thinking),
+                               reasoning,
                                ev(EventType::ThinkingDelta, 0, "let me think"),
                                ev(EventType::BlockStop, 0),
                                start(1, BlockType::Text),
@@ -264,7 +266,10 @@ TEST(AnthropicStream, EncoderTurnsAChatLikeStreamIntoAnthropicEvents) {
   EXPECT_NE(out.find(R"("model":"claude-alias")"), std::string::npos);
   EXPECT_NE(out.find(R"({"type":"tool_use","id":"call_a","name":"get","input":{}})"),
             std::string::npos);
-  EXPECT_EQ(out.find("signature_delta"), std::string::npos);  // a Chat upstream has none
+  // A Chat upstream signs nothing: the client still gets a signature, the tag alone.
+  EXPECT_NE(out.find(R"("delta":{"type":"signature_delta","signature":"llmux:openai-chat:"})"),
+            std::string::npos)
+      << out;
   EXPECT_NE(
       out.find(
           R"("delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"input_tokens":20,"cache_creation_input_tokens":0,"cache_read_input_tokens":100,"output_tokens":40,"output_tokens_details":{"thinking_tokens":10}})"),
@@ -299,11 +304,11 @@ TEST(AnthropicStream, MessageStartCarriesTheInputUsageThatFollowsIt) {
 TEST(AnthropicStream, SignaturesReachTheClientOnlyWhenTheyCanComeBack) {
   struct Case {
     std::optional<Protocol> origin;
-    std::string expect;  // "" = no signature_delta
+    std::string expect;
   };
   std::vector<Case> cases = {{Protocol::Anthropic, "Sig+/="},
                              {Protocol::Gemini, "llmux:gemini:Sig+/="},
-                             {std::nullopt, ""}};
+                             {Protocol::OpenAiResponses, "llmux:openai-responses:Sig+/="}};
   for (auto const& c : cases) {
     Event s = start(0, BlockType::Thinking);
     s.block.signature_origin = c.origin;
@@ -313,11 +318,7 @@ TEST(AnthropicStream, SignaturesReachTheClientOnlyWhenTheyCanComeBack) {
          ev(EventType::BlockStop, 0), ev(EventType::MessageStop)},
         {});
     EXPECT_TRUE(validators::anthropic::validateStream(out).empty()) << out;
-    if (c.expect.empty()) {
-      EXPECT_EQ(out.find("signature_delta"), std::string::npos) << out;
-    } else {
-      EXPECT_NE(out.find(R"("signature":")" + c.expect + "\""), std::string::npos) << out;
-    }
+    EXPECT_NE(out.find(R"("signature":")" + c.expect + "\""), std::string::npos) << out;
   }
 }
 

@@ -115,6 +115,16 @@ TEST(AnthropicValidator, CatchesBrokenStreams) {
                    frame("content_block_stop", R"({"type":"content_block_stop","index":0})")) +
            kTool + kDelta + kStop,
        "after the signature_delta"},
+      // Anthropic's SDKs and Claude Code need every thinking block signed.
+      {"thinking without a signature",
+       replaced(v,
+                frame(
+                    "content_block_delta",
+                    R"({"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"sig"}})"),
+                ""),
+       "ends without a signature"},
+      {"empty signature_delta",
+       replaced(v, R"("signature":"sig")", R"("signature":"")"), "signature_delta needs"},
       {"tool arguments not an object",
        replaced(v, R"("partial_json":"1}")", R"("partial_json":"1")"),
        "do not join into a JSON object"},
@@ -175,6 +185,7 @@ TEST(AnthropicValidator, ChecksWholeMessages) {
       {R"("stop_reason":"tool_use")", R"("stop_reason":"stop_sequence")", "needs the matched"},
       {R"("input":{})", R"("input":"{}")", "input must be an object"},
       {R"("signature":"s")", R"("sig":"s")", "signature"},
+      {R"("signature":"s")", R"("signature":"")", "non-empty signature"},
       {R"("output_tokens":2)", R"("output_tokens":-2)", "usage.output_tokens"},
       {R"({"type":"text","text":"x"})", R"({"type":"image","text":"x"})", "unknown content block"},
       {R"("stop_reason":"tool_use")", R"("stop_reason":"tool_use","x":1,"y":[)", "not valid JSON"},

@@ -59,7 +59,8 @@ TEST(ChatResponseDecoder, ReasoningContentRefusalAndCacheCounts) {
   ASSERT_EQ(r->content.size(), 2u);
   EXPECT_EQ(r->content[0].type, BlockType::Thinking);
   EXPECT_EQ(r->content[0].text, "thinking...");
-  EXPECT_FALSE(r->content[0].signature_origin.has_value());
+  EXPECT_TRUE(r->content[0].signature.empty()) << "Chat reasoning is never signed";
+  EXPECT_EQ(r->content[0].signature_origin, Protocol::OpenAiChat) << "but it says where it is from";
   EXPECT_EQ(r->content[1].text, "Hi");
   EXPECT_EQ(r->usage->cache_read, 16);
 

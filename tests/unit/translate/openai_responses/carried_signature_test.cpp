@@ -19,15 +19,17 @@ namespace json = boost::json;
 
 TEST(SignatureTag, TagsAndUntags) {
   EXPECT_EQ(tagSignature("EqQB", Protocol::Anthropic), "llmux:anthropic:EqQB");
-  EXPECT_EQ(tagSignature("RD", Protocol::Anthropic, true), "llmux:anthropic:redacted:RD");
+  EXPECT_EQ(tagSignature("RD", Protocol::Anthropic, SignatureKind::Redacted),
+            "llmux:anthropic:redacted:RD");
+  EXPECT_EQ(tagSignature("Ep", Protocol::Gemini, SignatureKind::NextPart), "llmux:gemini:next:Ep");
   CarriedSignature s = untagSignature("llmux:gemini:CpUB", Protocol::OpenAiResponses);
   EXPECT_EQ(s.value, "CpUB");
   EXPECT_EQ(s.origin, Protocol::Gemini);
-  EXPECT_FALSE(s.redacted);
+  EXPECT_EQ(s.kind, SignatureKind::Reasoning);
   s = untagSignature("llmux:anthropic:redacted:RD", Protocol::OpenAiResponses);
   EXPECT_EQ(s.value, "RD");
   EXPECT_EQ(s.origin, Protocol::Anthropic);
-  EXPECT_TRUE(s.redacted);
+  EXPECT_EQ(s.kind, SignatureKind::Redacted);
   s = untagSignature("gAAAAB", Protocol::OpenAiResponses);
   EXPECT_EQ(s.value, "gAAAAB") << "untagged: the client protocol's own";
   EXPECT_EQ(s.origin, Protocol::OpenAiResponses);
@@ -35,6 +37,15 @@ TEST(SignatureTag, TagsAndUntags) {
   EXPECT_EQ(s.value, "llmux:nobody:x") << "an unknown protocol is no tag";
   EXPECT_EQ(s.origin, Protocol::Anthropic);
   EXPECT_FALSE(untagSignature("", Protocol::Anthropic).origin);
+  s = untagSignature("llmux:gemini:next:Ep+/", Protocol::Anthropic);
+  EXPECT_EQ(s.value, "Ep+/");
+  EXPECT_EQ(s.origin, Protocol::Gemini);
+  EXPECT_EQ(s.kind, SignatureKind::NextPart);
+  // The tag alone: reasoning its provider did not sign.
+  s = untagSignature("llmux:gemini:", Protocol::Anthropic);
+  EXPECT_EQ(s.value, "");
+  EXPECT_EQ(s.origin, Protocol::Gemini);
+  EXPECT_EQ(s.kind, SignatureKind::Reasoning);
 }
 
 TEST(ResponsesCarriedSignature, TheRequestDecoderRestoresTheOrigin) {

@@ -94,7 +94,12 @@ void checkBlock(json::object const& b, bool streamed, Problems& p) {
     if (streamed && !stringOf(b, "text").empty()) p.add("a streamed text block starts empty");
   } else if (type == "thinking") {
     if (!isString(b, "thinking")) p.add("thinking block needs a string thinking");
-    if (!isString(b, "signature")) p.add("thinking block needs a string signature");
+    if (!isString(b, "signature")) {
+      p.add("thinking block needs a string signature");
+    } else if (!streamed && stringOf(b, "signature").empty()) {
+      // The SDKs and Claude Code refuse a thinking block without a signature on the next turn.
+      p.add("thinking block needs a non-empty signature");
+    }
   } else if (type == "redacted_thinking") {
     if (stringOf(b, "data").empty()) p.add("redacted_thinking block needs its data");
   } else if (type == "tool_use" || type == "server_tool_use") {
@@ -268,7 +273,7 @@ class StreamChecker {
     kind_ = stringOf(block->get_object(), "type");
     if (kind_ == "tool_use") any_tool_use_ = true;
     arguments_.clear();
-    signed_ = false;
+    signed_ = kind_ == "thinking" && !stringOf(block->get_object(), "signature").empty();
   }
 
   void blockDelta(json::object const& data) {
@@ -305,6 +310,9 @@ class StreamChecker {
       return p_.add("content_block_stop must name the open block");
     }
     open_ = false;
+    if (kind_ == "thinking" && !signed_) {
+      p_.add("a thinking block ends without a signature (signature_delta before its stop)");
+    }
     if ((kind_ == "tool_use" || kind_ == "server_tool_use") && !arguments_.empty()) {
       boost::system::error_code ec;
       json::value v = json::parse(arguments_, ec);
