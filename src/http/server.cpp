@@ -97,7 +97,35 @@ struct ClientConnection {
   net::Socket socket;
   beast::flat_buffer buffer;
   net::Deadline deadline;
+  /// The server answered before reading all the client sent (a refusal, a 413): closing at once
+  /// would reset the connection and could destroy the answer before the client reads it.
+  bool unread_input = false;
 };
+
+// How long, and how many bytes, a connection closed with unread input is drained first.
+constexpr Millis kCloseLinger{1'000};
+constexpr std::size_t kCloseLingerBytes = 64 * 1024;
+
+/// Closes the connection: after our last answer went out with unread input pending, the write
+/// side is shut and what the client still sends is discarded for a moment (bounded), so the
+/// answer reaches it instead of a reset.
+Task<void> closeConnection(ClientConnection& conn) {
+  ErrorCode ignored;
+  conn.socket.shutdown(net::Socket::shutdown_send, ignored);
+  if (conn.unread_input && conn.socket.is_open()) {
+    conn.deadline.expireAfter(kCloseLinger);
+    std::array<char, 2048> sink;
+    std::size_t drained = 0;
+    while (drained < kCloseLingerBytes) {
+      auto [ec, n] = co_await conn.socket.async_read_some(asio::buffer(sink), kUseTuple);
+      if (ec) break;
+      drained += n;
+    }
+    conn.deadline.clear();
+  }
+  conn.deadline.stop();
+  conn.socket.close(ignored);
+}
 
 Task<bool> writeRaw(ClientConnection& conn, std::string_view bytes, Millis timeout) {
   conn.deadline.expireAfter(timeout);
@@ -125,6 +153,7 @@ std::string plainResponse(RequestHandler& handler, int status, std::string_view 
 /// Answers a request the server could not read completely, then the connection closes.
 Task<void> reject(ClientConnection& conn, Worker& worker, int status, std::string_view path,
                   std::string_view message) {
+  conn.unread_input = true;
   co_await writeRaw(conn, plainResponse(worker.handler, status, path, message),
                     worker.limits.write_timeout);
 }
@@ -167,8 +196,9 @@ Task<bool> awaitNextRequest(ClientConnection& conn, Millis idle) {
 
 // Bodies larger than this, with a Content-Length, are read without the HTTP parser.
 constexpr std::uint64_t kDirectBodyThreshold = 64 * 1024;
-// The most a direct body read asks for at once: the body grows by what arrives, never by what
-// the client declared.
+// The least and the most a direct body read asks for at once: the body grows by what arrives,
+// never by what the client declared.
+constexpr std::size_t kBodyReadFirst = 16 * 1024;
 constexpr std::size_t kBodyReadStep = 256 * 1024;
 
 /// How reading a body ended.
@@ -185,7 +215,9 @@ Task<BodyRead> readBodyDirect(ClientConnection& conn, ServerLimits const& limits
   asio::buffer_copy(asio::buffer(body.data(), have), conn.buffer.data());
   conn.buffer.consume(have);
   while (have < length) {
-    std::size_t step = std::min(length - have, kBodyReadStep);
+    // Room for about as much as has arrived (at least kBodyReadFirst): a client that declares
+    // 32 MiB and sends a byte holds kilobytes, a fast upload still takes big reads.
+    std::size_t step = std::min({length - have, kBodyReadStep, std::max(have, kBodyReadFirst)});
     body.resize(have + step);
     if (!charge.growTo(body.capacity())) co_return BodyRead::OverBudget;
     conn.deadline.expireAt(nextBodyDeadline(limits, body_start, have));
@@ -287,7 +319,8 @@ Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& 
   auto length = parser.content_length();
   if (refused) {
     // Only a request that declared no body leaves the connection in a known state.
-    keep_alive = keep_alive && !parser.chunked() && length.value_or(0) == 0;
+    conn.unread_input = parser.chunked() || length.value_or(0) > 0;
+    keep_alive = keep_alive && !conn.unread_input;
   } else {
     if (length && *length > limits.max_body_bytes) {
       conn.deadline.clear();
@@ -407,10 +440,7 @@ Task<void> runSession(Worker& worker, net::Socket socket) {
     slot.busy = true;
     if (!co_await serveOneRequest(conn, worker, slot)) break;
   }
-
-  conn.deadline.stop();
-  conn.socket.shutdown(net::Socket::shutdown_send, ignored);
-  conn.socket.close(ignored);
+  co_await closeConnection(conn);
 }
 
 /// Completion of a session coroutine: an escaped exception is a bug; log it, keep serving.
@@ -425,27 +455,16 @@ struct SessionDone {
   }
 };
 
-// How long a connection turned away (over the cap, out of descriptors) may take to read its 503:
-// the request it sent is drained meanwhile, so closing does not reset the answer away.
-constexpr Millis kTurnAwayLinger{1'000};
-
 /// Answers a connection the server cannot take (503, Retry-After) and closes it. Costs no
 /// buffer beyond a small drain: no request is parsed.
 Task<void> turnAway(Worker& worker, net::Socket socket) {
   ClientConnection conn(worker.io, std::move(socket));
-  std::string const response = plainResponse(worker.handler, 503, "",
-                                             "the gateway is at its connection limit; retry shortly");
-  conn.deadline.expireAfter(kTurnAwayLinger);
-  auto [ec, n] = co_await asio::async_write(conn.socket, asio::buffer(response), kUseTuple);
-  ErrorCode ignored;
-  conn.socket.shutdown(net::Socket::shutdown_send, ignored);
-  std::array<char, 1024> sink;
-  while (!ec) {
-    auto [read_ec, read_n] = co_await conn.socket.async_read_some(asio::buffer(sink), kUseTuple);
-    ec = read_ec;
-  }
-  conn.deadline.stop();
-  conn.closeSocket();
+  conn.unread_input = true;  // whatever request it sent is never read
+  co_await writeRaw(conn,
+                    plainResponse(worker.handler, 503, "",
+                                  "the gateway is at its connection limit; retry shortly"),
+                    kCloseLinger);
+  co_await closeConnection(conn);
   worker.connections->fetch_sub(1, std::memory_order_relaxed);
 }
 

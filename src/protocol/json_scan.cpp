@@ -241,6 +241,7 @@ char const* Scanner::key(char const* p) {
   p = skipWhitespace(p + 1);
   if (depth_ == 1 && root_object_) {
     if (p == end_) return fail(p, "unexpected end of input");
+    if (members_.size() == kJsonMaxMembers) return fail(p, "more than 1024 top-level members");
     JsonMember member;
     member.key = name;
     member.key_escaped = escaped;

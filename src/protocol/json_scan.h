@@ -22,6 +22,10 @@ enum class JsonType : std::uint8_t {
 
 /// Deepest nesting of objects and arrays the scanner accepts.
 inline constexpr std::size_t kJsonMaxDepth = 256;
+/// Most top-level members a scanned object may have. Every one is recorded (inspection looks
+/// them up), so without a cap a body of `"a":1,` repeated would cost 8 times its size in
+/// records; no API request has more than a few dozen.
+inline constexpr std::size_t kJsonMaxMembers = 1024;
 
 /// One member of the top-level object, located in the scanned text.
 struct JsonMember {

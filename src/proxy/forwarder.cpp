@@ -372,6 +372,11 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
       }
       if (!piece) co_return failed_before_commit(piece.error());
       held.append(*piece);
+      if (held.size() > kHeldBeforeContentLimit) {
+        // Pings or empty frames without end: not an answer worth holding memory for.
+        co_return failed_before_commit(makeError(
+            ErrorKind::UpstreamProtocol, "the upstream sent more than 1 MiB before any content"));
+      }
       meter.feed(*piece);
     }
     start = held;

@@ -21,6 +21,10 @@ class UpstreamExchange;
 namespace llmux::proxy::forwarding {
 
 inline double msSince(MonoTime start) { return millisBetween(start, MonoClock::now()); }
+
+/// The most a stream may send before its first content (its preamble, pings, empty frames) while
+/// the answer is held back for failover; past it the attempt fails as an upstream protocol error.
+inline constexpr std::size_t kHeldBeforeContentLimit = 1u << 20;
 inline MonoTime earlier(MonoTime a, MonoTime b) { return a < b ? a : b; }
 
 /// The clocks of one attempt, started with it: a retry restarts them all (an earlier attempt's

@@ -208,7 +208,14 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
       encoder->encode(event, bytes);
       if (event.type == translate::EventType::Error) stream_over = true;
     }
-    if (!tally.contentStarted() && !stream_over) continue;  // hold the preamble until content
+    if (!tally.contentStarted() && !stream_over) {
+      // Hold the preamble until content, within bounds (a stream of pings must not grow it).
+      if (bytes.size() > kHeldBeforeContentLimit) {
+        co_return fail(makeError(ErrorKind::UpstreamProtocol,
+                                 "the upstream sent more than 1 MiB before any content"));
+      }
+      continue;
+    }
 
     if (!out.headSent()) {
       ctx.record.status = 200;

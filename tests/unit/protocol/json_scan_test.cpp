@@ -130,6 +130,24 @@ TEST(JsonScan, LocatesTopLevelMembersOnly) {
   EXPECT_TRUE(array.members.empty());
 }
 
+TEST(JsonScan, TopLevelMembersAreCappedNestedOnesAreNot) {
+  auto object = [](std::size_t members) {
+    std::string text = "{";
+    for (std::size_t i = 0; i < members; ++i) text += (i ? ",\"a\":1" : "\"a\":1");
+    return text + "}";
+  };
+  JsonScan at_cap = scanJson(object(kJsonMaxMembers));
+  ASSERT_TRUE(at_cap.ok());
+  EXPECT_EQ(at_cap.members.size(), kJsonMaxMembers);
+  JsonScan over = scanJson(object(kJsonMaxMembers + 1));
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.error->reason, "more than 1024 top-level members");
+  // Members of nested objects are validated, never recorded: no cap on them.
+  JsonScan nested = scanJson("{\"tools\":" + object(50'000) + "}");
+  ASSERT_TRUE(nested.ok());
+  EXPECT_EQ(nested.members.size(), 1u);
+}
+
 TEST(JsonScan, KeysAreComparedDecoded) {
   JsonScan scan =
       scanJson(R"({"mod\u0065l":"a","model":"b","\u006d\u006F\u0064\u0065\u006c":"c","x\"y":1})");
