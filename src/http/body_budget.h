@@ -7,7 +7,9 @@ namespace llmux::http {
 
 /// The process-wide budget of request body bytes held in memory (bodies being read, and bodies
 /// of requests in flight, which stay for replay on failover). Shared by every worker; a body that
-/// does not fit gets a 503 instead of the process running out of memory.
+/// does not fit gets a 503 instead of the process running out of memory. It counts body bytes
+/// (and the room of the read in progress); a growing string's spare capacity is not counted, so
+/// memory stays within about twice the budget.
 class BodyBudget {
  public:
   explicit BodyBudget(std::size_t capacity) : capacity_(capacity) {}

@@ -218,8 +218,8 @@ Task<BodyRead> readBodyDirect(ClientConnection& conn, ServerLimits const& limits
     // Room for about as much as has arrived (at least kBodyReadFirst): a client that declares
     // 32 MiB and sends a byte holds kilobytes, a fast upload still takes big reads.
     std::size_t step = std::min({length - have, kBodyReadStep, std::max(have, kBodyReadFirst)});
+    if (!charge.growTo(have + step)) co_return BodyRead::OverBudget;
     body.resize(have + step);
-    if (!charge.growTo(body.capacity())) co_return BodyRead::OverBudget;
     conn.deadline.expireAt(nextBodyDeadline(limits, body_start, have));
     auto [ec, n] = co_await conn.socket.async_read_some(asio::buffer(body.data() + have, step),
                                                         kUseTuple);
@@ -240,7 +240,7 @@ Task<BodyRead> readBodyParsed(ClientConnection& conn, ServerLimits const& limits
     conn.deadline.expireAt(nextBodyDeadline(limits, body_start, request.body.size()));
     auto [ec, n] = co_await bhttp::async_read_some(conn.socket, conn.buffer, parser, kUseTuple);
     conn.deadline.clear();
-    if (!charge.growTo(request.body.capacity())) co_return BodyRead::OverBudget;
+    if (!charge.growTo(request.body.size())) co_return BodyRead::OverBudget;
     if (ec) {
       failure = ec;
       co_return BodyRead::Broken;
