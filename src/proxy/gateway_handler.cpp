@@ -68,6 +68,54 @@ bool isProbe(RouteKind kind) {
   return kind == RouteKind::Healthz || kind == RouteKind::Readyz || kind == RouteKind::Metrics;
 }
 
+/// The in-flight gauge of one request, brought down on every path out.
+class InFlightGauge {
+ public:
+  InFlightGauge(telemetry::RequestMetrics& metrics, bool counted) : metrics_(metrics), counted_(counted) {
+    if (counted_) metrics_.inFlight().inc();
+  }
+  ~InFlightGauge() { end(); }
+  InFlightGauge(InFlightGauge const&) = delete;
+  InFlightGauge& operator=(InFlightGauge const&) = delete;
+  void end() {
+    if (counted_) metrics_.inFlight().dec();
+    counted_ = false;
+  }
+
+ private:
+  telemetry::RequestMetrics& metrics_;
+  bool counted_;
+};
+
+/// An admitted gateway-key request's slot (concurrency, windows), given back on every path:
+/// finishClient settles what `take` hands it; a request that never gets there (an exception, a
+/// coroutine destroyed at shutdown) releases it at once.
+class ClientSlot {
+ public:
+  ClientSlot(shared_state::SharedLimits& limits, std::string key, routing::ClientLimits const& client_limits,
+             shared_state::ClientTicket ticket, std::int64_t estimate)
+      : limits_(limits), key_(std::move(key)), client_limits_(client_limits),
+        ticket_(std::move(ticket)), estimate_(estimate) {}
+  ~ClientSlot() {
+    if (ticket_) limits_.abandonClient(key_, client_limits_, std::move(*ticket_), estimate_);
+  }
+  ClientSlot(ClientSlot const&) = delete;
+  ClientSlot& operator=(ClientSlot const&) = delete;
+
+  shared_state::ClientTicket take() {
+    shared_state::ClientTicket ticket = std::move(*ticket_);
+    ticket_.reset();
+    return ticket;
+  }
+
+ private:
+  shared_state::SharedLimits& limits_;
+  std::string key_;
+  routing::ClientLimits client_limits_;
+  std::optional<shared_state::ClientTicket> ticket_;
+  std::int64_t estimate_;
+};
+
 }  // namespace
 
 GatewayHandler::GatewayHandler(GatewayServices& services, http::UpstreamPool& pool)
@@ -107,9 +155,34 @@ Task<void> GatewayHandler::handle(http::ServerRequest& request, http::ResponseWr
   ctx.protocol = errorProtocolFor(lookup.route, request.headers);
   if (lookup.route.protocol) ctx.record.client_protocol = std::string(protocolName(*lookup.route.protocol));
   bool log_it = lookup.match != protocol::RouteMatch::Found || !isProbe(lookup.route.kind);
-  if (log_it) services_.metrics.inFlight().inc();
+  InFlightGauge in_flight(services_.metrics, log_it);
+  if (std::string failure = co_await serveMatched(ctx, lookup.match); !failure.empty()) {
+    // A bug, not the client's doing: logged, answered 500 in the client's shape, accounted.
+    telemetry::logError("request {}: {} failed: {}", ctx.request_id, ctx.record.route, failure);
+    ctx.record.error = "internal error";
+    if (!ctx.response.headSent()) {
+      co_await replyError(ctx, 500, "internal error in the gateway (request " + ctx.request_id + ")");
+    } else {
+      ctx.record.status = 500;
+      ctx.response.breakConnection();
+    }
+  }
+  in_flight.end();
+  account(ctx, log_it);
+}
 
-  switch (lookup.match) {
+Task<std::string> GatewayHandler::serveMatched(RequestContext& ctx, protocol::RouteMatch match) {
+  try {
+    co_await serveMatchedRoute(ctx, match);
+  } catch (std::exception const& e) {
+    co_return std::string(e.what()).empty() ? "an exception" : std::string(e.what());
+  }
+  co_return std::string();
+}
+
+Task<void> GatewayHandler::serveMatchedRoute(RequestContext& ctx, protocol::RouteMatch match) {
+  http::ServerRequest const& request = ctx.request;
+  switch (match) {
     case protocol::RouteMatch::NotFound:
       ctx.record.route = "unknown";
       co_await replyError(ctx, 404, "no route for " + request.method + " " + std::string(request.path()));
@@ -128,8 +201,6 @@ Task<void> GatewayHandler::handle(http::ServerRequest& request, http::ResponseWr
       co_await serveRoute(ctx);
       break;
   }
-  if (log_it) services_.metrics.inFlight().dec();
-  account(ctx, log_it);
 }
 
 Task<void> GatewayHandler::serveRoute(RequestContext& ctx) {
@@ -323,11 +394,12 @@ Task<void> GatewayHandler::serveModelRequest(RequestContext& ctx) {
     co_await rejectOverLimit(ctx, ticket.admission);
     co_return;
   }
+  ClientSlot slot(services_.limits, ctx.gateway_key->name, limits, std::move(ticket), estimate);
   co_await serveAdmitted(ctx, std::move(route_request));
   std::int64_t used = ctx.record.usage ? ctx.record.usage->total() : 0;
   double cost = ctx.record.usage ? costOf(ctx.catalog->settings().prices, ctx.record, *ctx.record.usage) : 0;
-  co_await services_.limits.finishClient(ctx.gateway_key->name, limits, std::move(ticket),
-                                         estimate, used, cost);
+  co_await services_.limits.finishClient(ctx.gateway_key->name, limits, slot.take(), estimate,
+                                         used, cost);
 }
 
 Task<void> GatewayHandler::rejectOverLimit(RequestContext& ctx, routing::ClientAdmission const& refusal) {

@@ -4,6 +4,7 @@
 #include "net/asio_types.h"
 #include "proxy/admin_handler.h"
 #include "proxy/forwarder.h"
+#include "protocol/routes.h"
 #include "proxy/services.h"
 #include "routing/planner.h"
 #include "routing/rate_limits.h"
@@ -29,6 +30,9 @@ class GatewayHandler final : public http::RequestHandler {
   http::PlainAnswer rejection(int status, std::string_view path, std::string_view message) override;
 
  private:
+  /// serveMatchedRoute; the text of an exception that escaped it ("" when none).
+  net::Task<std::string> serveMatched(RequestContext& ctx, protocol::RouteMatch match);
+  net::Task<void> serveMatchedRoute(RequestContext& ctx, protocol::RouteMatch match);
   net::Task<void> serveRoute(RequestContext& ctx);
   /// Inspect, then the gateway key's limits (admitted or a 429), then serveAdmitted.
   net::Task<void> serveModelRequest(RequestContext& ctx);

@@ -315,6 +315,18 @@ Task<void> SharedLimits::finishClient(std::string key, routing::ClientLimits lim
   remote_->owed.add(std::move(key), std::move(ticket.lease));
 }
 
+void SharedLimits::abandonClient(std::string key, routing::ClientLimits const& limits,
+                                 ClientTicket ticket, std::int64_t estimated_tokens) {
+  if (!ticket.admission.admitted) return;
+  if (ticket.backend == LimitBackend::Local) {
+    local_windows_.finish(key, limits, estimated_tokens, estimated_tokens, 0, clock_.now(),
+                          clock_.wallNow());
+    return;
+  }
+  ++redis_dropped_;
+  if (remote_) remote_->owed.add(std::move(key), std::move(ticket.lease));
+}
+
 Task<void> SharedLimits::heartbeat() {
   if (!remote_ || stopped_) co_return;
   auto executor = co_await asio::this_coro::executor;

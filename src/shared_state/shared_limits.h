@@ -100,6 +100,11 @@ class SharedLimits {
   net::Task<void> finishClient(std::string key, routing::ClientLimits limits, ClientTicket ticket,
                                std::int64_t estimated_tokens, std::int64_t used_tokens,
                                double cost_usd);
+  /// The same without waiting, for a request that ended without reaching finishClient (an
+  /// exception, a coroutine destroyed at shutdown): the local slot is released at once (the
+  /// estimate stays charged); a Redis lease is owed to the next heartbeat.
+  void abandonClient(std::string key, routing::ClientLimits const& limits, ClientTicket ticket,
+                     std::int64_t estimated_tokens);
 
   /// One heartbeat on the caller's executor: renews this replica in Redis and releases the
   /// leases owed since the last one. The loop of start() runs it every kHeartbeatEvery.
