@@ -91,6 +91,17 @@ TEST_F(LocalLimitsTest, WithoutRedisEverythingIsLocal) {
   EXPECT_EQ(stats.redis_fallbacks, 0u);
 }
 
+TEST_F(LocalLimitsTest, AnAbandonedTicketGivesItsSlotBackAtOnce) {
+  ClientLimits l;
+  l.concurrency = 1;
+  ClientTicket first = driver.admit("team", l);
+  ASSERT_TRUE(first.admission.admitted);
+  EXPECT_FALSE(driver.admit("team", l).admission.admitted);
+  // A request that ended without finishClient (an exception, a destroyed coroutine).
+  limits.abandonClient("team", l, std::move(first), 100);
+  EXPECT_TRUE(driver.admit("team", l).admission.admitted);
+}
+
 TEST_F(LocalLimitsTest, ShortBucketsAreWaitedFor) {
   std::vector<OwnedBucketDemand> const demands = {{"key:w", {0, 60'000}}};  // 1 token per ms
   ASSERT_TRUE(driver.acquire(demands, 60'000, Millis(0)).taken);
