@@ -28,7 +28,7 @@ int runMockProvider(MockProviderOptions const& options) {
   std::fflush(stdout);
 
   std::atomic<bool> draining{false};
-  serveUntilShutdown({&mock.server()}, std::chrono::seconds(5), nullptr, draining);
+  serveUntilShutdown({&mock.server()}, {Millis(0), std::chrono::seconds(5)}, nullptr, draining);
   workers.stop();
   return 0;
 }

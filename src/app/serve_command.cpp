@@ -235,7 +235,8 @@ int runServe(std::string const& config_path) {
   }
   std::vector<http::HttpServer*> servers{&server};
   if (demo_mock) servers.push_back(&demo_mock->server());
-  serveUntilShutdown(servers, settings->server.drain_timeout, reload, draining);
+  serveUntilShutdown(servers, {settings->server.lame_duck, settings->server.drain_timeout}, reload,
+                     draining);
 
   limits.stop();
   bool clean = workers.stop();

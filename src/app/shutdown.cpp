@@ -16,9 +16,26 @@ std::size_t inFlight(std::vector<http::HttpServer*> const& servers) {
   return n;
 }
 
-/// Polls until nothing is in flight or the deadline passes; true when drained.
-bool waitDrained(std::vector<http::HttpServer*> const& servers, MonoTime deadline) {
+/// Connections still open: after beginDrain only those reading or handling a request.
+std::size_t openConnections(std::vector<http::HttpServer*> const& servers) {
+  std::size_t n = 0;
+  for (auto* s : servers) n += s->openConnections();
+  return n;
+}
+
+/// Polls until no request is handled any more or the deadline passes; true when none is.
+bool waitInFlight(std::vector<http::HttpServer*> const& servers, MonoTime deadline) {
   while (inFlight(servers) > 0) {
+    if (MonoClock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+/// Polls until no connection is left (uploads in progress included) or the deadline passes;
+/// true when drained.
+bool waitDrained(std::vector<http::HttpServer*> const& servers, MonoTime deadline) {
+  while (openConnections(servers) > 0) {
     if (MonoClock::now() >= deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -27,7 +44,7 @@ bool waitDrained(std::vector<http::HttpServer*> const& servers, MonoTime deadlin
 
 }  // namespace
 
-void serveUntilShutdown(std::vector<http::HttpServer*> const& servers, Millis drain_timeout,
+void serveUntilShutdown(std::vector<http::HttpServer*> const& servers, ShutdownTimes const& times,
                         std::function<void()> const& on_reload, std::atomic<bool>& draining) {
   // The signals were blocked in every thread before the workers started (see blockSignals), so
   // sigwait here is the only place they are delivered.
@@ -36,8 +53,8 @@ void serveUntilShutdown(std::vector<http::HttpServer*> const& servers, Millis dr
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGHUP);
+  int signal_number = 0;
   for (;;) {
-    int signal_number = 0;
     if (sigwait(&set, &signal_number) != 0) continue;
     if (signal_number == SIGHUP) {
       if (on_reload) {
@@ -47,18 +64,27 @@ void serveUntilShutdown(std::vector<http::HttpServer*> const& servers, Millis dr
       }
       continue;
     }
-    telemetry::logInfo("{} received: draining ({} request(s) in flight, up to {} ms)",
-                       signal_number == SIGTERM ? "SIGTERM" : "SIGINT", inFlight(servers),
-                       drain_timeout.count());
     break;
   }
 
+  // An orchestrator's SIGTERM: readiness fails first and, for the lame-duck period, new
+  // connections are still served (with Connection: close) while load balancers take this
+  // replica out. SIGINT (a terminal) skips it.
+  bool lame_duck = signal_number == SIGTERM && times.lame_duck.count() > 0;
+  telemetry::logInfo("{} received: {}draining ({} request(s) in flight, up to {} ms)",
+                     signal_number == SIGTERM ? "SIGTERM" : "SIGINT",
+                     lame_duck ? "lame duck for " + std::to_string(times.lame_duck.count()) + " ms, then " : "",
+                     inFlight(servers), times.drain_timeout.count());
   draining = true;
+  if (lame_duck) {
+    for (auto* s : servers) s->beginLameDuck();
+    std::this_thread::sleep_for(times.lame_duck);
+  }
   for (auto* s : servers) s->beginDrain();
-  if (waitDrained(servers, MonoClock::now() + drain_timeout)) return;
+  if (waitDrained(servers, MonoClock::now() + times.drain_timeout)) return;
   telemetry::logWarn("drain timeout: cancelling {} request(s) still in flight", inFlight(servers));
   for (auto* s : servers) s->cancelInFlight();
-  if (!waitDrained(servers, MonoClock::now() + std::chrono::seconds(5))) {
+  if (!waitInFlight(servers, MonoClock::now() + std::chrono::seconds(5))) {
     telemetry::logError("{} request(s) did not stop after cancellation", inFlight(servers));
   }
 }

@@ -73,6 +73,8 @@ Settings embeddedDefaultSettings(EnvLookup const& env, std::string const& mock_b
     settings.server.listen = *listen;
   }
   settings.state_dir = nonEmpty(env, "LLMUX_HOME").value_or(".llmux");
+  // A gateway on a developer's machine, not behind a load balancer: it stops at once.
+  settings.server.lame_duck = Millis(0);
   settings.gateway_keys.push_back(GatewayKey{"default", gateway_key_secret});
 
   for (ProviderDefault const& provider : providerDefaults()) {

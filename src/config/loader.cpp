@@ -52,7 +52,8 @@ void readServer(YamlReader& reader, Fields const& root, Settings& settings) {
                                  {"threads", "max_body_bytes", "max_header_bytes",
                                   "max_header_count", "max_connections", "max_buffered_body_bytes",
                                   "body_min_rate", "body_rate_grace_ms", "header_timeout_ms",
-                                  "body_timeout_ms", "keepalive_timeout_ms", "drain_timeout_ms"});
+                                  "body_timeout_ms", "keepalive_timeout_ms", "lame_duck_ms",
+                                  "drain_timeout_ms"});
   if (!fields) return;
   ServerSettings& server = settings.server;
   auto integer = [&](std::string_view key, long long min, long long max) -> std::optional<long long> {
@@ -76,6 +77,7 @@ void readServer(YamlReader& reader, Fields const& root, Settings& settings) {
   millis("header_timeout_ms", server.header_timeout);
   millis("body_timeout_ms", server.body_timeout);
   millis("keepalive_timeout_ms", server.keepalive_timeout);
+  if (auto ms = integer("lame_duck_ms", 0, kMaxServerTimeoutMs)) server.lame_duck = Millis(*ms);
   millis("drain_timeout_ms", server.drain_timeout);
 }
 

@@ -255,7 +255,12 @@ struct ServerSettings {
   Millis header_timeout{30'000};               ///< to receive a complete request head
   Millis body_timeout{60'000};                 ///< between two reads of a request body
   Millis keepalive_timeout{75'000};            ///< idle keep-alive connection
-  Millis drain_timeout{30'000};                ///< SIGTERM: how long in-flight requests may finish
+  /// SIGTERM: how long the server keeps accepting, every answer closing its connection, while
+  /// load balancers notice /readyz failing. Then the drain.
+  Millis lame_duck{5'000};
+  /// How long requests and uploads in progress may finish after the lame duck. The defaults
+  /// (5 s + 20 s, then the log flush) fit an orchestrator's usual 30 s grace period.
+  Millis drain_timeout{20'000};
 };
 
 /// Where the access log and the request log go.

@@ -46,17 +46,17 @@ std::string_view reasonPhrase(int status) {
 
 ClientWriter::ClientWriter(net::Socket& socket, net::Deadline& deadline,
                            bool keep_alive, bool chunked_ok, Millis write_timeout,
-                           bool const& draining)
+                           bool const& closing)
     : socket_(socket),
       deadline_(deadline),
       keep_alive_(keep_alive),
       chunked_ok_(chunked_ok),
       write_timeout_(write_timeout),
-      draining_(draining) {}
+      closing_(closing) {}
 
 std::string ClientWriter::buildHead(int status, HeaderList const& headers,
                                     std::optional<std::uint64_t> content_length) {
-  if (draining_) keep_alive_ = false;
+  if (closing_) keep_alive_ = false;
   std::string head;
   head.reserve(256);
   head += "HTTP/1.1 ";

@@ -12,9 +12,11 @@ namespace llmux::http {
 /// with gather writes (head and first piece in one syscall, chunk framing without copying).
 class ClientWriter final : public ResponseWriter {
  public:
-  /// `keep_alive`: whether the client allows reusing the connection; `chunked_ok`: HTTP/1.1.
+  /// `keep_alive`: whether the client allows reusing the connection; `chunked_ok`: HTTP/1.1;
+  /// `closing`: the server is shutting down (read when the head is written: the answer then
+  /// carries Connection: close).
   ClientWriter(net::Socket& socket, net::Deadline& deadline, bool keep_alive,
-               bool chunked_ok, Millis write_timeout, bool const& draining);
+               bool chunked_ok, Millis write_timeout, bool const& closing);
 
   net::Task<bool> send(int status, HeaderList const& headers,
                                     std::string_view body) override;
@@ -46,7 +48,7 @@ class ClientWriter final : public ResponseWriter {
   bool keep_alive_;
   bool chunked_ok_;
   Millis write_timeout_;
-  bool const& draining_;
+  bool const& closing_;
   Cancellation cancellation_;
   bool head_sent_ = false;
   bool chunked_ = false;

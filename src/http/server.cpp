@@ -79,7 +79,8 @@ struct HttpServer::Worker {
   int reserve_fd;
   std::list<SessionSlot> sessions;  // touched only on this worker's thread
   ClientWatchSweeper watches{io, kClientWatchDelay};
-  bool draining = false;
+  bool closing = false;   ///< lame duck and drain: every answer carries Connection: close
+  bool draining = false;  ///< no more accepting; connections close after their answer
 };
 
 namespace {
@@ -375,7 +376,7 @@ Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& 
   if (conn.buffer.capacity() > 64 * 1024 && conn.buffer.size() == 0) conn.buffer.shrink_to_fit();
 
   ClientWriter writer(conn.socket, conn.deadline, keep_alive, request.version >= 11,
-                      limits.write_timeout, worker.draining);
+                      limits.write_timeout, worker.closing);
   {
     HandlingRequest handling(worker, slot, conn.socket, writer, request.body_received);
     if (co_await runHandler(worker.handler, request, writer)) {
@@ -566,14 +567,16 @@ Result<std::uint16_t> HttpServer::listen(net::HostPort const& address) {
 }
 
 namespace {
+void lameDuckWorker(Worker& worker) { worker.closing = true; }
 void drainWorker(Worker& worker) {
+  worker.closing = true;
   worker.draining = true;
   ErrorCode ignored;
   worker.acceptor.close(ignored);
-  // Connections with no request being handled (idle keep-alive, or a request still arriving)
-  // close now; the others close after their response.
+  // Idle keep-alive connections close now; a request being read (an upload in progress) or
+  // handled finishes, and its connection closes after the answer.
   for (auto& slot : worker.sessions) {
-    if (!slot.cancellation) slot.socket->close(ignored);
+    if (!slot.busy) slot.socket->close(ignored);
   }
 }
 void cancelWorker(Worker& worker) {
@@ -582,6 +585,12 @@ void cancelWorker(Worker& worker) {
   }
 }
 }  // namespace
+
+void HttpServer::beginLameDuck() {
+  for (auto& worker : per_worker_) {
+    asio::post(worker->io, [w = worker.get()] { lameDuckWorker(*w); });
+  }
+}
 
 void HttpServer::beginDrain() {
   for (auto& worker : per_worker_) {

@@ -53,8 +53,12 @@ class HttpServer {
   /// all workers) and starts accepting. Returns the bound port.
   Result<std::uint16_t> listen(net::HostPort const& address);
 
-  /// Stops accepting, closes idle keep-alive connections, and asks busy ones to close after their
-  /// current response. Thread-safe.
+  /// Keeps accepting and serving, but every answer from now on carries `Connection: close`
+  /// (a load balancer still sending traffic meanwhile is served; clients reconnect elsewhere).
+  /// Thread-safe.
+  void beginLameDuck();
+  /// Stops accepting, closes idle keep-alive connections, and lets busy ones (a request being
+  /// read or handled) finish and close after their answer. Thread-safe.
   void beginDrain();
   /// Cancels the requests still in flight (reason Shutdown). Thread-safe.
   void cancelInFlight();

@@ -59,7 +59,7 @@ channels:
              "server.threds: unknown key (expected one of threads, max_body_bytes, "
              "max_header_bytes, max_header_count, max_connections, max_buffered_body_bytes, "
              "body_min_rate, body_rate_grace_ms, header_timeout_ms, body_timeout_ms, "
-             "keepalive_timeout_ms, drain_timeout_ms)",
+             "keepalive_timeout_ms, lame_duck_ms, drain_timeout_ms)",
              "log.levle: unknown key (expected one of access_log, request_log, "
              "request_log_retention_days, level)",
              "gateway_keys[0].secret: unknown key (expected one of name, key, key_env, strategy, limits)",
