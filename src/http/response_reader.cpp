@@ -1,0 +1,123 @@
+#include "http/response_reader.h"
+
+#include <algorithm>
+#include <string_view>
+
+#include <boost/beast/core/read_size.hpp>
+#include <boost/beast/http/error.hpp>
+
+namespace llmux::http {
+
+namespace bhttp = boost::beast::http;
+
+namespace {
+
+Error protocolError(std::string message) {
+  return makeError(ErrorKind::UpstreamProtocol, std::move(message));
+}
+
+}  // namespace
+
+ResponseReader::ResponseReader(boost::beast::flat_buffer& buffer) : buffer_(buffer) {
+  got_some_ = buffer_.size() > 0;
+  freshParser();
+}
+
+void ResponseReader::freshParser() {
+  parser_.emplace();
+  parser_->header_limit(kMaxHeadBytes);
+  parser_->body_limit(boost::none);  // upstream answers are relayed piece by piece, not held
+}
+
+std::optional<std::uint64_t> ResponseReader::contentLength() const {
+  if (!final_head_ || parser_->chunked()) return std::nullopt;
+  auto length = parser_->content_length();
+  if (!length) return std::nullopt;
+  return *length;
+}
+
+Result<boost::asio::mutable_buffer> ResponseReader::readSpace() {
+  // A body of known size grows the buffer up to its limit so that a large answer takes few
+  // reads; streams keep the small initial one (their events are small).
+  if (auto length = contentLength(); length && *length > buffer_.capacity()) {
+    buffer_.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(*length, buffer_.max_size())));
+  }
+  std::size_t size = boost::beast::read_size(buffer_, kBufferLimit);
+  if (size == 0) {
+    return protocolError("the upstream's response head or chunk header does not fit in " +
+                         std::to_string(kBufferLimit / 1024) + " KiB");
+  }
+  return buffer_.prepare(size);
+}
+
+void ResponseReader::received(std::size_t n) {
+  buffer_.commit(n);
+  if (n > 0) got_some_ = true;
+}
+
+Result<void> ResponseReader::receivedEof() {
+  if (!got_some_) {
+    return makeError(ErrorKind::Connect, "the upstream closed the connection without answering");
+  }
+  if (done()) return {};
+  boost::beast::error_code ec;
+  if (parser_->got_some()) parser_->put_eof(ec);
+  if (ec || !parser_->is_done()) {
+    return protocolError("the upstream closed the connection mid-response");
+  }
+  return {};
+}
+
+Result<void> ResponseReader::skipInterimHead() {
+  if (status() == 101) {
+    return protocolError("the upstream switched protocols (101), which llmux never asks for");
+  }
+  if (++interim_heads_ > kMaxInterimHeads) {
+    return protocolError("the upstream sent more than " + std::to_string(kMaxInterimHeads) +
+                         " interim (1xx) responses");
+  }
+  freshParser();
+  return {};
+}
+
+Result<bool> ResponseReader::parseHead() {
+  while (!final_head_) {
+    if (buffer_.size() == 0) return false;
+    boost::beast::error_code ec;
+    std::size_t used = parser_->put(buffer_.data(), ec);
+    buffer_.consume(used);
+    if (ec == bhttp::error::need_more) return false;
+    if (ec) return protocolError("malformed response head from the upstream: " + ec.message());
+    if (!parser_->is_header_done()) {
+      if (used == 0) return false;
+      continue;
+    }
+    if (status() < 100 || status() > 599) {
+      return protocolError("the upstream answered with status " + std::to_string(status()) +
+                           ", which HTTP does not have");
+    }
+    if (status() / 100 == 1) {
+      if (auto skipped = skipInterimHead(); !skipped) return skipped.error();
+      continue;
+    }
+    final_head_ = true;
+  }
+  return true;
+}
+
+Result<bool> ResponseReader::parseBody() {
+  if (!final_head_) return protocolError("the response body was read before its head");
+  auto& body = parser_->body();
+  while (body.empty() && !parser_->is_done()) {
+    if (buffer_.size() == 0) return false;
+    boost::beast::error_code ec;
+    std::size_t used = parser_->put(buffer_.data(), ec);
+    buffer_.consume(used);
+    if (ec == bhttp::error::need_more) return false;
+    if (ec) return protocolError("malformed response body framing from the upstream: " + ec.message());
+    if (used == 0 && body.empty() && !parser_->is_done()) return false;
+  }
+  return true;
+}
+
+}  // namespace llmux::http
