@@ -31,6 +31,9 @@ void ResponseReader::freshParser() {
 
 std::optional<std::uint64_t> ResponseReader::contentLength() const {
   if (!final_head_ || parser_->chunked()) return std::nullopt;
+  // These have no body whatever their Content-Length says (RFC 9110 §6.4.1); the parser
+  // ignores it for them.
+  if (status() == 204 || status() == 304) return 0;
   auto length = parser_->content_length();
   if (!length) return std::nullopt;
   return *length;
@@ -72,26 +75,33 @@ Result<void> ResponseReader::skipInterimHead() {
   if (status() == 101) {
     return protocolError("the upstream switched protocols (101), which llmux never asks for");
   }
-  if (++interim_heads_ > kMaxInterimHeads) {
+  if (interim_heads_ == kMaxInterimHeads) {
     return protocolError("the upstream sent more than " + std::to_string(kMaxInterimHeads) +
                          " interim (1xx) responses");
   }
+  ++interim_heads_;
   freshParser();
   return {};
 }
 
+Result<bool> ResponseReader::step(std::string_view what) {
+  if (buffer_.size() == 0) return false;
+  boost::beast::error_code ec;
+  std::size_t used = parser_->put(buffer_.data(), ec);
+  buffer_.consume(used);
+  if (ec == bhttp::error::need_more) return false;
+  if (ec) {
+    return protocolError("malformed " + std::string(what) + " from the upstream: " + ec.message());
+  }
+  return used > 0;
+}
+
 Result<bool> ResponseReader::parseHead() {
   while (!final_head_) {
-    if (buffer_.size() == 0) return false;
-    boost::beast::error_code ec;
-    std::size_t used = parser_->put(buffer_.data(), ec);
-    buffer_.consume(used);
-    if (ec == bhttp::error::need_more) return false;
-    if (ec) return protocolError("malformed response head from the upstream: " + ec.message());
-    if (!parser_->is_header_done()) {
-      if (used == 0) return false;
-      continue;
-    }
+    auto progressed = step("response head");
+    if (!progressed) return progressed.error();
+    if (!*progressed) return false;
+    if (!parser_->is_header_done()) continue;
     if (status() < 100 || status() > 599) {
       return protocolError("the upstream answered with status " + std::to_string(status()) +
                            ", which HTTP does not have");
@@ -109,13 +119,9 @@ Result<bool> ResponseReader::parseBody() {
   if (!final_head_) return protocolError("the response body was read before its head");
   auto& body = parser_->body();
   while (body.empty() && !parser_->is_done()) {
-    if (buffer_.size() == 0) return false;
-    boost::beast::error_code ec;
-    std::size_t used = parser_->put(buffer_.data(), ec);
-    buffer_.consume(used);
-    if (ec == bhttp::error::need_more) return false;
-    if (ec) return protocolError("malformed response body framing from the upstream: " + ec.message());
-    if (used == 0 && body.empty() && !parser_->is_done()) return false;
+    auto progressed = step("response body framing");
+    if (!progressed) return progressed.error();
+    if (!*progressed) return false;
   }
   return true;
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <boost/asio/buffer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -67,11 +68,15 @@ class ResponseReader {
   /// The body bytes parsed since the caller last emptied it.
   std::string& body() { return parser_->body(); }
   bool keepAlive() const { return parser_->keep_alive(); }
-  /// The declared Content-Length of the final response (none when chunked or until the end).
+  /// The length of the final response's body as its head declares it: none when chunked or
+  /// delimited by the close, 0 for a 204 or 304 (which have no body whatever they declare).
   std::optional<std::uint64_t> contentLength() const;
 
  private:
   void freshParser();
+  /// Hands the buffered bytes to the parser once and drops what it used: whether it progressed
+  /// (false: it needs more bytes), or a framing error naming `what` it was parsing.
+  Result<bool> step(std::string_view what);
   /// A complete 1xx head was parsed: drop it (or fail on a 101 or one too many).
   Result<void> skipInterimHead();
 

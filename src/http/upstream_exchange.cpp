@@ -50,13 +50,22 @@ std::optional<Error> UpstreamExchange::interrupted(std::string_view timeout_mess
 
 Task<Result<void>> UpstreamExchange::start(std::array<std::string_view, kMaxPieces> const& pieces,
                                            MonoTime head_deadline) {
-  std::array<asio::const_buffer, kMaxPieces> buffers;
-  for (std::size_t i = 0; i < kMaxPieces; ++i) buffers[i] = asio::buffer(pieces[i]);
-
-  auto& conn = *connection_;
   // One deadline for the write and every head, interim ones included: a peer sending endless
   // 103s cannot hold the attempt past it.
-  conn.deadline().expireAt(head_deadline);
+  connection_->deadline().expireAt(head_deadline);
+  Result<void> outcome = co_await writeRequest(pieces);
+  if (outcome) outcome = co_await readFinalHead();
+  connection_->deadline().clear();
+  if (!outcome) co_return outcome.error();
+  head_at_ = MonoClock::now();
+  co_return Result<void>{};
+}
+
+Task<Result<void>> UpstreamExchange::writeRequest(
+    std::array<std::string_view, kMaxPieces> const& pieces) {
+  std::array<asio::const_buffer, kMaxPieces> buffers;
+  for (std::size_t i = 0; i < kMaxPieces; ++i) buffers[i] = asio::buffer(pieces[i]);
+  auto& conn = *connection_;
   // (No co_await inside conditional expressions: GCC 12 miscompiles some of them.)
   std::pair<ErrorCode, std::size_t> written;
   if (conn.secure()) {
@@ -64,33 +73,24 @@ Task<Result<void>> UpstreamExchange::start(std::array<std::string_view, kMaxPiec
   } else {
     written = co_await writeAll(*conn.plain(), buffers);
   }
-  if (auto stop = interrupted(kHeadTimeout)) {
-    conn.deadline().clear();
-    co_return *stop;
-  }
+  if (auto stop = interrupted(kHeadTimeout)) co_return *stop;
   if (written.first) {
-    conn.deadline().clear();
     stale_ = conn.reused && written.second == 0;
     co_return makeError(ErrorKind::Connect,
                         "upstream connection failed while sending the request: " +
                             written.first.message());
   }
+  co_return Result<void>{};
+}
+
+Task<Result<void>> UpstreamExchange::readFinalHead() {
   for (;;) {
     auto head = reader_.parseHead();
-    if (!head) {
-      conn.deadline().clear();
-      co_return head.error();
-    }
-    if (*head) break;
+    if (!head) co_return head.error();
+    if (*head) co_return Result<void>{};
     auto more = co_await readMore(kHeadTimeout);
-    if (!more) {
-      conn.deadline().clear();
-      co_return more.error();
-    }
+    if (!more) co_return more.error();
   }
-  conn.deadline().clear();
-  head_at_ = MonoClock::now();
-  co_return Result<void>{};
 }
 
 Task<Result<void>> UpstreamExchange::readMore(std::string_view timeout_message) {

@@ -57,6 +57,11 @@ class UpstreamExchange {
   MonoTime headReceivedAt() const { return head_at_; }
 
  private:
+  /// Writes the request; a write that failed before its first byte on a pooled connection
+  /// marks the connection stale.
+  net::Task<Result<void>> writeRequest(std::array<std::string_view, kMaxPieces> const& pieces);
+  /// Reads heads until the final one (interim heads skipped by the reader).
+  net::Task<Result<void>> readFinalHead();
   /// One read into the reader's buffer, bounded by the connection's deadline.
   net::Task<Result<void>> readMore(std::string_view timeout_message);
   /// The verdict of the watchdog or of `abort()` after an awaited step, whatever that step's own

@@ -132,6 +132,7 @@ TEST(ResponseReader, AtMostEightInterimHeadsAreSkipped) {
   ASSERT_TRUE(refused.error);
   EXPECT_EQ(refused.error->kind, ErrorKind::UpstreamProtocol);
   EXPECT_NE(refused.error->message.find("interim"), std::string::npos) << refused.error->message;
+  EXPECT_EQ(refused.interim_heads, 8) << "the refused head counts as skipped";
 }
 
 TEST(ResponseReader, NoBytesAtAllIsAConnectionClosedWithoutAnAnswer) {
@@ -161,12 +162,16 @@ TEST(ResponseReader, ABodyDelimitedByTheCloseEndsThereAndIsNotKeptAlive) {
   EXPECT_FALSE(r.keep_alive);
 }
 
-TEST(ResponseReader, NoContentHasNoBody) {
-  auto r = feedEveryWay(std::string(kContinue) + "HTTP/1.1 204 No Content\r\n\r\n");
+TEST(ResponseReader, NoContentHasNoBodyWhateverItsLengthSays) {
+  std::string next = jsonAnswer();
+  auto r = feedResponse(std::string(kContinue) + "HTTP/1.1 204 No Content\r\nContent-Length: 9\r\n\r\n" +
+                        next);
   ASSERT_FALSE(r.error) << r.error->message;
   EXPECT_EQ(r.status, 204);
   EXPECT_TRUE(r.pieces.empty());
   EXPECT_TRUE(r.done);
+  EXPECT_EQ(r.content_length, 0u);
+  EXPECT_EQ(r.left_over, next.size()) << "the next answer's bytes were taken for a body";
 }
 
 TEST(ResponseReader, MalformedHeadsAndStatusesOutsideHttpAreRefused) {
