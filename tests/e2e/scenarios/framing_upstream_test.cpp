@@ -60,7 +60,7 @@ class FramingUpstream : public E2eTest {
   /// share that worker's upstream pool.
   HttpClient clientOf(Server const& gateway) {
     auto client = HttpClient::connect(gateway.port);
-    if (!client) throw std::runtime_error("cannot connect to the gateway: " + client.error().message);
+    if (!client) throw std::runtime_error("cannot reach the gateway: " + client.error().message);
     return std::move(*client);
   }
 

@@ -164,8 +164,8 @@ TEST(ResponseReader, ABodyDelimitedByTheCloseEndsThereAndIsNotKeptAlive) {
 
 TEST(ResponseReader, NoContentHasNoBodyWhateverItsLengthSays) {
   std::string next = jsonAnswer();
-  auto r = feedResponse(std::string(kContinue) + "HTTP/1.1 204 No Content\r\nContent-Length: 9\r\n\r\n" +
-                        next);
+  auto r = feedResponse(std::string(kContinue) +
+                        "HTTP/1.1 204 No Content\r\nContent-Length: 9\r\n\r\n" + next);
   ASSERT_FALSE(r.error) << r.error->message;
   EXPECT_EQ(r.status, 204);
   EXPECT_TRUE(r.pieces.empty());

@@ -149,7 +149,8 @@ TEST_F(UpstreamPoolTest, AConnectRacingItsDeadlineEndsOpenOrTimedOut) {
   // from the same poll, so this checks the rule over many runs rather than forcing the race.)
   int connected = 0, timed_out = 0;
   for (int i = 0; i < 200; ++i) {
-    auto connection = run(io, pool.connectNew(peer(), MonoClock::now() + std::chrono::microseconds(i * 2)));
+    MonoTime deadline = MonoClock::now() + std::chrono::microseconds(i * 2);
+    auto connection = run(io, pool.connectNew(peer(), deadline));
     if (connection.ok()) {
       ++connected;
       EXPECT_TRUE((*connection)->isOpen()) << "a closed socket came back at " << i * 2 << " us";
