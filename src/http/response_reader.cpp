@@ -25,7 +25,9 @@ ResponseReader::ResponseReader(boost::beast::flat_buffer& buffer) : buffer_(buff
 
 void ResponseReader::freshParser() {
   parser_.emplace();
-  parser_->header_limit(kMaxHeadBytes);
+  // The head limit is enforced by step(), the same whatever the reads: Beast's own counts the
+  // start line or not depending on whether it had the whole head at once.
+  parser_->header_limit(static_cast<std::uint32_t>(kBufferLimit));
   parser_->body_limit(boost::none);  // upstream answers are relayed piece by piece, not held
 }
 
@@ -80,15 +82,25 @@ Result<void> ResponseReader::skipInterimHead() {
                          " interim (1xx) responses");
   }
   ++interim_heads_;
+  head_start_ = parsed_;
   freshParser();
   return {};
 }
 
-Result<bool> ResponseReader::step(std::string_view what) {
+Result<bool> ResponseReader::step(std::string_view what, std::size_t limit,
+                                  std::size_t used_before) {
   if (buffer_.size() == 0) return false;
+  auto data = buffer_.data();
+  std::size_t room = limit - used_before;
+  bool limited = data.size() >= room;
   boost::beast::error_code ec;
-  std::size_t used = parser_->put(buffer_.data(), ec);
+  std::size_t used = parser_->put(boost::asio::buffer(data, std::min(data.size(), room)), ec);
   buffer_.consume(used);
+  parsed_ += used;
+  if (ec == bhttp::error::need_more && limited) {
+    return protocolError("the upstream's " + std::string(what) + " is larger than " +
+                         std::to_string(limit / 1024) + " KiB");
+  }
   if (ec == bhttp::error::need_more) return false;
   if (ec) {
     return protocolError("malformed " + std::string(what) + " from the upstream: " + ec.message());
@@ -98,7 +110,7 @@ Result<bool> ResponseReader::step(std::string_view what) {
 
 Result<bool> ResponseReader::parseHead() {
   while (!final_head_) {
-    auto progressed = step("response head");
+    auto progressed = step("response head", kMaxHeadBytes, parsed_ - head_start_);
     if (!progressed) return progressed.error();
     if (!*progressed) return false;
     if (!parser_->is_header_done()) continue;
@@ -119,7 +131,7 @@ Result<bool> ResponseReader::parseBody() {
   if (!final_head_) return protocolError("the response body was read before its head");
   auto& body = parser_->body();
   while (body.empty() && !parser_->is_done()) {
-    auto progressed = step("response body framing");
+    auto progressed = step("chunk header or trailer", kBufferLimit, 0);
     if (!progressed) return progressed.error();
     if (!*progressed) return false;
   }

@@ -32,7 +32,7 @@ namespace llmux::http {
 class ResponseReader {
  public:
   static constexpr int kMaxInterimHeads = 8;
-  static constexpr std::uint32_t kMaxHeadBytes = 8 * 1024;
+  static constexpr std::size_t kMaxHeadBytes = 8 * 1024;
   /// The read buffer's limit (`UpstreamConnection` makes its buffer with it).
   static constexpr std::size_t kBufferLimit = 16 * 1024;
 
@@ -75,13 +75,18 @@ class ResponseReader {
  private:
   void freshParser();
   /// Hands the buffered bytes to the parser once and drops what it used: whether it progressed
-  /// (false: it needs more bytes), or a framing error naming `what` it was parsing.
-  Result<bool> step(std::string_view what);
+  /// (false: it needs more bytes), or a framing error naming `what` it was parsing. `what` may
+  /// take `limit` bytes, `used_before` of which earlier steps parsed (a head's start line is
+  /// parsed before its fields when it arrives in pieces): the limit is the same however the
+  /// bytes arrive.
+  Result<bool> step(std::string_view what, std::size_t limit, std::size_t used_before);
   /// A complete 1xx head was parsed: drop it (or fail on a 101 or one too many).
   Result<void> skipInterimHead();
 
   boost::beast::flat_buffer& buffer_;
   std::optional<ResponseParser> parser_;
+  std::size_t parsed_ = 0;      ///< bytes the parsers have used so far
+  std::size_t head_start_ = 0;  ///< `parsed_` when the current head began
   int interim_heads_ = 0;
   bool final_head_ = false;
   bool got_some_ = false;
