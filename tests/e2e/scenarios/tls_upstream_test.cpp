@@ -129,7 +129,7 @@ TEST_F(TlsUpstreamTest, VerifiesTheUpstreamCertificateAndItsHostName) {
 }
 
 // The idle check on a pooled connection (one peek) must not mistake a healthy TLS connection for
-// a closed one: two requests on one client connection (one worker, one pool) share one upstream
+// a closed one: requests on one client connection (one worker, one pool) share one upstream
 // TLS connection, as nginx's $connection_requests shows.
 TEST_F(TlsUpstreamTest, APooledTlsConnectionIsReused) {
   makeCertificates();
