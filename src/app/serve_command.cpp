@@ -31,12 +31,12 @@
 namespace llmux::app {
 namespace {
 
-/// One worker's share of the gateway: its DNS cache, upstream pool and request handler.
+/// One worker's share of the gateway: its upstream pool and request handler (the DNS cache is
+/// the process's, shared by every worker).
 struct GatewayWorker {
   GatewayWorker(net::asio::io_context& io, boost::asio::ssl::context& tls,
-                proxy::GatewayServices& services)
-      : resolver(io), pool(io, tls, resolver), handler(services, pool) {}
-  net::CachingResolver resolver;
+                net::CachingResolver& resolver, proxy::GatewayServices& services)
+      : pool(io, tls, resolver), handler(services, pool) {}
   http::UpstreamPool pool;
   proxy::GatewayHandler handler;
 };
@@ -177,10 +177,15 @@ int runServe(std::string const& config_path) {
     std::fprintf(stderr, "%s\n", tls.error().message.c_str());
     return 1;
   }
+  // One resolver for every worker: concurrent connects to a host share one lookup. Declared
+  // after the worker loops (gone before them: no answer is posted to a loop that is gone) and
+  // before the pools that wait on it.
+  net::CachingResolver resolver;
   std::vector<std::unique_ptr<GatewayWorker>> gateway_workers;
   std::vector<http::RequestHandler*> handlers;
   for (unsigned i = 0; i < threads; ++i) {
-    gateway_workers.push_back(std::make_unique<GatewayWorker>(workers.context(i), **tls, services));
+    gateway_workers.push_back(
+        std::make_unique<GatewayWorker>(workers.context(i), **tls, resolver, services));
     handlers.push_back(&gateway_workers.back()->handler);
   }
   http::HttpServer server(workers, handlers, serverLimits(settings->server));

@@ -2,17 +2,20 @@
 
 #include <sys/socket.h>
 
+#include <cerrno>
+#include <stop_token>
+
 #include <boost/asio/connect.hpp>
-#include <boost/beast/core/error.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
 
+#include "http/cancellation.h"
+#include "http/response_reader.h"
 #include "net/resolver.h"
 #include "net/tls.h"
 
 namespace llmux::http {
 
 namespace asio = boost::asio;
-namespace beast = boost::beast;
 using net::ErrorCode;
 using net::kUseTuple;
 using net::Task;
@@ -20,13 +23,12 @@ using net::tcp;
 
 // Upstream response heads are small; capping the read buffer keeps memory per open stream low.
 // It starts at the size of a typical head plus a small body, so the first read takes it whole.
-constexpr std::size_t kReadBufferLimit = 16 * 1024;
 constexpr std::size_t kReadBufferInitial = 2 * 1024;
 
 UpstreamConnection::UpstreamConnection(asio::io_context& io, net::Socket socket,
                                        std::string pool_key)
     : plain_(std::move(socket)),
-      buffer_(kReadBufferLimit),
+      buffer_(ResponseReader::kBufferLimit),
       deadline_(io, [this] { close(); }),
       pool_key_(std::move(pool_key)) {
   buffer_.reserve(kReadBufferInitial);
@@ -36,7 +38,7 @@ UpstreamConnection::UpstreamConnection(asio::io_context& io, std::unique_ptr<Tls
                                        std::string pool_key)
     : plain_(io),
       secure_(std::move(stream)),
-      buffer_(kReadBufferLimit),
+      buffer_(ResponseReader::kBufferLimit),
       deadline_(io, [this] { close(); }),
       pool_key_(std::move(pool_key)) {
   buffer_.reserve(kReadBufferInitial);
@@ -54,6 +56,15 @@ void UpstreamConnection::close() {
 
 bool UpstreamConnection::isOpen() { return socket().is_open(); }
 
+bool UpstreamConnection::stillIdle() {
+  if (!isOpen() || buffer_.size() != 0) return false;
+  // Nothing may be readable on an idle connection: 0 is the peer's close, data is something it
+  // was never asked for (or a TLS alert before its close), an error a reset.
+  char byte;
+  ssize_t n = ::recv(socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
 UpstreamPool::UpstreamPool(asio::io_context& io, asio::ssl::context& tls,
                            net::CachingResolver& resolver)
     : io_(io), tls_(tls), resolver_(resolver) {}
@@ -66,8 +77,8 @@ std::size_t UpstreamPool::idleCount() const {
   return n;
 }
 
-Task<Result<std::unique_ptr<UpstreamConnection>>> UpstreamPool::acquire(PeerAddress const& peer,
-                                                                        MonoTime deadline) {
+Task<Result<std::unique_ptr<UpstreamConnection>>> UpstreamPool::acquire(
+    PeerAddress const& peer, MonoTime deadline, Cancellation* cancellation) {
   std::string key = peer.poolKey();
   if (auto it = idle_.find(key); it != idle_.end()) {
     auto& list = it->second;
@@ -75,50 +86,98 @@ Task<Result<std::unique_ptr<UpstreamConnection>>> UpstreamPool::acquire(PeerAddr
     while (!list.empty()) {
       auto connection = std::move(list.back());
       list.pop_back();
-      // No liveness probe (a syscall per request): a connection the peer closed while idle
-      // fails before any answer byte and the request is resent on a fresh one.
-      if (now - connection->idle_since < kMaxIdleAge && connection->isOpen() &&
-          connection->buffer().size() == 0) {
+      // One non-blocking peek per reuse (a system call of a microsecond or so): a request is
+      // never written to a connection the peer has already closed, since once written it is
+      // not sent again (the upstream may have acted on it). A close that races the peek makes
+      // the attempt fail like any broken connection.
+      if (now - connection->idle_since < kMaxIdleAge && connection->stillIdle()) {
         connection->reused = true;
         co_return std::move(connection);
       }
       connection->close();
     }
   }
-  co_return co_await connectNew(peer, deadline);
+  co_return co_await connectNew(peer, deadline, cancellation);
 }
 
 namespace {
 
-Error connectError(PeerAddress const& peer, std::string_view what, ErrorCode ec) {
-  bool timed_out = ec == beast::error::timeout;
-  return makeError(timed_out ? ErrorKind::Timeout : ErrorKind::Connect,
-                   std::string(timed_out ? "connect timeout" : what) + " to " + peer.host + ":" +
-                       std::to_string(peer.port) + (timed_out ? "" : ": " + ec.message()));
-}
+/// Gives a connect up at its deadline or when its request is cancelled: it stops the DNS wait or
+/// closes the socket of the step in progress, so that the step returns at once. The caller asks
+/// `verdict()` after every awaited step, whatever that step's own result: a connect or handshake
+/// that completed just as the watchdog closed the socket must not hand back a closed socket.
+class ConnectWatch {
+ public:
+  ConnectWatch(asio::io_context& io, MonoTime deadline, Cancellation* cancellation)
+      : watchdog_(io, [this] { giveUp(ErrorKind::Timeout); }), cancellation_(cancellation) {
+    if (cancellation_) {
+      cancel_id_ = cancellation_->add([this](CancelReason) { giveUp(ErrorKind::Cancelled); });
+    }
+    watchdog_.expireAt(deadline);
+  }
+  ~ConnectWatch() {
+    watchdog_.stop();
+    if (cancellation_) cancellation_->remove(cancel_id_);
+  }
+  ConnectWatch(ConnectWatch const&) = delete;
+  ConnectWatch& operator=(ConnectWatch const&) = delete;
+
+  /// The step now awaited (for the error message) and the socket whose closing interrupts it
+  /// (none for the DNS wait, which the stop token interrupts).
+  void enter(std::string step, net::Socket* socket) {
+    step_ = std::move(step);
+    socket_ = socket;
+  }
+  std::stop_token stopToken() const { return stop_.get_token(); }
+  /// Why the connect was given up, if it was.
+  std::optional<Error> verdict() const {
+    if (!verdict_) return std::nullopt;
+    bool timeout = *verdict_ == ErrorKind::Timeout;
+    return makeError(*verdict_, step_ + (timeout ? " timed out" : " cancelled"));
+  }
+
+ private:
+  void giveUp(ErrorKind kind) {
+    if (verdict_) return;
+    verdict_ = kind;
+    stop_.request_stop();
+    if (socket_) {
+      ErrorCode ignored;
+      socket_->close(ignored);
+    }
+  }
+
+  net::Deadline watchdog_;
+  Cancellation* cancellation_;
+  std::size_t cancel_id_ = 0;
+  std::stop_source stop_;
+  net::Socket* socket_ = nullptr;
+  std::string step_;
+  std::optional<ErrorKind> verdict_;
+};
 
 }  // namespace
 
-Task<Result<std::unique_ptr<UpstreamConnection>>> UpstreamPool::connectNew(PeerAddress const& peer,
-                                                                           MonoTime deadline) {
-  auto endpoints = co_await resolver_.resolve(peer.host, peer.port);
+Task<Result<std::unique_ptr<UpstreamConnection>>> UpstreamPool::connectNew(
+    PeerAddress const& peer, MonoTime deadline, Cancellation* cancellation) {
+  std::string const where = peer.host + ":" + std::to_string(peer.port);
+  ConnectWatch watch(io_, deadline, cancellation);
+  watch.enter("DNS lookup of " + peer.host, nullptr);
+  auto endpoints = co_await resolver_.resolve(peer.host, peer.port, deadline, watch.stopToken());
+  if (auto stop = watch.verdict()) co_return *stop;
   if (!endpoints) co_return endpoints.error();
 
   net::Socket socket(io_);
-  bool timed_out = false;
-  net::Deadline watchdog(io_, [&socket, &timed_out] {
-    timed_out = true;
-    ErrorCode ignored;
-    socket.close(ignored);
-  });
-  watchdog.expireAt(deadline);
+  watch.enter("connect to " + where, &socket);
   auto [ec, endpoint] = co_await asio::async_connect(socket, *endpoints, kUseTuple);
-  if (ec) co_return connectError(peer, "cannot connect", timed_out ? beast::error::timeout : ec);
+  if (auto stop = watch.verdict()) co_return *stop;
+  if (ec) {
+    co_return makeError(ErrorKind::Connect, "cannot connect to " + where + ": " + ec.message());
+  }
   ErrorCode ignored;
   socket.set_option(tcp::no_delay(true), ignored);
 
   if (!peer.tls) {
-    watchdog.stop();
     co_return std::make_unique<UpstreamConnection>(io_, std::move(socket), peer.poolKey());
   }
   auto tls = tlsContextFor(peer);
@@ -128,18 +187,12 @@ Task<Result<std::unique_ptr<UpstreamConnection>>> UpstreamPool::connectNew(PeerA
     co_return makeError(ErrorKind::Connect, "cannot set TLS server name for " + peer.host);
   }
   secure->set_verify_callback(asio::ssl::host_name_verification(peer.host));
-  // The watchdog now guards the handshake: it closes the TLS stream's own socket.
-  watchdog.stop();
-  net::Deadline handshake_watchdog(io_, [&secure, &timed_out] {
-    timed_out = true;
-    ErrorCode ignored;
-    secure->next_layer().close(ignored);
-  });
-  handshake_watchdog.expireAt(deadline);
+  watch.enter("TLS handshake with " + where, &secure->next_layer());
   auto [hs_ec] = co_await secure->async_handshake(asio::ssl::stream_base::client, kUseTuple);
-  handshake_watchdog.stop();
+  if (auto stop = watch.verdict()) co_return *stop;
   if (hs_ec) {
-    co_return connectError(peer, "TLS handshake failed", timed_out ? beast::error::timeout : hs_ec);
+    co_return makeError(ErrorKind::Connect,
+                        "TLS handshake with " + where + " failed: " + hs_ec.message());
   }
   co_return std::make_unique<UpstreamConnection>(io_, std::move(secure), peer.poolKey());
 }

@@ -24,6 +24,8 @@ class CachingResolver;
 
 namespace llmux::http {
 
+class Cancellation;
+
 /// One connection to an upstream, plain or TLS, with its read buffer and its watchdog (which
 /// closes the socket when the deadline of the current phase passes).
 class UpstreamConnection {
@@ -45,6 +47,9 @@ class UpstreamConnection {
   /// Closes the socket: every pending operation completes with operation_aborted.
   void close();
   bool isOpen();
+  /// Open, nothing left unread in the buffer, and nothing readable on the socket: the peer has
+  /// neither closed nor reset it, nor sent anything unasked, while it was idle in the pool.
+  bool stillIdle();
 
   bool reused = false;  ///< served an earlier request
   MonoTime idle_since{};
@@ -58,22 +63,25 @@ class UpstreamConnection {
 };
 
 /// Keep-alive connections to upstreams, owned by one worker thread (no locks). A connection
-/// returns to the pool only after a complete, clean response.
+/// returns to the pool only after a complete, clean final response.
 class UpstreamPool {
  public:
   /// `tls` verifies peers against the system store; peers with their own CA bundle get a
-  /// context of their own, made on first use.
+  /// context of their own, made on first use. `resolver` is the process's, shared by the workers.
   UpstreamPool(net::asio::io_context& io, boost::asio::ssl::context& tls,
                net::CachingResolver& resolver);
   ~UpstreamPool();
 
-  /// A pooled connection to `peer`, or a new one connected (and TLS-handshaken) by `deadline`.
-  net::Task<Result<std::unique_ptr<UpstreamConnection>>> acquire(PeerAddress const& peer,
-                                                                 MonoTime deadline);
-  /// A new connection, never a pooled one (used to retry a request whose pooled connection had
-  /// been closed by the peer before it answered).
-  net::Task<Result<std::unique_ptr<UpstreamConnection>>> connectNew(PeerAddress const& peer,
-                                                                    MonoTime deadline);
+  /// A pooled connection to `peer` that is still idle and open, or a new one connected (and
+  /// TLS-handshaken) by `deadline`. Cancelling `cancellation` stops the connect at once.
+  net::Task<Result<std::unique_ptr<UpstreamConnection>>> acquire(
+      PeerAddress const& peer, MonoTime deadline, Cancellation* cancellation = nullptr);
+  /// A new connection, never a pooled one (used to resend a request that could not be written
+  /// on a pooled connection). DNS, TCP and TLS all count against `deadline`; past it, or once
+  /// `cancellation` fires, the wait stops at once with a Timeout (naming the step) or Cancelled
+  /// error, and a socket the watchdog closed is never handed back.
+  net::Task<Result<std::unique_ptr<UpstreamConnection>>> connectNew(
+      PeerAddress const& peer, MonoTime deadline, Cancellation* cancellation = nullptr);
   void release(std::unique_ptr<UpstreamConnection> connection);
 
   std::size_t idleCount() const;

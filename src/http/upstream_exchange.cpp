@@ -1,98 +1,124 @@
 #include "http/upstream_exchange.h"
 
-#include <algorithm>
+#include <utility>
 
+#include <boost/asio/error.hpp>
 #include <boost/asio/write.hpp>
-#include <boost/beast/http/error.hpp>
-#include <boost/beast/http/read.hpp>
 
 namespace llmux::http {
 
 namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace bhttp = boost::beast::http;
 using net::ErrorCode;
 using net::kUseTuple;
 using net::Task;
 
 namespace {
 
-// A body of known size gets a read buffer of up to 16 KiB so a large answer takes few reads;
-// streams keep the small initial one (their events are small).
-constexpr std::size_t kMaxReadBuffer = 16 * 1024;
+constexpr std::string_view kHeadTimeout = "no response head from the upstream in time";
+constexpr std::string_view kBodyTimeout = "the upstream stopped sending (idle timeout)";
 
 template <class Stream>
-Task<ErrorCode> writeAll(Stream& stream, std::array<asio::const_buffer, UpstreamExchange::kMaxPieces> const& buffers) {
+Task<std::pair<ErrorCode, std::size_t>> writeAll(
+    Stream& stream, std::array<asio::const_buffer, UpstreamExchange::kMaxPieces> const& buffers) {
   auto [ec, n] = co_await asio::async_write(stream, buffers, kUseTuple);
-  co_return ec;
+  co_return std::pair{ec, n};
 }
 
 template <class Stream>
-Task<ErrorCode> readHead(Stream& stream, beast::flat_buffer& buffer, ResponseParser& parser) {
-  auto [ec, n] = co_await bhttp::async_read_header(stream, buffer, parser, kUseTuple);
-  co_return ec;
-}
-
-template <class Stream>
-Task<ErrorCode> readSome(Stream& stream, beast::flat_buffer& buffer, ResponseParser& parser) {
-  auto [ec, n] = co_await bhttp::async_read_some(stream, buffer, parser, kUseTuple);
-  co_return ec;
-}
-
-bool isPeerClose(ErrorCode ec) {
-  return ec == bhttp::error::end_of_stream || ec == asio::error::eof ||
-         ec == asio::error::connection_reset || ec == asio::error::broken_pipe ||
-         ec == bhttp::error::partial_message;
+Task<std::pair<ErrorCode, std::size_t>> readSome(Stream& stream, asio::mutable_buffer space) {
+  auto [ec, n] = co_await stream.async_read_some(space, kUseTuple);
+  co_return std::pair{ec, n};
 }
 
 }  // namespace
 
-UpstreamExchange::UpstreamExchange(UpstreamPool& pool, std::unique_ptr<UpstreamConnection> connection)
-    : pool_(pool), connection_(std::move(connection)) {
-  parser_.body_limit(boost::none);  // upstream answers are relayed, not held
-}
+UpstreamExchange::UpstreamExchange(UpstreamPool& pool,
+                                   std::unique_ptr<UpstreamConnection> connection)
+    : pool_(pool), connection_(std::move(connection)), reader_(connection_->buffer()) {}
 
 UpstreamExchange::~UpstreamExchange() {
   if (connection_) connection_->close();
 }
 
+std::optional<Error> UpstreamExchange::interrupted(std::string_view timeout_message) const {
+  if (aborted_) return makeError(ErrorKind::Cancelled, "upstream request cancelled");
+  if (connection_->deadline().expired()) {
+    return makeError(ErrorKind::Timeout, std::string(timeout_message));
+  }
+  return std::nullopt;
+}
+
 Task<Result<void>> UpstreamExchange::start(std::array<std::string_view, kMaxPieces> const& pieces,
                                            MonoTime head_deadline) {
-  std::array<asio::const_buffer, kMaxPieces> buffers;
-  for (std::size_t i = 0; i < kMaxPieces; ++i) buffers[i] = asio::buffer(pieces[i]);
-
-  auto& conn = *connection_;
-  conn.deadline().expireAt(head_deadline);
-  // (No co_await inside conditional expressions: GCC 12 miscompiles some of them.)
-  ErrorCode ec;
-  if (conn.secure()) {
-    ec = co_await writeAll(*conn.secure(), buffers);
-    if (!ec) ec = co_await readHead(*conn.secure(), conn.buffer(), parser_);
-  } else {
-    ec = co_await writeAll(*conn.plain(), buffers);
-    if (!ec) ec = co_await readHead(*conn.plain(), conn.buffer(), parser_);
-  }
-  conn.deadline().clear();
-  if (ec) {
-    if (aborted_) co_return makeError(ErrorKind::Cancelled, "upstream request cancelled");
-    if (conn.deadline().expired()) {
-      co_return makeError(ErrorKind::Timeout, "no response head from the upstream in time");
-    }
-    stale_ = conn.reused && isPeerClose(ec) && parser_.got_some() == false;
-    co_return makeError(ErrorKind::Connect, "upstream connection failed: " + ec.message());
-  }
+  // One deadline for the write and every head, interim ones included: a peer sending endless
+  // 103s cannot hold the attempt past it.
+  connection_->deadline().expireAt(head_deadline);
+  Result<void> outcome = co_await writeRequest(pieces);
+  if (outcome) outcome = co_await readFinalHead();
+  connection_->deadline().clear();
+  if (!outcome) co_return outcome.error();
   head_at_ = MonoClock::now();
   co_return Result<void>{};
 }
 
-std::optional<std::uint64_t> UpstreamExchange::contentLength() const {
-  if (parser_.chunked()) return std::nullopt;
-  auto length = parser_.content_length();
-  if (!length) return std::nullopt;
-  return *length;
+Task<Result<void>> UpstreamExchange::writeRequest(
+    std::array<std::string_view, kMaxPieces> const& pieces) {
+  std::array<asio::const_buffer, kMaxPieces> buffers;
+  for (std::size_t i = 0; i < kMaxPieces; ++i) buffers[i] = asio::buffer(pieces[i]);
+  auto& conn = *connection_;
+  // (No co_await inside conditional expressions: GCC 12 miscompiles some of them.)
+  std::pair<ErrorCode, std::size_t> written;
+  if (conn.secure()) {
+    written = co_await writeAll(*conn.secure(), buffers);
+  } else {
+    written = co_await writeAll(*conn.plain(), buffers);
+  }
+  if (auto stop = interrupted(kHeadTimeout)) co_return *stop;
+  if (written.first) {
+    stale_ = conn.reused && written.second == 0;
+    co_return makeError(ErrorKind::Connect,
+                        "upstream connection failed while sending the request: " +
+                            written.first.message());
+  }
+  co_return Result<void>{};
 }
 
-bool UpstreamExchange::done() const { return parser_.is_done(); }
+Task<Result<void>> UpstreamExchange::readFinalHead() {
+  for (;;) {
+    auto head = reader_.parseHead();
+    if (!head) co_return head.error();
+    if (*head) co_return Result<void>{};
+    auto more = co_await readMore(kHeadTimeout);
+    if (!more) co_return more.error();
+  }
+}
+
+Task<Result<void>> UpstreamExchange::readMore(std::string_view timeout_message) {
+  auto& conn = *connection_;
+  auto space = reader_.readSpace();
+  if (!space) co_return space.error();
+  std::pair<ErrorCode, std::size_t> read;
+  if (conn.secure()) {
+    read = co_await readSome(*conn.secure(), *space);
+  } else {
+    read = co_await readSome(*conn.plain(), *space);
+  }
+  auto [ec, n] = read;
+  reader_.received(n);
+  if (auto stop = interrupted(timeout_message)) co_return *stop;
+  if (ec == asio::error::eof) co_return reader_.receivedEof();
+  if (ec) {
+    // A reset, or a TLS stream cut without close_notify: never a clean end of a body.
+    if (!reader_.gotSome()) {
+      co_return makeError(ErrorKind::Connect, "upstream connection failed: " + ec.message());
+    }
+    co_return makeError(ErrorKind::UpstreamProtocol,
+                        "upstream connection broke mid-response: " + ec.message());
+  }
+  co_return Result<void>{};
+}
+
+bool UpstreamExchange::done() const { return reader_.done(); }
 
 std::string_view UpstreamExchange::bufferedBody() const {
   if (!connection_) return {};
@@ -101,30 +127,17 @@ std::string_view UpstreamExchange::bufferedBody() const {
 }
 
 Task<Result<std::string_view>> UpstreamExchange::readBody(MonoTime piece_deadline) {
-  auto& body = parser_.body();
+  auto& body = reader_.body();
   body.clear();  // the previous piece was handed out already
-  if (parser_.is_done()) co_return std::string_view();
   auto& conn = *connection_;
-  if (auto length = contentLength(); length && *length > conn.buffer().capacity()) {
-    conn.buffer().reserve(static_cast<std::size_t>(std::min<std::uint64_t>(*length, kMaxReadBuffer)));
-  }
-  while (body.empty() && !parser_.is_done()) {
+  for (;;) {
+    auto piece = reader_.parseBody();
+    if (!piece) co_return piece.error();
+    if (*piece) break;
     conn.deadline().expireAt(piece_deadline);
-    ErrorCode ec;
-    if (conn.secure()) {
-      ec = co_await readSome(*conn.secure(), conn.buffer(), parser_);
-    } else {
-      ec = co_await readSome(*conn.plain(), conn.buffer(), parser_);
-    }
+    auto more = co_await readMore(kBodyTimeout);
     conn.deadline().clear();
-    if (ec) {
-      if (aborted_) co_return makeError(ErrorKind::Cancelled, "upstream request cancelled");
-      if (conn.deadline().expired()) {
-        co_return makeError(ErrorKind::Timeout, "the upstream stopped sending (idle timeout)");
-      }
-      co_return makeError(ErrorKind::UpstreamProtocol,
-                          "upstream connection broke mid-response: " + ec.message());
-    }
+    if (!more) co_return more.error();
   }
   co_return std::string_view(body);
 }
@@ -136,7 +149,7 @@ void UpstreamExchange::abort() {
 
 void UpstreamExchange::finish() {
   if (!connection_) return;
-  if (!aborted_ && parser_.is_done() && parser_.keep_alive()) {
+  if (!aborted_ && reader_.done() && reader_.keepAlive()) {
     pool_.release(std::move(connection_));
   } else {
     connection_->close();

@@ -7,14 +7,15 @@
 
 
 #include "core/http_headers.h"
-#include "http/message_parsers.h"
+#include "http/response_reader.h"
 #include "http/upstream_connection.h"
 
 namespace llmux::http {
 
 /// One HTTP request/response on an upstream connection. The request goes out as a gather write
 /// of caller-owned pieces (head, body slices: the body is never copied); the response is read
-/// head first, then body piece by piece, each piece handed over as soon as it arrives.
+/// head first, then body piece by piece, each piece handed over as soon as it arrives. Parsing is
+/// `ResponseReader`'s (interim 1xx heads skipped, 101 refused); this class does the I/O.
 ///
 /// Thread safety: one worker thread. Cancellation: `abort()` (safe from a cancellation callback)
 /// closes the connection; the pending call then returns an error of kind Cancelled.
@@ -29,9 +30,9 @@ class UpstreamExchange {
   net::Task<Result<void>> start(std::array<std::string_view, kMaxPieces> const& pieces,
                                 MonoTime head_deadline);
 
-  int status() const { return parser_.status(); }
-  HeaderList const& headers() const { return parser_.headers(); }
-  std::optional<std::uint64_t> contentLength() const;
+  int status() const { return reader_.status(); }
+  HeaderList const& headers() const { return reader_.headers(); }
+  std::optional<std::uint64_t> contentLength() const { return reader_.contentLength(); }
 
   /// The bytes that arrived with the head and were not parsed yet (the start of the body, in its
   /// transfer framing), without waiting for more. Valid until the next read.
@@ -43,20 +44,33 @@ class UpstreamExchange {
 
   /// Closes the connection now (a failed, abandoned or cancelled exchange).
   void abort();
-  /// Ends the exchange: the connection goes back to the pool when the response was read
+  /// Ends the exchange: the connection goes back to the pool when the final response was read
   /// completely and both sides allow keep-alive, otherwise it is closed.
   void finish();
 
-  /// The request went out on a connection that had served earlier requests, and the peer closed
-  /// it before sending a single byte: the request may safely be sent again on a new connection.
+  /// The request could not be written at all on a connection that had served earlier requests
+  /// (the peer had reset it): no byte of it reached the upstream, so it may be sent again on a
+  /// new connection. A request that was written is never sent twice on this path, even when the
+  /// connection then closes without an answer: the upstream may have acted on it.
   bool staleConnection() const { return stale_; }
-  /// When the first byte of the response arrived.
+  /// When the final response head arrived.
   MonoTime headReceivedAt() const { return head_at_; }
 
  private:
+  /// Writes the request; a write that failed before its first byte on a pooled connection
+  /// marks the connection stale.
+  net::Task<Result<void>> writeRequest(std::array<std::string_view, kMaxPieces> const& pieces);
+  /// Reads heads until the final one (interim heads skipped by the reader).
+  net::Task<Result<void>> readFinalHead();
+  /// One read into the reader's buffer, bounded by the connection's deadline.
+  net::Task<Result<void>> readMore(std::string_view timeout_message);
+  /// The verdict of the watchdog or of `abort()` after an awaited step, whatever that step's own
+  /// result (the socket may have been closed just as the step completed).
+  std::optional<Error> interrupted(std::string_view timeout_message) const;
+
   UpstreamPool& pool_;
   std::unique_ptr<UpstreamConnection> connection_;
-  ResponseParser parser_;
+  ResponseReader reader_;
   bool aborted_ = false;
   bool stale_ = false;
   MonoTime head_at_{};

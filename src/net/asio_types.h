@@ -24,7 +24,6 @@ using ErrorCode = boost::system::error_code;
 /// I/O objects bound to the same concrete executor as the coroutines (see net/task.h).
 using Socket = asio::basic_stream_socket<tcp, Executor>;
 using Acceptor = asio::basic_socket_acceptor<tcp, Executor>;
-using Resolver = asio::ip::basic_resolver<tcp, Executor>;
 using Timer = asio::basic_waitable_timer<std::chrono::steady_clock,
                                          asio::wait_traits<std::chrono::steady_clock>, Executor>;
 

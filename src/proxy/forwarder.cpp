@@ -138,8 +138,10 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
   if (ctx.profile.stream) clock.first_token = started + channel.timeouts.first_token;
   auto& cancellation = ctx.response.cancellation();
 
-  // A pooled connection the peer closed while idle fails without a byte of answer: the request
-  // is then sent once more on a fresh connection (this is not an upstream failure).
+  // A pooled connection the peer reset while idle fails the write before a byte of the request
+  // went out: the request is then sent once more on a fresh connection (not an upstream
+  // failure). A request that was written is never resent here, even if the connection then
+  // closes without an answer: the upstream may have acted on it (failover decides instead).
   std::optional<http::UpstreamExchange> exchange;
   for (int fresh = 0; fresh < 2; ++fresh) {
     Result<std::unique_ptr<http::UpstreamConnection>> connection = Error{};
@@ -147,9 +149,10 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
       WaitClock wait(ctx.upstream_wait);
       MonoTime connect_deadline = earlier(MonoClock::now() + channel.timeouts.connect, attempt_deadline);
       if (fresh == 0) {
-        connection = co_await pool_.acquire(request.target.peer, connect_deadline);
+        connection = co_await pool_.acquire(request.target.peer, connect_deadline, &cancellation);
       } else {
-        connection = co_await pool_.connectNew(request.target.peer, connect_deadline);
+        connection =
+            co_await pool_.connectNew(request.target.peer, connect_deadline, &cancellation);
       }
     }
     if (cancellation.cancelled()) {

@@ -53,7 +53,7 @@ struct PendingCall {
 /// drops it never pulls it from under a pending read.
 struct RedisClient::Link : std::enable_shared_from_this<Link> {
   Link(asio::io_context& io, RedisConnectOptions const& options)
-      : io(io), options(options), socket(io), resolver(io), watchdog(io, [this] { expire(); }) {}
+      : io(io), options(options), socket(io), watchdog(io, [this] { expire(); }) {}
 
   asio::io_context& io;
   RedisConnectOptions options;

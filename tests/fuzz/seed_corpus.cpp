@@ -4,7 +4,8 @@
 //   fuzz_seed_corpus <tests/data/fixtures> <out>   ->   <out>/<target>/<fixture name>[.cut]
 // Stream seeds carry the stream targets' cut header (translate_fuzz_support.h, kCutHeader bytes):
 // one seed fed whole, one cut into pieces of 1, 7, 64 and 200 bytes. `.chunks.txt` recordings get
-// their SSE framing back.
+// their SSE framing back. upstream_response_fuzz gets every recorded body with an HTTP response
+// head (and interim heads) in front, with the same cut header.
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
@@ -103,6 +104,51 @@ std::string arrayBody(std::vector<std::string> const& payloads) {
   return out + "]";
 }
 
+/// upstream_response_fuzz seeds: a recorded body as an upstream sends it, after interim heads
+/// (a Content-Length JSON answer after `100 Continue`, a chunked SSE stream after `100 Continue`
+/// and `103 Early Hints`), once whole and once cut like the stream seeds. The status of an error
+/// recording comes from its name (`error_404_...`).
+void writeResponseSeeds(fs::path const& out, std::string const& name, std::string const& body,
+                        bool stream) {
+  constexpr char kTarget[] = "upstream_response_fuzz";
+  std::string status = "200 OK";
+  if (auto at = name.find("error_"); at != std::string::npos && name.size() >= at + 9) {
+    status = name.substr(at + 6, 3) + " Error";
+  }
+  std::string response = "HTTP/1.1 100 Continue\r\n\r\n";
+  if (stream) {
+    response += "HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n";
+    response += "HTTP/1.1 " + status +
+                "\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
+    for (std::size_t at = 0; at < body.size(); at += 300) {
+      std::string piece = body.substr(at, 300);
+      char size[16];
+      std::snprintf(size, sizeof size, "%zx", piece.size());
+      response += std::string(size) + "\r\n" + piece + "\r\n";
+    }
+    response += "0\r\n\r\n";
+  } else {
+    response += "HTTP/1.1 " + status + "\r\nContent-Type: application/json\r\nContent-Length: " +
+                std::to_string(body.size()) + "\r\n\r\n" + body;
+  }
+  writeStreamSeeds(out, kTarget, name, response);
+}
+
+/// Hand-made upstream_response_fuzz seeds for what the recordings do not show.
+void writeFramingSeeds(fs::path const& out) {
+  constexpr char kTarget[] = "upstream_response_fuzz";
+  writeStreamSeeds(out, kTarget, "switching_protocols",
+                   "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+                   "Connection: Upgrade\r\n\r\n");
+  writeStreamSeeds(out, kTarget, "close_delimited",
+                   "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{\"ok\":true}");
+  writeStreamSeeds(out, kTarget, "no_content_then_next",
+                   "HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}");
+  writeStreamSeeds(out, kTarget, "chunk_extensions_and_trailer",
+                   "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                   "5;name=value\r\nhello\r\n0\r\nX-Trailer: 1\r\n\r\n");
+}
+
 /// A client recording in tests/data/fixtures/clients: {method, path, query, headers, body}.
 void writeClientSeeds(fs::path const& out, fs::path const& file) {
   auto value = boost::json::parse(readFile(file));
@@ -135,6 +181,7 @@ int main(int argc, char** argv) {
       if (name.ends_with(".response.sse") || name.ends_with(".chunks.txt")) {
         std::string stream = name.ends_with(".sse") ? text : frameChunks(folder.name, lines(text));
         writeStreamSeeds(out, folder.stream_target, name, stream);
+        writeResponseSeeds(out, name, stream, true);
         if (gemini)
           writeStreamSeeds(out, "gemini_array_stream_fuzz", name, arrayBody(ssePayloads(stream)));
       } else if (name.ends_with(".request.json")) {
@@ -148,6 +195,7 @@ int main(int argc, char** argv) {
         // An answer or an error body (an error also comes back to a stream request as one).
         writeSeed(out, "body_translate_fuzz", name,
                   static_cast<char>(folder.selector | 0x04) + text);
+        writeResponseSeeds(out, name, text, false);
         writeSeed(out, "json_scan_fuzz", name, text);
         std::size_t start = text.find_first_not_of(" \t\r\n");
         if (gemini && start != std::string::npos && text[start] == '[') {
@@ -161,6 +209,7 @@ int main(int argc, char** argv) {
       ++written;
     }
   }
+  writeFramingSeeds(out);
   for (auto const& entry : fs::directory_iterator(fixtures / "clients")) {
     if (!entry.path().string().ends_with(".request.json")) continue;
     writeClientSeeds(out, entry.path());

@@ -5,7 +5,9 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 
 #include "lifecycle_support.h"
 
@@ -56,7 +58,9 @@ class TlsUpstreamTest : public E2eTest {
     std::string dir = temp().path();
     std::string conf = "daemon off; master_process off; worker_processes 1;\n"
                        "error_log " + dir + "/nginx-error.log; pid " + dir + "/nginx.pid;\n"
-                       "events { worker_connections 64; }\nhttp {\n access_log off;\n"
+                       "events { worker_connections 64; }\nhttp {\n"
+                       " log_format reuse '$connection $connection_requests';\n"
+                       " access_log " + dir + "/nginx-access.log reuse;\n"
                        " client_body_temp_path " + dir + "/nginx-body; proxy_temp_path " + dir + "/nginx-proxy;\n"
                        " fastcgi_temp_path " + dir + "/nginx-fcgi; uwsgi_temp_path " + dir + "/nginx-uwsgi;\n"
                        " scgi_temp_path " + dir + "/nginx-scgi;\n";
@@ -122,6 +126,46 @@ TEST_F(TlsUpstreamTest, VerifiesTheUpstreamCertificateAndItsHostName) {
   auto mismatch = chat(gateway->port, "via-wrong-name");
   ASSERT_TRUE(mismatch.ok()) << mismatch.error().message;
   EXPECT_EQ(mismatch->status(), 502) << mismatch->body;
+}
+
+// The idle check on a pooled connection (one peek) must not mistake a healthy TLS connection for
+// a closed one: requests on one client connection (one worker, one pool) share one upstream
+// TLS connection, as nginx's $connection_requests shows.
+TEST_F(TlsUpstreamTest, APooledTlsConnectionIsReused) {
+  makeCertificates();
+  if (HasFatalFailure()) return;
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  std::uint16_t good_port = freePort();
+  startNginx(mock->port, good_port, freePort());
+  if (HasFatalFailure()) return;
+
+  GatewayConfig config;
+  config.gateway_keys = {{"dev", std::string(kGatewayKey)}};
+  ChannelSpec trusted = chatChannel("trusted", mock->port, {"via-trusted"});
+  trusted.base_url = "https://localhost:" + std::to_string(good_port);
+  trusted.extra_yaml = "tls_ca_file: " + yamlQuote(temp().path() + "/ca.pem") + "\n";
+  config.channels = {trusted};
+  auto gateway = startGateway(config);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  auto client = HttpClient::connect(gateway->port);
+  ASSERT_TRUE(client.ok()) << client.error().message;
+  for (int i = 0; i < 3; ++i) {
+    auto response =
+        client->request("POST", "/v1/chat/completions", chatHeaders(), chatBody("via-trusted"));
+    ASSERT_TRUE(response.ok()) << response.error().message;
+    EXPECT_EQ(response->status(), 200) << response->body;
+  }
+  std::string log;
+  ASSERT_TRUE(eventually([&] {
+    std::ifstream in(temp().path() + "/nginx-access.log");
+    log.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    return std::count(log.begin(), log.end(), '\n') >= 3;
+  })) << log;
+  // "<connection> <requests on it>": one connection, its first, second and third request.
+  auto connection = log.substr(0, log.find(' '));
+  EXPECT_EQ(log, connection + " 1\n" + connection + " 2\n" + connection + " 3\n");
 }
 
 }  // namespace

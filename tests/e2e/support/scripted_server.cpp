@@ -58,6 +58,9 @@ ScriptedServer& ScriptedServer::close(CloseMode mode) {
 ScriptedServer& ScriptedServer::expectClose() {
   return add({Step::Kind::ExpectClose});
 }
+ScriptedServer& ScriptedServer::expectNoConnection(Millis window) {
+  return add({Step::Kind::ExpectNoConnection, {}, 0, window});
+}
 
 void ScriptedServer::start() {
   thread_ = std::thread([this] { run(); });
@@ -67,7 +70,13 @@ void ScriptedServer::run() {
   std::string failure;
   for (std::size_t i = 0; i < steps_.size() && failure.empty() && !stop_; ++i) {
     auto result = runStep(steps_[i]);
-    if (!result) failure = "step " + std::to_string(i) + ": " + result.error().message;
+    if (!result) {
+      failure = "step " + std::to_string(i) + ": " + result.error().message;
+      break;
+    }
+    std::lock_guard lock(mutex_);
+    steps_done_ = i + 1;
+    finished_.notify_all();
   }
   if (stop_ && failure.empty()) failure = "stopped before the end of the script";
   std::lock_guard lock(mutex_);
@@ -96,6 +105,21 @@ Result<std::size_t> ScriptedServer::readMore(MonoTime deadline) {
 Result<void> ScriptedServer::runStep(Step const& step) {
   auto deadline = MonoClock::now() + step_timeout_;
   switch (step.kind) {
+    case Step::Kind::ExpectNoConnection:
+      deadline = MonoClock::now() + step.duration;
+      for (;;) {
+        if (stop_) return makeError(ErrorKind::Cancelled, "stopped");
+        auto fd = acceptOne(listener_.get(), nextCheck(deadline));
+        if (fd) {
+          sockets_.push_back(std::move(*fd));
+          pending_.clear();
+          std::lock_guard lock(mutex_);
+          received_.emplace_back();
+          return makeError(ErrorKind::Internal, "an unexpected connection arrived");
+        }
+        if (fd.error().kind != ErrorKind::Timeout) return fd.error();
+        if (MonoClock::now() >= deadline) return {};
+      }
     case Step::Kind::Accept:
       for (;;) {
         if (stop_) return makeError(ErrorKind::Cancelled, "stopped");
@@ -168,6 +192,12 @@ Result<void> ScriptedServer::finish(Millis timeout) {
   }
   if (!failure_.empty()) return makeError(ErrorKind::Internal, failure_);
   return {};
+}
+
+bool ScriptedServer::waitForSteps(std::size_t steps, Millis timeout) {
+  std::unique_lock lock(mutex_);
+  finished_.wait_for(lock, timeout, [&] { return steps_done_ >= steps || done_; });
+  return steps_done_ >= steps;
 }
 
 std::string ScriptedServer::received(std::size_t index) const {

@@ -49,11 +49,17 @@ class ScriptedServer {
   ScriptedServer& close(CloseMode mode = CloseMode::Graceful);
   /// Reads until the client closes the connection; `clientReset()` then says how it closed.
   ScriptedServer& expectClose();
+  /// Fails the script if a new connection arrives within `window` (one that does is accepted
+  /// and counted, so `connections()` and `received()` show it).
+  ScriptedServer& expectNoConnection(Millis window);
 
   /// Runs the script on the server's thread. Steps cannot be added afterwards.
   void start();
   /// Waits for the script's end; the first failed step's error otherwise (or Timeout).
   Result<void> finish(Millis timeout);
+  /// Waits until the first `steps` steps have run (false after `timeout` or a failed step), so a
+  /// test can act after, say, a close was sent.
+  bool waitForSteps(std::size_t steps, Millis timeout);
 
   /// Every byte received on connection `index` (0 = first accepted).
   std::string received(std::size_t index = 0) const;
@@ -63,7 +69,16 @@ class ScriptedServer {
 
  private:
   struct Step {
-    enum class Kind { Accept, Expect, ExpectBytes, Send, Pause, Close, ExpectClose } kind;
+    enum class Kind {
+      Accept,
+      Expect,
+      ExpectBytes,
+      Send,
+      Pause,
+      Close,
+      ExpectClose,
+      ExpectNoConnection
+    } kind;
     std::string bytes;
     std::size_t count = 0;
     Millis duration{0};
@@ -90,6 +105,7 @@ class ScriptedServer {
   mutable std::mutex mutex_;
   std::condition_variable finished_;
   bool done_ = false;
+  std::size_t steps_done_ = 0;
   std::string failure_;
   std::vector<std::string> received_;
   bool client_reset_ = false;

@@ -8,14 +8,17 @@
 
 #include <boost/asio/io_context.hpp>
 
-#include "run_task.h"
 #include "shared_state/redis_client.h"
 #include "support/redis_server.h"
+#include "support/run_task.h"
 
 namespace llmux::shared_state::testing {
 
 using test_support::freeLoopbackPort;
 using test_support::RedisServer;
+using test_support::run;
+using test_support::runUntil;
+using test_support::spawnInto;
 
 /// A test with its own redis-server. A missing redis-server FAILS the test (never a skip: the
 /// shared limits would otherwise ship untested).

@@ -1,7 +1,8 @@
 #pragma once
 
 // Drives a coroutine to completion on a test's io_context. The io_context is not simply run():
-// an open Redis connection keeps a read pending, so it never runs out of work.
+// an open connection (Redis, a pooled upstream) keeps a read pending, so it never runs out of
+// work.
 #include <optional>
 #include <stdexcept>
 
@@ -10,7 +11,7 @@
 
 #include "net/task.h"
 
-namespace llmux::shared_state::testing {
+namespace llmux::test_support {
 
 template <class T>
 net::Task<void> storeInto(net::Task<T> task, std::optional<T>& out) {
@@ -56,4 +57,4 @@ inline void run(boost::asio::io_context& io, net::Task<void> task) {
   runUntil(io, [&] { return done; });
 }
 
-}  // namespace llmux::shared_state::testing
+}  // namespace llmux::test_support
