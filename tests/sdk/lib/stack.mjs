@@ -94,6 +94,8 @@ function configYaml(mockUrl, stateDir) {
   }
   return [
     'listen: 127.0.0.1:0',
+    '# Stopped with SIGTERM when the tests end: no load balancer to wait for.',
+    'server: {lame_duck_ms: 0}',
     'gateway_keys:',
     `  - {name: sdk, key: ${GATEWAY_KEY}}`,
     'log: {access_log: off}',
