@@ -167,10 +167,13 @@ int runServe(std::string const& config_path) {
   proxy::ConfigHolder config_holder(std::make_shared<const routing::Catalog>(settings));
   std::atomic<bool> draining{false};
   store::RequestLogSink* request_log = settings->log.request_log ? store->get() : nullptr;
+  proxy::AuthFailureLimiter auth_failures(clock);
+  proxy::ListenerPlan listener_plan{!settings->server.admin_listen.empty(),
+                                    !settings->server.metrics_listen.empty()};
   proxy::GatewayServices services{config_holder,    key_health,   rotation,    router_state,
                                   freezes,          breakers,     limits,      metrics_registry,
                                   request_metrics,  **access_log, request_log, clock,
-                                  draining};
+                                  draining,         auth_failures, listener_plan};
 
   auto tls = net::makeClientTlsContext();
   if (!tls) {
@@ -199,10 +202,42 @@ int runServe(std::string const& config_path) {
     std::fprintf(stderr, "%s\n", port.error().message.c_str());
     return 1;
   }
+  // The operator's addresses: /admin/* and /metrics off the client port when configured (one
+  // server when both name the same address).
+  std::vector<std::unique_ptr<http::HttpServer>> operator_servers;
+  std::vector<std::string> operator_lines;
+  auto listenOperator = [&](std::string const& text, proxy::Listener role, char const* what) -> bool {
+    auto operator_address = net::parseHostPort(text);
+    if (!operator_address) {
+      std::fprintf(stderr, "%s: not a host:port address: %s\n", what, text.c_str());
+      return false;
+    }
+    operator_servers.push_back(std::make_unique<http::HttpServer>(
+        workers, handlers, serverLimits(settings->server), static_cast<unsigned>(role)));
+    auto operator_port = operator_servers.back()->listen(*operator_address);
+    if (!operator_port) {
+      std::fprintf(stderr, "%s: %s\n", what, operator_port.error().message.c_str());
+      return false;
+    }
+    operator_lines.push_back(std::string(what) + " on " + operator_address->host + ":" +
+                             std::to_string(*operator_port));
+    return true;
+  };
+  std::string const& admin_listen = settings->server.admin_listen;
+  std::string const& metrics_listen = settings->server.metrics_listen;
+  if (!admin_listen.empty() && admin_listen == metrics_listen) {
+    if (!listenOperator(admin_listen, proxy::Listener::AdminAndMetrics, "admin and metrics")) return 1;
+  } else {
+    if (!admin_listen.empty() && !listenOperator(admin_listen, proxy::Listener::Admin, "admin")) return 1;
+    if (!metrics_listen.empty() && !listenOperator(metrics_listen, proxy::Listener::Metrics, "metrics")) {
+      return 1;
+    }
+  }
   limits.start(workers.context(0));
   workers.start();
   std::string bound = address->host + ":" + std::to_string(*port);
   std::printf("listening on %s\n", bound.c_str());
+  for (auto const& line : operator_lines) std::printf("%s\n", line.c_str());
   if (embedded) {
     printEmbeddedWelcome(*settings, bound, *config_holder.current());
   } else {
@@ -222,7 +257,9 @@ int runServe(std::string const& config_path) {
                             config::formatIssues(outcome.issues));
         return;
       }
-      if (outcome.settings->server.listen != settings->server.listen) {
+      if (outcome.settings->server.listen != settings->server.listen ||
+          outcome.settings->server.admin_listen != settings->server.admin_listen ||
+          outcome.settings->server.metrics_listen != settings->server.metrics_listen) {
         telemetry::logWarn("listen address changes need a restart; still on {}", bound);
       }
       if (outcome.settings->redis.has_value() != settings->redis.has_value() ||
@@ -239,6 +276,7 @@ int runServe(std::string const& config_path) {
     };
   }
   std::vector<http::HttpServer*> servers{&server};
+  for (auto const& operator_server : operator_servers) servers.push_back(operator_server.get());
   if (demo_mock) servers.push_back(&demo_mock->server());
   serveUntilShutdown(servers, {settings->server.lame_duck, settings->server.drain_timeout}, reload,
                      draining);

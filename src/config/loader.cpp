@@ -33,16 +33,32 @@ std::optional<std::string> expanded(YamlReader& reader, YAML::Node const& node,
   return std::move(*value);
 }
 
-void readListen(YamlReader& reader, Fields const& root, EnvLookup const& env, Settings& settings) {
-  YAML::Node const* node = root.find("listen");
+/// A listen address (`listen`, `admin_listen`, `metrics_listen`) into `target`.
+void readAddress(YamlReader& reader, Fields const& root, EnvLookup const& env, std::string_view key,
+                 std::string& target) {
+  YAML::Node const* node = root.find(key);
   if (node == nullptr) return;
-  auto text = expanded(reader, *node, root.path("listen"), env);
+  auto text = expanded(reader, *node, root.path(key), env);
   if (!text) return;
   if (auto address = parseListenAddress(*text); !address) {
-    reader.fail(root.path("listen"), address.error().message);
+    reader.fail(root.path(key), address.error().message);
     return;
   }
-  settings.server.listen = std::move(*text);
+  target = std::move(*text);
+}
+
+void readListen(YamlReader& reader, Fields const& root, EnvLookup const& env, Settings& settings) {
+  readAddress(reader, root, env, "listen", settings.server.listen);
+  readAddress(reader, root, env, "admin_listen", settings.server.admin_listen);
+  readAddress(reader, root, env, "metrics_listen", settings.server.metrics_listen);
+  // The point of a separate address is that the client port does not serve it.
+  for (std::string_view key : {"admin_listen", "metrics_listen"}) {
+    std::string const& address =
+        key == "admin_listen" ? settings.server.admin_listen : settings.server.metrics_listen;
+    if (!address.empty() && address == settings.server.listen) {
+      reader.fail(root.path(key), "must differ from listen");
+    }
+  }
 }
 
 void readServer(YamlReader& reader, Fields const& root, Settings& settings) {
@@ -193,8 +209,10 @@ void readGatewayKeys(YamlReader& reader, Fields const& root, EnvLookup const& en
 void readSettings(YamlReader& reader, YAML::Node const& root_node, EnvLookup const& env,
                   Settings& settings) {
   auto root = reader.strictMap(root_node, "",
-                               {"listen", "server", "log", "state_dir", "gateway_keys", "channels",
-                                "admin_token", "admin_token_env", "model_groups", "fallbacks",
+                               {"listen", "admin_listen", "metrics_listen", "server", "log",
+                                "state_dir", "gateway_keys", "channels", "admin_token",
+                                "admin_token_env", "metrics_token", "metrics_token_env",
+                                "model_groups", "fallbacks",
                                 "freeze_rules", "default_freeze_rules", "retry", "buckets", "redis",
                                 "prices"});
   if (!root) return;

@@ -54,28 +54,36 @@ Channel const* channelNamed(Settings const& settings, std::string const& name) {
   return nullptr;
 }
 
-void readAdminToken(YamlReader& reader, Fields const& root, EnvLookup const& env,
-                    Settings& settings) {
-  YAML::Node const* literal = root.find("admin_token");
-  YAML::Node const* from_env = root.find("admin_token_env");
-  if (literal == nullptr && from_env == nullptr) return;  // the admin API stays off
+/// A bearer token of the operator's (`admin_token`, `metrics_token`, or its `_env` form) into
+/// `target`; it must differ from every gateway key (a tenant holding that key would otherwise
+/// have the operator's access).
+void readOperatorToken(YamlReader& reader, Fields const& root, EnvLookup const& env,
+                       Settings const& settings, std::string const& name, std::string& target) {
+  std::string const env_name = name + "_env";
+  YAML::Node const* literal = root.find(name);
+  YAML::Node const* from_env = root.find(env_name);
+  if (literal == nullptr && from_env == nullptr) return;  // the token stays unset
   if (literal != nullptr && from_env != nullptr) {
-    reader.fail(root.path("admin_token"), "set either admin_token or admin_token_env, not both");
+    reader.fail(root.path(name), "set either " + name + " or " + env_name + ", not both");
     return;
   }
   std::string path;
-  auto token = readSecret(reader, literal, root.path("admin_token"), from_env,
-                          root.path("admin_token_env"), env, path);
+  auto token = readSecret(reader, literal, root.path(name), from_env, root.path(env_name), env, path);
   if (!token) return;
   for (std::size_t i = 0; i < settings.gateway_keys.size(); ++i) {
     if (settings.gateway_keys[i].secret == *token) {
-      // A client holding that gateway key would otherwise be an administrator.
       reader.fail(path, "must differ from every gateway key (same secret as " +
                             indexPath("gateway_keys", i) + ")");
       return;
     }
   }
-  settings.admin_token = std::move(*token);
+  target = std::move(*token);
+}
+
+void readAdminToken(YamlReader& reader, Fields const& root, EnvLookup const& env,
+                    Settings& settings) {
+  readOperatorToken(reader, root, env, settings, "admin_token", settings.admin_token);
+  readOperatorToken(reader, root, env, settings, "metrics_token", settings.metrics_token);
 }
 
 /// One group member: "model" or {model, channel}.

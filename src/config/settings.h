@@ -242,6 +242,10 @@ struct Channel {
 /// The client-facing HTTP server.
 struct ServerSettings {
   std::string listen = "127.0.0.1:8080";
+  /// `admin_listen:` — when set, /admin/* is served there only (never on `listen`).
+  std::string admin_listen;
+  /// `metrics_listen:` — when set, /metrics is served there only (never on `listen`).
+  std::string metrics_listen;
   unsigned threads = 0;                        ///< 0: one per core
   std::size_t max_body_bytes = 32u << 20;      ///< larger bodies get 413
   std::size_t max_header_bytes = 64u << 10;    ///< larger heads get 431
@@ -351,6 +355,9 @@ struct Settings {
   /// `admin_token` / `admin_token_env`: the bearer token of every /admin/* route ("" = the admin
   /// API is off). Never a gateway key.
   std::string admin_token;
+  /// `metrics_token` / `metrics_token_env`: when set, /metrics needs `Authorization: Bearer`
+  /// with it ("" = /metrics is open to whoever reaches its address).
+  std::string metrics_token;
   std::vector<ModelGroup> model_groups;
   /// `fallbacks:` — model → the models to try, in order, when all of its candidates failed.
   std::map<std::string, std::vector<std::string>> fallbacks;

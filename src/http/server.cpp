@@ -54,7 +54,8 @@ constexpr Millis kClientWatchDelay{20};
 struct HttpServer::Worker {
   Worker(asio::io_context& io, RequestHandler& handler, ServerLimits const& limits,
          std::shared_ptr<std::atomic<std::size_t>> in_flight,
-         std::shared_ptr<std::atomic<std::size_t>> connections, BodyBudget& body_budget)
+         std::shared_ptr<std::atomic<std::size_t>> connections, BodyBudget& body_budget,
+         unsigned listener)
       : io(io),
         acceptor(io),
         handler(handler),
@@ -62,6 +63,7 @@ struct HttpServer::Worker {
         in_flight(std::move(in_flight)),
         connections(std::move(connections)),
         body_budget(body_budget),
+        listener(listener),
         reserve_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC)) {}
   ~Worker() {
     if (reserve_fd >= 0) ::close(reserve_fd);
@@ -74,6 +76,7 @@ struct HttpServer::Worker {
   std::shared_ptr<std::atomic<std::size_t>> in_flight;
   std::shared_ptr<std::atomic<std::size_t>> connections;
   BodyBudget& body_budget;
+  unsigned listener;  ///< tags every request (ServerRequest::listener)
   /// A descriptor kept in reserve: out of descriptors, it is given up to accept one connection
   /// and tell it to come back (503), instead of leaving connections in the backlog unanswered.
   int reserve_fd;
@@ -98,6 +101,7 @@ struct ClientConnection {
   net::Socket socket;
   beast::flat_buffer buffer;
   net::Deadline deadline;
+  std::string peer;  ///< the client's IP address
   /// The server answered before reading all the client sent (a refusal, a 413): closing at once
   /// would reset the connection and could destroy the answer before the client reads it.
   bool unread_input = false;
@@ -292,6 +296,8 @@ Task<bool> runHandler(RequestHandler& handler, ServerRequest& request, ResponseW
 Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& slot) {
   ServerLimits const& limits = worker.limits;
   ServerRequest request;
+  request.listener = worker.listener;
+  request.peer = conn.peer;
   RequestParser parser(request, limits.max_header_count);
   parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
   // The body limit is applied once the head is in: a declared size over it gets a 413 in the
@@ -427,6 +433,9 @@ Task<void> runSession(Worker& worker, net::Socket socket) {
   ErrorCode ignored;
   socket.set_option(tcp::no_delay(true), ignored);
   ClientConnection conn(worker.io, std::move(socket));
+  if (auto remote = conn.socket.remote_endpoint(ignored); !ignored) {
+    conn.peer = remote.address().to_string();
+  }
   SessionRegistration registration(worker, conn.socket);
   SessionSlot& slot = registration.slot();
 
@@ -537,10 +546,11 @@ Result<void> openAcceptor(net::Acceptor& acceptor, tcp::endpoint const& endpoint
 }  // namespace
 
 HttpServer::HttpServer(net::WorkerPool& workers, std::vector<RequestHandler*> handlers,
-                       ServerLimits limits)
+                       ServerLimits limits, unsigned listener)
     : workers_(workers),
       handlers_(std::move(handlers)),
       limits_(limits),
+      listener_(listener),
       in_flight_(std::make_shared<std::atomic<std::size_t>>(0)),
       connections_(std::make_shared<std::atomic<std::size_t>>(0)),
       body_budget_(std::make_shared<BodyBudget>(limits.max_buffered_body_bytes)) {}
@@ -554,7 +564,7 @@ Result<std::uint16_t> HttpServer::listen(net::HostPort const& address) {
   tcp::endpoint endpoint(ip, address.port);
   for (unsigned i = 0; i < workers_.size(); ++i) {
     auto worker = std::make_unique<Worker>(workers_.context(i), *handlers_.at(i), limits_, in_flight_,
-                                           connections_, *body_budget_);
+                                           connections_, *body_budget_, listener_);
     if (auto r = openAcceptor(worker->acceptor, endpoint); !r) return r.error();
     // Port 0: the first socket picks the port, the others join it.
     if (i == 0) endpoint.port(worker->acceptor.local_endpoint().port());

@@ -46,7 +46,10 @@ class HttpServer {
  public:
   /// `handlers[i]` serves the connections of worker i (one handler per worker, so a handler can
   /// own per-thread state such as its upstream connection pool).
-  HttpServer(net::WorkerPool& workers, std::vector<RequestHandler*> handlers, ServerLimits limits);
+  /// `listener` tags every request this server reads (ServerRequest::listener), so handlers
+  /// shared by several servers know which address a request came to.
+  HttpServer(net::WorkerPool& workers, std::vector<RequestHandler*> handlers, ServerLimits limits,
+             unsigned listener = 0);
   ~HttpServer();
 
   /// Binds every worker's listening socket to `address` (port 0 picks a free port, the same for
@@ -73,6 +76,7 @@ class HttpServer {
   net::WorkerPool& workers_;
   std::vector<RequestHandler*> handlers_;
   ServerLimits limits_;
+  unsigned listener_;
   std::vector<std::unique_ptr<Worker>> per_worker_;
   std::shared_ptr<std::atomic<std::size_t>> in_flight_;
   std::shared_ptr<std::atomic<std::size_t>> connections_;

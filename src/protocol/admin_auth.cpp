@@ -20,6 +20,11 @@ std::string_view bearerToken(std::string_view value) {
 }  // namespace
 
 AdminAuth checkAdminToken(HeaderList const& headers, std::string_view admin_token) {
+  return checkOperatorToken(headers, admin_token, "x-admin-token");
+}
+
+AdminAuth checkOperatorToken(HeaderList const& headers, std::string_view admin_token,
+                             std::string_view token_header) {
   if (admin_token.empty()) return AdminAuth::Disabled;
   bool presented = false;
   bool matched = false;
@@ -32,7 +37,7 @@ AdminAuth checkAdminToken(HeaderList const& headers, std::string_view admin_toke
   for (HeaderField const& field : headers) {
     if (equalsIgnoreCase(field.name, "authorization")) {
       consider(bearerToken(field.value));
-    } else if (equalsIgnoreCase(field.name, "x-admin-token")) {
+    } else if (!token_header.empty() && equalsIgnoreCase(field.name, token_header)) {
       consider(trimSpaces(field.value));
     }
   }

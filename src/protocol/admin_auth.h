@@ -19,4 +19,9 @@ enum class AdminAuth {
 /// gateway key as its bearer). Compared in constant time. Gateway keys are never accepted.
 AdminAuth checkAdminToken(HeaderList const& headers, std::string_view admin_token);
 
+/// The same check for any operator token (`metrics_token`: `token_header` ""): `Authorization:
+/// Bearer <t>`, or the header `token_header` when not empty.
+AdminAuth checkOperatorToken(HeaderList const& headers, std::string_view token,
+                             std::string_view token_header);
+
 }  // namespace llmux::protocol

@@ -129,8 +129,7 @@ std::string adminErrorJson(std::string_view message, std::string_view type) {
 }
 
 Task<void> sendAdminJson(RequestContext& ctx, int status, std::string body,
-                         std::string_view error_message) {
-  HeaderList headers;
+                         std::string_view error_message, HeaderList headers) {
   headers.add("Content-Type", "application/json");
   headers.add("X-Request-Id", ctx.request_id);
   headers.add("Cache-Control", "no-store");

@@ -68,6 +68,6 @@ std::string rfc3339Utc(WallTime t);
 /// Sends a JSON answer of the admin API (Content-Type, X-Request-Id) and notes its status (and,
 /// for errors, `error_message`) in the request record. Also the way the preview hook answers.
 net::Task<void> sendAdminJson(RequestContext& ctx, int status, std::string body,
-                              std::string_view error_message = {});
+                              std::string_view error_message = {}, HeaderList headers = {});
 
 }  // namespace llmux::proxy

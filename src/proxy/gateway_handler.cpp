@@ -204,6 +204,11 @@ Task<void> GatewayHandler::serveMatchedRoute(RequestContext& ctx, protocol::Rout
 }
 
 Task<void> GatewayHandler::serveRoute(RequestContext& ctx) {
+  if (ctx.request.refused_status != 0) {
+    // Refused on its head (no body was read): that verdict, whatever a reload changed since.
+    co_await answerRefusal(ctx);
+    co_return;
+  }
   if (protocol::isAdminRoute(ctx.route.kind)) {
     co_await admin_.serve(ctx);  // the admin token, never a gateway key
     co_return;
@@ -248,6 +253,27 @@ Task<void> GatewayHandler::serveRoute(RequestContext& ctx) {
       }
       co_return;
   }
+}
+
+Task<void> GatewayHandler::answerRefusal(RequestContext& ctx) {
+  http::ServerRequest const& request = ctx.request;
+  HeaderList extra;
+  if (request.refused_retry_after > 0) {
+    extra.add("retry-after", std::to_string(request.refused_retry_after));
+  }
+  if (protocol::isAdminRoute(ctx.route.kind) || ctx.route.kind == RouteKind::Metrics) {
+    std::string_view type = request.refused_status == 404   ? "not_found_error"
+                            : request.refused_status == 401 ? "authentication_error"
+                            : request.refused_status == 403 ? "permission_error"
+                                                            : "rate_limit_error";
+    if (!extra.empty()) ctx.record.error = request.refused_message;
+    co_await sendAdminJson(ctx, request.refused_status,
+                           adminErrorJson(request.refused_message, type), request.refused_message,
+                           std::move(extra));
+    co_return;
+  }
+  ctx.record.error = request.refused_message;
+  co_await replyError(ctx, request.refused_status, request.refused_message, std::move(extra));
 }
 
 void GatewayHandler::publishFreezeGauges() {
@@ -337,13 +363,23 @@ bool GatewayHandler::screenHead(http::ServerRequest& request) {
     case protocol::RouteMatch::Found: break;
   }
   RouteKind kind = lookup.route.kind;
-  if (isProbe(kind)) return true;
+  if (!listenerServes(static_cast<Listener>(request.listener), kind, services_.listeners)) {
+    request.refused_status = 404;  // as if the route did not exist on this address
+    request.refused_message = "no route for " + request.method + " " + std::string(request.path());
+    return false;
+  }
+  if (kind == RouteKind::Healthz || kind == RouteKind::Readyz) return true;
   auto catalog = services_.config.current();
+  if (kind == RouteKind::Metrics) {
+    return screenOperatorToken(request, catalog->settings().metrics_token, "");
+  }
   if (protocol::isAdminRoute(kind)) {
-    auto verdict = protocol::checkAdminToken(request.headers, catalog->settings().admin_token);
-    if (verdict == protocol::AdminAuth::Ok) return true;
-    request.refused_status = verdict == protocol::AdminAuth::Disabled ? 404 : 401;
-    return false;  // the admin handler gives the answer (and checks again)
+    if (catalog->settings().admin_token.empty()) {
+      request.refused_status = 404;  // the admin API is off: nothing to reveal
+      request.refused_message = "not found";
+      return false;
+    }
+    return screenOperatorToken(request, catalog->settings().admin_token, "x-admin-token");
   }
   KeyCheck check = checkGatewayKey(*catalog, request);
   if (check.key) return true;
@@ -352,12 +388,27 @@ bool GatewayHandler::screenHead(http::ServerRequest& request) {
   return false;
 }
 
-bool GatewayHandler::admit(RequestContext& ctx) {
-  if (ctx.request.refused_status != 0) {
-    // Refused on its head (no body was read): the same verdict now, whatever a reload changed.
-    ctx.record.error = ctx.request.refused_message;
+bool GatewayHandler::screenOperatorToken(http::ServerRequest& request, std::string_view token,
+                                         std::string_view token_header) {
+  if (token.empty()) return true;  // (metrics without a token: open to whoever reaches it)
+  if (auto wait = services_.auth_failures.blockedFor(request.peer)) {
+    request.refused_status = 429;
+    request.refused_retry_after =
+        static_cast<unsigned>(std::chrono::ceil<std::chrono::seconds>(*wait).count());
+    request.refused_message = "too many failed authentications from this address; retry after " +
+                              std::to_string(request.refused_retry_after) + " s";
     return false;
   }
+  auto verdict = protocol::checkOperatorToken(request.headers, token, token_header);
+  if (verdict == protocol::AdminAuth::Ok) return true;
+  services_.auth_failures.recordFailure(request.peer);
+  bool missing = verdict == protocol::AdminAuth::Missing;
+  request.refused_status = missing ? 401 : 403;
+  request.refused_message = missing ? "this route requires its token" : "wrong token";
+  return false;
+}
+
+bool GatewayHandler::admit(RequestContext& ctx) {
   KeyCheck check = checkGatewayKey(*ctx.catalog, ctx.request);
   if (!check.key) {
     ctx.record.error = std::string(check.problem);

@@ -45,6 +45,12 @@ class GatewayHandler final : public http::RequestHandler {
   net::Task<void> servePlain(RequestContext& ctx, int status, std::string_view content_type,
                              std::string_view body);
   bool admit(RequestContext& ctx);
+  /// The operator token of /metrics or /admin/*, with failures counted per address (429 past
+  /// the limit); false with the refusal set on `request`.
+  bool screenOperatorToken(http::ServerRequest& request, std::string_view token,
+                           std::string_view token_header);
+  /// The answer to a request refused on its head, in its route's shape.
+  net::Task<void> answerRefusal(RequestContext& ctx);
   /// The log sinks' and stores' counts (drops, writes, write failures, queue depth), copied from
   /// memory at scrape time.
   void publishStorageMetrics();

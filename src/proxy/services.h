@@ -3,7 +3,9 @@
 #include <atomic>
 
 #include "core/clock.h"
+#include "proxy/auth_failures.h"
 #include "proxy/config_holder.h"
+#include "proxy/listeners.h"
 #include "routing/candidates.h"
 #include "routing/key_health.h"
 
@@ -45,6 +47,8 @@ struct GatewayServices {
   store::RequestLogSink* request_log;  ///< nullptr: no persistent request log
   TimeSource const& clock;
   std::atomic<bool> const& draining;   ///< /readyz answers 503 while set
+  AuthFailureLimiter& auth_failures;   ///< failed admin / metrics token attempts per address
+  ListenerPlan listeners;              ///< which address serves /admin/* and /metrics
 };
 
 }  // namespace llmux::proxy

@@ -53,9 +53,10 @@ channels:
 )";
   EXPECT_EQ(
       issuesOf(yaml),
-      (Lines{"listne: unknown key (expected one of listen, server, log, state_dir, gateway_keys, "
-             "channels, admin_token, admin_token_env, model_groups, fallbacks, freeze_rules, "
-             "default_freeze_rules, retry, buckets, redis, prices)",
+      (Lines{"listne: unknown key (expected one of listen, admin_listen, metrics_listen, server, "
+             "log, state_dir, gateway_keys, channels, admin_token, admin_token_env, metrics_token, "
+             "metrics_token_env, model_groups, fallbacks, freeze_rules, default_freeze_rules, "
+             "retry, buckets, redis, prices)",
              "server.threds: unknown key (expected one of threads, max_body_bytes, "
              "max_header_bytes, max_header_count, max_connections, max_buffered_body_bytes, "
              "body_min_rate, body_rate_grace_ms, header_timeout_ms, body_timeout_ms, "
@@ -237,6 +238,36 @@ channels:
                    "channels[0].headers.X-Team: header value must not contain control characters",
                    "admin_token_env: the secret ends with a line break (read from a file or a variable with its newline?)"}));
   for (auto const& line : issues) EXPECT_EQ(line.find("topsecret"), std::string::npos) << line;
+}
+
+TEST(Validation, OperatorAddressesAndTokens) {
+  std::string yaml = R"(
+listen: 127.0.0.1:8080
+admin_listen: 127.0.0.1:8080
+metrics_listen: nowhere
+metrics_token: secret-a
+gateway_keys: [{name: a, key: secret-a}]
+channels:
+  - {name: c, protocol: gemini, base_url: "https://x.example", keys: [k], models: [m]}
+)";
+  auto issues = issuesOf(yaml);
+  ASSERT_EQ(issues.size(), 3u) << formatIssues(parseSettings(yaml, fakeEnv()).issues);
+  EXPECT_TRUE(issues[0].starts_with("metrics_listen: ")) << issues[0];
+  EXPECT_EQ(issues[1], "admin_listen: must differ from listen");
+  EXPECT_EQ(issues[2], "metrics_token: must differ from every gateway key (same secret as gateway_keys[0])");
+
+  auto good = parseSettings(R"(
+admin_listen: 127.0.0.1:9090
+metrics_listen: 127.0.0.1:9090
+metrics_token_env: TOKEN
+gateway_keys: [{name: a, key: secret-a}]
+channels:
+  - {name: c, protocol: gemini, base_url: "https://x.example", keys: [k], models: [m]}
+)", fakeEnv({{"TOKEN", "met-token"}}));
+  ASSERT_TRUE(good.ok()) << formatIssues(good.issues);
+  EXPECT_EQ(good.settings->server.admin_listen, "127.0.0.1:9090");
+  EXPECT_EQ(good.settings->server.metrics_listen, "127.0.0.1:9090");
+  EXPECT_EQ(good.settings->metrics_token, "met-token");
 }
 
 TEST(Validation, InvalidListenAddresses) {
