@@ -306,7 +306,12 @@ struct FreezeRule {
 /// `retry:` — the budget of one request across candidates and fallbacks.
 struct RetrySettings {
   int max_attempts = 8;        ///< upstream attempts per request, all fallbacks included
-  Millis deadline{300'000};    ///< no new attempt starts this long after the request arrived
+  /// No new attempt starts this long after the request arrived, and no attempt waits past it
+  /// before its answer starts reaching the client (connect, first byte, first token, buckets).
+  Millis deadline{300'000};
+  /// The longest a 429's `retry-after` (or Gemini's RetryInfo) pauses a key: an upstream asking
+  /// for more gets this. Longer outages are the freeze rules' job (visible, liftable).
+  Millis max_key_pause{3'600'000};
 };
 
 /// `buckets:` — the upstream token buckets' waiting rules.

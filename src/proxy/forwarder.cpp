@@ -56,8 +56,10 @@ void Forwarder::learnFromAnswer(RequestContext& ctx, routing::PlannedCandidate c
                                 routing::FailurePolicy const& policy, int status,
                                 HeaderList const& headers, std::optional<std::string> const& body,
                                 std::optional<Millis>& retry_after) {
-  auto const& channel = ctx.catalog->settings().channels[candidate.channel];
+  auto const& settings = ctx.catalog->settings();
+  auto const& channel = settings.channels[candidate.channel];
   auto const& key_id = channel.keys[candidate.key].id;
+  Millis const max_pause = settings.retry.max_key_pause;
   if (policy.reason != "context_overflow" &&
       routing::actionFor(routing::outcomeForStatus(status)).may_freeze) {
     std::string_view text = body ? std::string_view(*body) : std::string_view();
@@ -75,18 +77,30 @@ void Forwarder::learnFromAnswer(RequestContext& ctx, routing::PlannedCandidate c
                              ? channel.name
                              : channel.keys[candidate.key].label,
                          rule->name, freeze.id);
-      if (status == 429) retry_after = parseRetryAfter(headers, now);
+      if (status == 429) {
+        retry_after = parseRetryAfter(headers, now);
+        if (retry_after) retry_after = std::min(*retry_after, max_pause);
+      }
       return;  // the freeze is the pause: lifting it must bring the key back at once
     }
   }
   if (policy.verdict != routing::Verdict::NextKey) return;
-  if (status == 429) {
-    retry_after = parseRetryAfter(headers, services_.clock.wallNow());
-    if (!retry_after && body) retry_after = parseGoogleRetryDelay(*body);
-    services_.key_health.pause(key_id, routing::KeyPause::RateLimited,
-                               retry_after.value_or(routing::kDefaultRateLimitPause));
+  std::string_view text = body ? std::string_view(*body) : std::string_view();
+  if (status != 429) {
+    services_.key_health.pauseKey(key_id, routing::KeyPause::Rejected, routing::kRejectedKeyPause);
+    return;
+  }
+  retry_after = parseRetryAfter(headers, services_.clock.wallNow());
+  if (!retry_after && body) retry_after = parseGoogleRetryDelay(*body);
+  Millis pause = routing::rateLimitPause(retry_after, max_pause);
+  if (retry_after) retry_after = pause;  // the client is told the same, never years
+  // Providers rate-limit each model on its own: the key's other models stay in rotation. An
+  // exhausted account is the whole key's.
+  if (routing::pauseScopeFor(status, text) == routing::PauseScope::Key) {
+    services_.key_health.pauseKey(key_id, routing::KeyPause::QuotaExhausted, pause);
   } else {
-    services_.key_health.pause(key_id, routing::KeyPause::Rejected, routing::kRejectedKeyPause);
+    services_.key_health.pauseModel(key_id, candidate.upstream_model, routing::KeyPause::RateLimited,
+                                    pause);
   }
 }
 
@@ -585,7 +599,7 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
     if (skipped(candidate.channel)) continue;
     if (attempts > 0) {
       // What earlier attempts of this request (or others meanwhile) learned.
-      if (services_.key_health.pausedUntil(key.id)) continue;
+      if (services_.key_health.pausedUntil(key.id, candidate.upstream_model)) continue;
       if (services_.freezes.frozen(channel.name, key.id, candidate.upstream_model)) continue;
       if (MonoClock::now() >= no_attempt_after) break;
     }

@@ -354,7 +354,7 @@ RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth 
             std::find(s.listed_before.begin(), s.listed_before.end(), key.index) != s.listed_before.end()) {
           continue;
         }
-        if (auto until = any_paused ? health.pausedUntil(key.key->id) : std::nullopt) {
+        if (auto until = any_paused ? health.pausedUntil(key.key->id, upstream) : std::nullopt) {
           noteResume(until);
           continue;
         }

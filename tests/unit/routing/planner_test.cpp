@@ -184,7 +184,7 @@ TEST_F(PlannerTest, CapabilityGateSkipsFallbacksKnownToLackWhatTheRequestNeeds) 
 }
 
 TEST_F(PlannerTest, PausedFrozenAndExhaustedKeysAreLeftOutWithTheirResumeTime) {
-  health.pause(key("high", 0).id, KeyPause::RateLimited, 30s);
+  health.pauseModel(key("high", 0).id, "gpt-4o", KeyPause::RateLimited, 30s);
   config::FreezeRule rule;
   rule.status = 403;
   rule.object = config::FreezeObject::Key;
@@ -257,8 +257,8 @@ TEST_F(PlannerTest, CoolingCandidatesGoLastInEveryStrategy) {
 TEST_F(PlannerTest, SessionStaysOnItsKeyAndMovesWhenItFails) {
   // Affinity works inside a priority tier: the session's key is in the second one, the first
   // is out (paused) as it was when the session got there.
-  health.pause(key("high", 0).id, KeyPause::RateLimited, Millis(60'000));
-  health.pause(key("high", 1).id, KeyPause::RateLimited, Millis(60'000));
+  health.pauseKey(key("high", 0).id, KeyPause::Rejected, Millis(60'000));
+  health.pauseKey(key("high", 1).id, KeyPause::Rejected, Millis(60'000));
   RouteRequest request;
   request.model = "gpt-4o";
   request.session = "s1";
