@@ -29,6 +29,8 @@ class AnswerMeter {
   /// A successful stream that has produced neither content nor an error yet: its bytes are held
   /// back from the client.
   bool holding() const;
+  /// A successful stream's first content has arrived (the commit point).
+  bool contentStarted() const { return stream_ && stream_->contentStarted(); }
   std::optional<translate::StreamFailure> const& failureBeforeContent() const;
   /// Normalised usage (zero-completion fallback applied); nullopt when unknown.
   std::optional<TokenUsage> usage() const;

@@ -64,13 +64,13 @@ Task<Forwarder::AttemptResult> Forwarder::answerTranslatedError(
     exchange.abort();
   } else {
     WaitClock wait(ctx.upstream_wait);
-    body = co_await readWholeBody(exchange, clock.deadline, clock.idle, kErrorBodyLimit);
+    body = co_await readWholeBody(exchange, clock, kErrorBodyLimit);
   }
   if (!body) {
     exchange.abort();
     result.error = body.error();
     result.status = 0;
-    result.policy = routing::policyForTransportError(body.error().kind);
+    result.policy = transportFailure(body.error(), clock);
     record.outcome = failureOutcome(last, result.policy.reason);
     co_return result;
   }
@@ -123,8 +123,7 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
     exchange.abort();
     result.kind = error.kind == ErrorKind::Cancelled ? AttemptResult::Kind::Aborted
                                                      : AttemptResult::Kind::Failed;
-    result.policy = routing::policyForTransportError(error.kind);
-    if (error.kind == ErrorKind::Timeout) result.policy.reason = clock.timeoutReason();
+    result.policy = transportFailure(error, clock);
     result.error = std::move(error);
     if (result.kind == AttemptResult::Kind::Aborted) record.outcome = "cancelled";
     return result;
@@ -134,7 +133,8 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
     Result<std::string> body = Error{};
     {
       WaitClock wait(ctx.upstream_wait);
-      body = co_await readWholeBody(exchange, clock.deadline, clock.idle, kAnswerBodyLimit);
+      // Encoded for the client only once it is whole: all of it comes before the commit point.
+      body = co_await readWholeBody(exchange, clock, kAnswerBodyLimit);
     }
     if (!body) co_return fail(body.error());
     auto decoded = translate::decodeResponse(upstream, *body);
@@ -166,7 +166,8 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
     Result<std::string_view> piece = Error{};
     {
       WaitClock wait(ctx.upstream_wait);
-      piece = co_await exchange.readBody(clock.nextRead(!tally.contentStarted()));
+      piece = co_await exchange.readBody(clock.nextRead(
+          MonoClock::now(), tally.contentStarted() ? ReadPhase::Committed : ReadPhase::AwaitingContent));
     }
     bool committed = tally.contentStarted();  // from the first content on, no failover
     events.clear();
@@ -211,6 +212,7 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
     if (!tally.contentStarted() && !stream_over) continue;  // hold the preamble until content
 
     if (!out.headSent()) {
+      if (tally.contentStarted()) record.first_token_ms = millisBetween(clock.started, MonoClock::now());
       ctx.record.status = 200;
       record.outcome = record.outcome.empty() ? "ok" : record.outcome;
       result.kind = AttemptResult::Kind::Answered;

@@ -287,6 +287,133 @@ INSTANTIATE_TEST_SUITE_P(
       return shortName(info.param.client) + "_via_" + shortName(info.param.upstream);
     });
 
+// ---------------------------------------------------------------------------------------------
+// 2b. A stream that asks the model to think gets the longer first-token clock of its effort
+// (timeouts.first_token_reasoning_ms): a model thinking silently past first_token_ms is served,
+// not cut and counted as a failure. The same request without reasoning is cut.
+
+/// `call` (a streamed clientCall) asking for reasoning in its protocol's words.
+ClientCall withReasoning(Protocol protocol, ClientCall call) {
+  std::string const messages = R"("messages":[{"role":"user","content":"Think first."}])";
+  switch (protocol) {
+    case Protocol::OpenAiChat:
+      call.body = std::string(R"({"model":")") + kModel + R"(","stream":true,"reasoning_effort":"high",)" +
+                  messages + "}";
+      break;
+    case Protocol::OpenAiResponses:
+      call.body = std::string(R"({"model":")") + kModel +
+                  R"(","stream":true,"reasoning":{"effort":"low"},"input":"Think first."})";
+      break;
+    case Protocol::Anthropic:
+      call.body = std::string(R"({"model":")") + kModel +
+                  R"(","stream":true,"max_tokens":4096,"thinking":{"type":"enabled","budget_tokens":2048},)" +
+                  messages + "}";
+      break;
+    case Protocol::Gemini:
+      call.body = R"({"contents":[{"role":"user","parts":[{"text":"Think first."}]}],)"
+                  R"("generationConfig":{"thinkingConfig":{"thinkingBudget":1024,"includeThoughts":true}}})";
+      break;
+  }
+  return call;
+}
+
+class ReasoningFirstToken : public Resilience, public ::testing::WithParamInterface<StallCase> {};
+
+TEST_P(ReasoningFirstToken, ASilentlyThinkingStreamIsServedAPlainOneIsCut) {
+  auto [protocol, upstream] = GetParam();
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  // The head at once, the first content (thinking included) after 800 ms.
+  auto thinker = channel("thinker", upstream, mock->baseUrl(), {"k-t"}, 0);
+  thinker.headers = {{"x-mock-fault", "slow-first-token=800"}};
+  thinker.timeouts = TimeoutsSpec{.first_token_ms = 300,
+                                  .first_token_reasoning_ms =
+                                      ReasoningTimeoutsSpec{.low = 1500, .medium = 1500, .high = 1500}};
+  auto gateway = startGateway(config({thinker}));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  auto thinking = withReasoning(protocol, clientCall(protocol, true));
+  MonoTime start = MonoClock::now();
+  auto served = callGateway(gateway->port, thinking, "rft-think");
+  ASSERT_TRUE(served.ok()) << served.error().message;
+  EXPECT_EQ(served->status(), 200) << served->body;
+  EXPECT_GE(millisBetween(start, MonoClock::now()), 800);
+  auto line = waitForAccessLine(accessLog(), "rft-think");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  auto const& attempts = line->at("attempt_list").as_array();
+  ASSERT_EQ(attempts.size(), 1u) << boost::json::serialize(*line);
+  EXPECT_EQ(attempts[0].at("outcome").as_string(), "ok");
+  EXPECT_GE(attempts[0].at("first_token_ms").to_number<double>(), 790) << "its first content";
+
+  auto plain = callGateway(gateway->port, clientCall(protocol, true), "rft-plain");
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(plain->status(), 504) << plain->body;
+  line = waitForAccessLine(accessLog(), "rft-plain");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  EXPECT_EQ(line->at("attempt_list").as_array()[0].at("outcome").as_string(),
+            "failed:timeout_first_token");
+}
+
+// The mock sends a Responses reasoning item (its encrypted content) at once, so a Responses
+// client's ask is tried on an upstream that thinks silently: Anthropic, translated.
+INSTANTIATE_TEST_SUITE_P(
+    EachProtocolsAsk, ReasoningFirstToken,
+    ::testing::Values(StallCase{Protocol::OpenAiChat, Protocol::OpenAiChat},
+                      StallCase{Protocol::Anthropic, Protocol::Anthropic},
+                      StallCase{Protocol::Gemini, Protocol::Gemini},
+                      StallCase{Protocol::OpenAiResponses, Protocol::Anthropic}),
+    [](auto const& info) {
+      return shortName(info.param.client) + "_via_" + shortName(info.param.upstream);
+    });
+
+// ---------------------------------------------------------------------------------------------
+// 2c. No attempt outlives the request's retry deadline before its answer starts: an upstream that
+// never answers is cut at retry.deadline_ms (not at its first_byte_ms of two minutes), the
+// request ends with 504, and no candidate starts after it.
+
+class RetryDeadline : public Resilience, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(RetryDeadline, BoundsTheWaitForAnAnswerAndEndsTheRequest) {
+  bool stream = GetParam();
+  auto silent_mock = startMockProvider();
+  auto fallback_mock = startMockProvider();
+  ASSERT_TRUE(silent_mock.ok()) << silent_mock.error().message;
+  ASSERT_TRUE(fallback_mock.ok()) << fallback_mock.error().message;
+  auto silent = channel("silent", Protocol::OpenAiChat, silent_mock->baseUrl(), {"k-s"}, 10);
+  silent.headers = {{"x-mock-fault", "slow-first-byte=5000"}};
+  auto fallback = channel("fallback", Protocol::OpenAiChat, fallback_mock->baseUrl(), {"k-f"}, 0);
+  GatewayConfig c = config({silent, fallback});
+  c.extra_yaml += "retry:\n  deadline_ms: 500\n";
+  auto gateway = startGateway(c);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  MonoTime start = MonoClock::now();
+  auto response = callGateway(gateway->port, clientCall(Protocol::OpenAiChat, stream), "deadline-1");
+  double elapsed = millisBetween(start, MonoClock::now());
+  ASSERT_TRUE(response.ok()) << response.error().message;
+  EXPECT_EQ(response->status(), 504) << response->body;
+  EXPECT_GE(elapsed, 450);
+  EXPECT_LT(elapsed, 1500) << "the attempt waited past the retry deadline";
+  auto message = errorMessageOf(Protocol::OpenAiChat, 504, response->body);
+  ASSERT_TRUE(message.ok()) << message.error().message;
+  EXPECT_NE(message->find("retry deadline"), std::string::npos) << *message;
+
+  auto line = waitForAccessLine(accessLog(), "deadline-1");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  auto const& attempts = line->at("attempt_list").as_array();
+  ASSERT_EQ(attempts.size(), 1u) << "an attempt started after the deadline";
+  EXPECT_EQ(attempts[0].at("outcome").as_string(), "failed:deadline");
+  auto journal = fetchJournal(fallback_mock->port);
+  ASSERT_TRUE(journal.ok()) << journal.error().message;
+  EXPECT_TRUE(journal->empty());
+  // Cut by the request's budget, not by its own clocks: not a failure of the upstream.
+  auto b = breakerOf(breakers(gateway->port), "silent", kModel);
+  if (b) EXPECT_EQ(stateOf(*b, "failure"), "closed") << boost::json::serialize(*b);
+}
+
+INSTANTIATE_TEST_SUITE_P(WholeAndStreamed, RetryDeadline, ::testing::Bool(),
+                         [](auto const& info) { return info.param ? "stream" : "whole"; });
+
 TEST_F(Resilience, FirstTokenTimeoutsCountForTheFailureBreaker) {
   auto primary_mock = startMockProvider();
   auto fallback_mock = startMockProvider();

@@ -67,7 +67,7 @@ channels:
              "models, model_map, auth, headers, timeouts, priority, weight, enabled, tls_ca_file, protocols, client_preset, model_presets, capabilities, breaker, "
       "model_limits, expose_rate_limit_headers)",
              "channels[0].timeouts.connect: unknown key (expected one of connect_ms, "
-             "first_byte_ms, first_token_ms, idle_ms, total_ms)"}));
+             "first_byte_ms, first_token_ms, first_token_reasoning_ms, idle_ms, total_ms)"}));
 }
 
 TEST(Validation, UnknownProtocol) {
