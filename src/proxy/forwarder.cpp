@@ -369,7 +369,7 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
   if (!first) co_return failed_before_commit(first.error());
 
   bool success = exchange.status() < 300;
-  AnswerMeter meter(ctx.protocol, success && ctx.profile.stream, success);
+  AnswerMeter meter(ctx.protocol, success && ctx.profile.stream, success, ctx.prompt_tokens);
   std::string held;  // stream bytes read before the commit point
   std::string_view start = *first;
   std::string failure_outcome;  // set when the stream reported an error in place of content

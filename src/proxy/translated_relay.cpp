@@ -14,6 +14,7 @@
 #include "translate/codec.h"
 #include "translate/errors.h"
 #include "translate/tool_names.h"
+#include "translate/usage.h"
 #include "translate/usage_tally.h"
 
 namespace llmux::proxy {
@@ -143,7 +144,7 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
                                "the upstream's answer could not be read: " + decoded.error().message));
     }
     exchange.finish();
-    ctx.record.usage = decoded->usage;
+    ctx.record.usage = translate::usageOrEstimate(*decoded, ctx.prompt_tokens);
     translate::restoreToolNames(*decoded, ctx.tool_names);  // the client's own tool names
     std::string answer = translate::encodeResponse(ctx.protocol, *decoded, encodeOptions(ctx, created));
     ctx.record.status = 200;
@@ -176,7 +177,7 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
       if (piece.error().kind == ErrorKind::Cancelled ||
           out.cancellation().reason() == http::CancelReason::ClientGone) {
         exchange.abort();
-        ctx.record.usage = tally.usage();
+        ctx.record.usage = tally.usageOrEstimate(ctx.prompt_tokens);
         markClientGone(ctx, record);
         result.kind = AttemptResult::Kind::Answered;
         co_return result;
@@ -230,7 +231,7 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
     }
     bytes.clear();
   }
-  ctx.record.usage = tally.usage();
+  ctx.record.usage = tally.usageOrEstimate(ctx.prompt_tokens);
   if (!client_ok) {
     exchange.abort();
     markClientGone(ctx, record);

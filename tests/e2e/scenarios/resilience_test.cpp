@@ -878,6 +878,50 @@ TEST_F(Resilience, GatewayKeyRpmRefusesTheFourthRequestInEveryProtocol) {
             4);
 }
 
+// An OpenAI Chat stream without stream_options.include_usage reports no usage: the key's token
+// budget is charged an estimate (prompt estimate + the content relayed), marked as estimated, so
+// a tenant with a budget cannot stream for free.
+TEST_F(Resilience, GatewayKeyTokenBudgetIsChargedForStreamsWithoutUsage) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto only = channel("only", Protocol::OpenAiChat, mock->baseUrl(), {"k-o"}, 0);
+  auto gateway = startGateway(withLimits(config({only}), {.daily_tokens = 60}));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  auto call = clientCall(Protocol::OpenAiChat, true);
+  ASSERT_EQ(call.body.find("include_usage"), std::string::npos);
+
+  int served = 0;
+  std::optional<Response> refused;
+  for (int i = 1; i <= 10 && !refused; ++i) {
+    auto response = callGateway(gateway->port, call, "budget-" + std::to_string(i));
+    ASSERT_TRUE(response.ok()) << response.error().message;
+    if (response->status() == 429) {
+      refused = std::move(*response);
+    } else {
+      EXPECT_EQ(response->status(), 200) << response->body;
+      EXPECT_EQ(response->body.find("\"usage\":{"), std::string::npos) << "the upstream sent usage";
+      ++served;
+    }
+  }
+  ASSERT_TRUE(refused.has_value()) << "ten streams without usage did not use up 60 tokens";
+  EXPECT_GE(served, 1);
+  EXPECT_LE(served, 4);
+  auto message = errorMessageOf(Protocol::OpenAiChat, 429, refused->body);
+  ASSERT_TRUE(message.ok()) << message.error().message;
+  EXPECT_NE(message->find("daily_tokens"), std::string::npos) << *message;
+
+  auto line = waitForAccessLine(accessLog(), "budget-1");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  ASSERT_TRUE(line->at("usage").is_object()) << boost::json::serialize(*line);
+  auto const& usage = line->at("usage").as_object();
+  EXPECT_TRUE(usage.at("estimated").as_bool());
+  EXPECT_EQ(usage.at("input").to_number<std::int64_t>(),
+            static_cast<std::int64_t>(call.body.size() / 4))
+      << "the prompt estimate";
+  EXPECT_GT(usage.at("output").to_number<std::int64_t>(), 0) << "the content relayed";
+  EXPECT_EQ(journalSize(mock->port, static_cast<std::size_t>(served)), static_cast<std::size_t>(served));
+}
+
 TEST_F(Resilience, GatewayKeyConcurrencyRefusesTheSecondRequestInFlight) {
   auto mock = startMockProvider();
   ASSERT_TRUE(mock.ok()) << mock.error().message;
