@@ -348,8 +348,8 @@ void readFreezeRules(YamlReader& reader, Fields const& root, Settings& settings)
 void readRetry(YamlReader& reader, Fields const& root, Settings& settings) {
   YAML::Node const* node = root.find("retry");
   if (node == nullptr) return;
-  auto fields =
-      reader.strictMap(*node, root.path("retry"), {"max_attempts", "deadline_ms", "max_key_pause_ms"});
+  auto fields = reader.strictMap(*node, root.path("retry"),
+                                 {"max_attempts", "deadline_ms", "max_key_pause_ms"});
   if (!fields) return;
   if (YAML::Node const* value = fields->find("max_attempts")) {
     if (auto n = reader.integer(*value, fields->path("max_attempts"), 1, 100)) {

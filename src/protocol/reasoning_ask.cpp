@@ -114,7 +114,8 @@ void noteGeminiThinkingConfig(std::string_view text, JsonMember const& member, R
   if (budget && *budget > 0) ask.budget_tokens = budget;  // -1: dynamic, the model decides
 }
 
-void noteGeminiGenerationConfig(std::string_view body, JsonMember const& member, ReasoningAsk& ask) {
+void noteGeminiGenerationConfig(std::string_view body, JsonMember const& member,
+                                ReasoningAsk& ask) {
   auto inner = objectOf(body, member);
   if (!inner) return;
   for (JsonMember const& field : inner->scan.members) {

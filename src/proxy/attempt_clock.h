@@ -30,8 +30,8 @@ Millis firstTokenTimeout(config::Timeouts const& timeouts, ReasoningTier tier);
 
 /// Which clocks bound a read of the answer.
 enum class ReadPhase {
-  AwaitingContent,  ///< a successful stream before its first content: first token and retry deadline too
-  BeforeCommit,     ///< nothing reached the client yet: the retry deadline too
+  AwaitingContent,  ///< a successful stream before its first content: + first token, deadline
+  BeforeCommit,     ///< nothing reached the client yet: + the retry deadline
   Committed,        ///< the answer belongs to the client: idle and total only
 };
 
@@ -39,8 +39,8 @@ enum class ReadPhase {
 /// time is never charged to the next one), except the request's retry deadline, which is the
 /// request's own.
 struct AttemptClock {
-  MonoTime started;                        ///< when the attempt began
-  MonoTime deadline;                       ///< the whole attempt (`timeouts.total`)
+  MonoTime started{};                      ///< when the attempt began
+  MonoTime deadline{};                     ///< the whole attempt (`timeouts.total`)
   MonoTime first_token = MonoTime::max();  ///< a stream's first content
   /// `retry.deadline_ms` after the request arrived: no wait before the commit point (connect,
   /// first byte, first token, an error body) lasts past it. After the commit point the answer

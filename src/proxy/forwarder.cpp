@@ -99,8 +99,8 @@ void Forwarder::learnFromAnswer(RequestContext& ctx, routing::PlannedCandidate c
   if (routing::pauseScopeFor(status, text) == routing::PauseScope::Key) {
     services_.key_health.pauseKey(key_id, routing::KeyPause::QuotaExhausted, pause);
   } else {
-    services_.key_health.pauseModel(key_id, candidate.upstream_model, routing::KeyPause::RateLimited,
-                                    pause);
+    services_.key_health.pauseModel(key_id, candidate.upstream_model,
+                                    routing::KeyPause::RateLimited, pause);
   }
 }
 
@@ -389,7 +389,9 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
     start = held;
   }
   phase = ReadPhase::Committed;
-  if (meter.contentStarted()) record.first_token_ms = millisBetween(clock.started, MonoClock::now());
+  if (meter.contentStarted()) {
+    record.first_token_ms = millisBetween(clock.started, MonoClock::now());
+  }
   if (exchange.done()) meter.finish();
   if (auto const& failure = meter.failureBeforeContent()) {
     // An error event in place of content is judged like an error status. The last candidate's

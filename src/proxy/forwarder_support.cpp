@@ -49,7 +49,8 @@ net::Task<Result<std::string>> readWholeBody(http::UpstreamExchange& exchange, A
                                              std::size_t limit) {
   std::string body;
   while (!exchange.done()) {
-    auto piece = co_await exchange.readBody(clock.nextRead(MonoClock::now(), ReadPhase::BeforeCommit));
+    auto piece =
+        co_await exchange.readBody(clock.nextRead(MonoClock::now(), ReadPhase::BeforeCommit));
     if (!piece) co_return piece.error();
     body.append(*piece);
     if (body.size() > limit) {

@@ -167,8 +167,8 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
     Result<std::string_view> piece = Error{};
     {
       WaitClock wait(ctx.upstream_wait);
-      piece = co_await exchange.readBody(clock.nextRead(
-          MonoClock::now(), tally.contentStarted() ? ReadPhase::Committed : ReadPhase::AwaitingContent));
+      ReadPhase phase = tally.contentStarted() ? ReadPhase::Committed : ReadPhase::AwaitingContent;
+      piece = co_await exchange.readBody(clock.nextRead(MonoClock::now(), phase));
     }
     bool committed = tally.contentStarted();  // from the first content on, no failover
     events.clear();
@@ -213,7 +213,9 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
     if (!tally.contentStarted() && !stream_over) continue;  // hold the preamble until content
 
     if (!out.headSent()) {
-      if (tally.contentStarted()) record.first_token_ms = millisBetween(clock.started, MonoClock::now());
+      if (tally.contentStarted()) {
+        record.first_token_ms = millisBetween(clock.started, MonoClock::now());
+      }
       ctx.record.status = 200;
       record.outcome = record.outcome.empty() ? "ok" : record.outcome;
       result.kind = AttemptResult::Kind::Answered;

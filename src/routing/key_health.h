@@ -37,7 +37,8 @@ class KeyHealth {
                   Millis duration);
   /// When the key may be used for `upstream_model` again (the later of its key-wide pause and
   /// the pair's own); nullopt when it is usable now.
-  std::optional<MonoTime> pausedUntil(std::string_view key_id, std::string_view upstream_model) const;
+  std::optional<MonoTime> pausedUntil(std::string_view key_id,
+                                      std::string_view upstream_model) const;
   /// Whether any key may be paused (one atomic load): when not, no key needs asking.
   bool anyPaused() const { return count_.load(std::memory_order_acquire) != 0; }
   /// Puts the key back at once, its key-wide pause and every model's.
@@ -60,7 +61,8 @@ class KeyHealth {
     using is_transparent = void;
     std::size_t operator()(TargetView t) const {
       std::size_t h = std::hash<std::string_view>{}(t.first);
-      return h ^ (std::hash<std::string_view>{}(t.second) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+      std::size_t m = std::hash<std::string_view>{}(t.second);
+      return h ^ (m + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));  // boost::hash_combine's mix
     }
     std::size_t operator()(Target const& t) const { return (*this)(TargetView{t.key_id, t.model}); }
   };

@@ -35,8 +35,8 @@ constexpr char const* kSelectRecent =
 
 constexpr char const* kSelectAttempts =
     "SELECT request_seq, channel, key_label, upstream_model, status, outcome, first_byte_ms, "
-    "duration_ms, upstream_protocol, translated, strategy, route_score, first_token_ms FROM attempts "
-    "WHERE request_seq BETWEEN ? AND ? ORDER BY request_seq, attempt";
+    "duration_ms, upstream_protocol, translated, strategy, route_score, first_token_ms "
+    "FROM attempts WHERE request_seq BETWEEN ? AND ? ORDER BY request_seq, attempt";
 
 /// attempts.route_score holds the factor text (routing::formatFactors), which starts with
 /// "score=<score>".
