@@ -134,7 +134,8 @@ TEST_F(FailoverKeys, ARateLimitedModelLeavesTheKeysOtherModelsServed) {
   auto gateway = startGateway(gatewayConfig({provider}, accessLog()));
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
 
-  auto first = callGateway(gateway->port, clientCall(Protocol::OpenAiChat, false, limited), "pm-a-1");
+  auto first =
+      callGateway(gateway->port, clientCall(Protocol::OpenAiChat, false, limited), "pm-a-1");
   ASSERT_TRUE(first.ok()) << first.error().message;
   EXPECT_EQ(first->status(), 429) << "the only candidate's own answer";
   auto journal = waitForJournal(mock->port, 1);
@@ -142,7 +143,8 @@ TEST_F(FailoverKeys, ARateLimitedModelLeavesTheKeysOtherModelsServed) {
   ASSERT_TRUE(clearJournal(mock->port).ok());
 
   // The limited model is paused: the gateway answers for it without asking the upstream ...
-  auto again = callGateway(gateway->port, clientCall(Protocol::OpenAiChat, false, limited), "pm-a-2");
+  auto again =
+      callGateway(gateway->port, clientCall(Protocol::OpenAiChat, false, limited), "pm-a-2");
   ASSERT_TRUE(again.ok()) << again.error().message;
   EXPECT_EQ(again->status(), 429);
   std::string retry_after(again->header("retry-after"));
@@ -153,8 +155,8 @@ TEST_F(FailoverKeys, ARateLimitedModelLeavesTheKeysOtherModelsServed) {
 
   // ... while the key's other models keep reaching it, and succeed.
   for (std::string model : {"model-b", "model-c", "model-b"}) {
-    auto response = callGateway(gateway->port, clientCall(Protocol::OpenAiChat, false, model),
-                                "pm-" + model);
+    auto response =
+        callGateway(gateway->port, clientCall(Protocol::OpenAiChat, false, model), "pm-" + model);
     ASSERT_TRUE(response.ok()) << response.error().message;
     EXPECT_EQ(response->status(), 200) << model << ": " << response->body;
   }

@@ -297,21 +297,23 @@ ClientCall withReasoning(Protocol protocol, ClientCall call) {
   std::string const messages = R"("messages":[{"role":"user","content":"Think first."}])";
   switch (protocol) {
     case Protocol::OpenAiChat:
-      call.body = std::string(R"({"model":")") + kModel + R"(","stream":true,"reasoning_effort":"high",)" +
-                  messages + "}";
+      call.body = std::string(R"({"model":")") + kModel +
+                  R"(","stream":true,"reasoning_effort":"high",)" + messages + "}";
       break;
     case Protocol::OpenAiResponses:
       call.body = std::string(R"({"model":")") + kModel +
                   R"(","stream":true,"reasoning":{"effort":"low"},"input":"Think first."})";
       break;
     case Protocol::Anthropic:
-      call.body = std::string(R"({"model":")") + kModel +
-                  R"(","stream":true,"max_tokens":4096,"thinking":{"type":"enabled","budget_tokens":2048},)" +
-                  messages + "}";
+      call.body =
+          std::string(R"({"model":")") + kModel +
+          R"(","stream":true,"max_tokens":4096,"thinking":{"type":"enabled","budget_tokens":2048},)" +
+          messages + "}";
       break;
     case Protocol::Gemini:
-      call.body = R"({"contents":[{"role":"user","parts":[{"text":"Think first."}]}],)"
-                  R"("generationConfig":{"thinkingConfig":{"thinkingBudget":1024,"includeThoughts":true}}})";
+      call.body =
+          R"({"contents":[{"role":"user","parts":[{"text":"Think first."}]}],)"
+          R"("generationConfig":{"thinkingConfig":{"thinkingBudget":1024,"includeThoughts":true}}})";
       break;
   }
   return call;
@@ -326,9 +328,9 @@ TEST_P(ReasoningFirstToken, ASilentlyThinkingStreamIsServedAPlainOneIsCut) {
   // The head at once, the first content (thinking included) after 800 ms.
   auto thinker = channel("thinker", upstream, mock->baseUrl(), {"k-t"}, 0);
   thinker.headers = {{"x-mock-fault", "slow-first-token=800"}};
-  thinker.timeouts = TimeoutsSpec{.first_token_ms = 300,
-                                  .first_token_reasoning_ms =
-                                      ReasoningTimeoutsSpec{.low = 1500, .medium = 1500, .high = 1500}};
+  thinker.timeouts = TimeoutsSpec{
+      .first_token_ms = 300,
+      .first_token_reasoning_ms = ReasoningTimeoutsSpec{.low = 1500, .medium = 1500, .high = 1500}};
   auto gateway = startGateway(config({thinker}));
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
 
@@ -356,15 +358,16 @@ TEST_P(ReasoningFirstToken, ASilentlyThinkingStreamIsServedAPlainOneIsCut) {
 
 // The mock sends a Responses reasoning item (its encrypted content) at once, so a Responses
 // client's ask is tried on an upstream that thinks silently: Anthropic, translated.
-INSTANTIATE_TEST_SUITE_P(
-    EachProtocolsAsk, ReasoningFirstToken,
-    ::testing::Values(StallCase{Protocol::OpenAiChat, Protocol::OpenAiChat},
-                      StallCase{Protocol::Anthropic, Protocol::Anthropic},
-                      StallCase{Protocol::Gemini, Protocol::Gemini},
-                      StallCase{Protocol::OpenAiResponses, Protocol::Anthropic}),
-    [](auto const& info) {
-      return shortName(info.param.client) + "_via_" + shortName(info.param.upstream);
-    });
+INSTANTIATE_TEST_SUITE_P(EachProtocolsAsk, ReasoningFirstToken,
+                         ::testing::Values(StallCase{Protocol::OpenAiChat, Protocol::OpenAiChat},
+                                           StallCase{Protocol::Anthropic, Protocol::Anthropic},
+                                           StallCase{Protocol::Gemini, Protocol::Gemini},
+                                           StallCase{Protocol::OpenAiResponses,
+                                                     Protocol::Anthropic}),
+                         [](auto const& info) {
+                           return shortName(info.param.client) + "_via_" +
+                                  shortName(info.param.upstream);
+                         });
 
 // ---------------------------------------------------------------------------------------------
 // 2c. No attempt outlives the request's retry deadline before its answer starts: an upstream that
@@ -388,7 +391,8 @@ TEST_P(RetryDeadline, BoundsTheWaitForAnAnswerAndEndsTheRequest) {
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
 
   MonoTime start = MonoClock::now();
-  auto response = callGateway(gateway->port, clientCall(Protocol::OpenAiChat, stream), "deadline-1");
+  auto response =
+      callGateway(gateway->port, clientCall(Protocol::OpenAiChat, stream), "deadline-1");
   double elapsed = millisBetween(start, MonoClock::now());
   ASSERT_TRUE(response.ok()) << response.error().message;
   EXPECT_EQ(response->status(), 504) << response->body;
@@ -919,7 +923,8 @@ TEST_F(Resilience, GatewayKeyTokenBudgetIsChargedForStreamsWithoutUsage) {
             static_cast<std::int64_t>(call.body.size() / 4))
       << "the prompt estimate";
   EXPECT_GT(usage.at("output").to_number<std::int64_t>(), 0) << "the content relayed";
-  EXPECT_EQ(journalSize(mock->port, static_cast<std::size_t>(served)), static_cast<std::size_t>(served));
+  EXPECT_EQ(journalSize(mock->port, static_cast<std::size_t>(served)),
+            static_cast<std::size_t>(served));
 }
 
 TEST_F(Resilience, GatewayKeyConcurrencyRefusesTheSecondRequestInFlight) {

@@ -110,7 +110,8 @@ TEST_F(RoutingFallbacks, TheRetryBudgetCapsAttemptsAndTheirDeadline) {
   MonoTime start = MonoClock::now();
   auto answer = callGateway(late->port, clientCall(Protocol::OpenAiChat, false, "m-a"), "budget-t");
   ASSERT_TRUE(answer.ok()) << answer.error().message;
-  EXPECT_LT(millisBetween(start, MonoClock::now()), 380) << "the answer past the deadline was awaited";
+  EXPECT_LT(millisBetween(start, MonoClock::now()), 380)
+      << "the answer past the deadline was awaited";
   EXPECT_EQ(answer->status(), 504) << answer->body;
   EXPECT_EQ(answer->header("x-llmux-attempts"), "1");
   EXPECT_EQ(attemptsOf(accessLog(), "budget-t"),
@@ -189,8 +190,9 @@ TEST_F(RoutingFallbacks, AChainTheCapabilityGateRulesOutEntirelyIsAnsweredWithIt
 
   // Anthropic's shape for an Anthropic client.
   auto anthropic = clientCall(Protocol::Anthropic, false, "m-main");
-  anthropic.body = R"({"model":"m-main","max_tokens":64,"tools":[{"name":"get_weather",)"
-                   R"("input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"hi"}]})";
+  anthropic.body =
+      R"({"model":"m-main","max_tokens":64,"tools":[{"name":"get_weather",)"
+      R"("input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"hi"}]})";
   auto shaped = callGateway(gateway->port, anthropic);
   ASSERT_TRUE(shaped.ok()) << shaped.error().message;
   EXPECT_EQ(shaped->status(), 400) << shaped->body;
@@ -201,7 +203,8 @@ TEST_F(RoutingFallbacks, AChainTheCapabilityGateRulesOutEntirelyIsAnsweredWithIt
   auto journal = fetchJournal(mock->port);
   ASSERT_TRUE(journal.ok()) << journal.error().message;
   EXPECT_TRUE(journal->empty()) << "no upstream is asked";
-  auto plain = callGateway(gateway->port, clientCall(Protocol::OpenAiChat, false, "m-main"), "gate-ok");
+  auto plain =
+      callGateway(gateway->port, clientCall(Protocol::OpenAiChat, false, "m-main"), "gate-ok");
   ASSERT_TRUE(plain.ok()) << plain.error().message;
   EXPECT_EQ(plain->status(), 200) << plain->body;
   EXPECT_EQ(attemptsOf(accessLog(), "gate-ok"),

@@ -98,9 +98,10 @@ TEST(ResilienceConfig, ReasoningFirstTokenTimeouts) {
                    "one of low, medium, high)",
                    "channels[0].timeouts.first_token_reasoning_ms.low: must be from 1 to "
                    "86400000"}));
-  EXPECT_EQ(issuesOf(document(", timeouts: {first_token_reasoning_ms: {low: 20000, medium: 10000}}")),
-            (Lines{"channels[0].timeouts.first_token_reasoning_ms: expected low <= medium <= high "
-                   "(more effort thinks longer)"}));
+  EXPECT_EQ(
+      issuesOf(document(", timeouts: {first_token_reasoning_ms: {low: 20000, medium: 10000}}")),
+      (Lines{"channels[0].timeouts.first_token_reasoning_ms: expected low <= medium <= high "
+             "(more effort thinks longer)"}));
   EXPECT_EQ(issuesOf(document(", timeouts: {first_token_reasoning_ms: 5000}")),
             (Lines{"channels[0].timeouts.first_token_reasoning_ms: expected a mapping, got a "
                    "scalar"}));

@@ -355,7 +355,7 @@ TEST(FreezeRules, DefaultsAreExactlyTheFourBuiltIns) {
   for (auto const& rule : rules) {
     // Gemini's daily quotas are per model; the others take the account's key.
     EXPECT_EQ(rule.object, rule.name == "quota-exhausted-gemini-daily" ? FreezeObject::KeyModel
-                                                                        : FreezeObject::Key)
+                                                                       : FreezeObject::Key)
         << rule.name;
     EXPECT_EQ(rule.header, "") << rule.name;
   }

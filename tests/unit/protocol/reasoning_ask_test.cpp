@@ -24,15 +24,17 @@ ReasoningAsk chat(std::string_view fields) {
                    std::string(fields) + "}");
 }
 ReasoningAsk responses(std::string_view fields) {
-  return askOf("/v1/responses", std::string(R"({"model":"o3","input":"hi")") + std::string(fields) + "}");
+  return askOf("/v1/responses",
+               std::string(R"({"model":"o3","input":"hi")") + std::string(fields) + "}");
 }
 ReasoningAsk anthropic(std::string_view fields) {
   return askOf("/v1/messages", std::string(R"({"model":"claude","max_tokens":4096,"messages":[])") +
                                    std::string(fields) + "}");
 }
 ReasoningAsk gemini(std::string_view generation_config) {
-  return askOf("/v1beta/models/gemini-2.5-pro:streamGenerateContent",
-               std::string(R"({"contents":[],"generationConfig":)") + std::string(generation_config) + "}");
+  return askOf(
+      "/v1beta/models/gemini-2.5-pro:streamGenerateContent",
+      std::string(R"({"contents":[],"generationConfig":)") + std::string(generation_config) + "}");
 }
 
 TEST(ReasoningAsk, NothingAskedIsUnstated) {
@@ -76,17 +78,21 @@ TEST(ReasoningAsk, AnthropicThinkingAndOutputConfigEffort) {
 }
 
 TEST(ReasoningAsk, GeminiThinkingConfig) {
-  EXPECT_EQ(gemini(R"({"thinkingConfig":{"thinkingBudget":8192}})"), (ReasoningAsk{Mode::On, "", 8192}));
+  EXPECT_EQ(gemini(R"({"thinkingConfig":{"thinkingBudget":8192}})"),
+            (ReasoningAsk{Mode::On, "", 8192}));
   EXPECT_EQ(gemini(R"({"thinkingConfig":{"thinkingBudget":-1}})"), (ReasoningAsk{Mode::On, "", {}}))
       << "dynamic: the model decides";
   EXPECT_EQ(gemini(R"({"thinkingConfig":{"thinkingBudget":0,"includeThoughts":true}})"),
             (ReasoningAsk{Mode::Off, "", {}}));
-  EXPECT_EQ(gemini(R"({"thinkingConfig":{"thinkingLevel":"high"}})"), (ReasoningAsk{Mode::On, "high", {}}));
-  EXPECT_EQ(gemini(R"({"thinkingConfig":{"includeThoughts":true}})"), (ReasoningAsk{Mode::On, "", {}}));
+  EXPECT_EQ(gemini(R"({"thinkingConfig":{"thinkingLevel":"high"}})"),
+            (ReasoningAsk{Mode::On, "high", {}}));
+  EXPECT_EQ(gemini(R"({"thinkingConfig":{"includeThoughts":true}})"),
+            (ReasoningAsk{Mode::On, "", {}}));
   EXPECT_EQ(gemini(R"({"thinkingConfig":{"includeThoughts":false}})"), ReasoningAsk{});
-  EXPECT_EQ(askOf("/v1beta/models/g:generateContent",
-                  R"({"contents":[],"generation_config":{"thinking_config":{"thinking_budget":1024}}})"),
-            (ReasoningAsk{Mode::On, "", 1024}))
+  EXPECT_EQ(
+      askOf("/v1beta/models/g:generateContent",
+            R"({"contents":[],"generation_config":{"thinking_config":{"thinking_budget":1024}}})"),
+      (ReasoningAsk{Mode::On, "", 1024}))
       << "the snake_case spelling Google also accepts";
 }
 

@@ -60,7 +60,9 @@ TEST(AnswerMeter, AStreamWithoutUsageIsChargedAnEstimate) {
   std::string const text(400, 'x');
   meter.feed(
       "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
-      "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + text + "\"},\"finish_reason\":\"stop\"}]}\n\n"
+      "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" +
+      text +
+      "\"},\"finish_reason\":\"stop\"}]}\n\n"
       "data: [DONE]\n\n");
   meter.finish();
   auto usage = meter.usage();

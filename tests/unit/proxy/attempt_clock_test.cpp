@@ -41,7 +41,8 @@ TEST(FirstTokenTimeout, ByTierNeverBelowTheChannelsNorAboveTotal) {
   EXPECT_EQ(firstTokenTimeout(t, ReasoningTier::Medium), Millis(24'000));
   EXPECT_EQ(firstTokenTimeout(t, ReasoningTier::High), Millis(30'000));
   t.first_token = Millis(35'000);
-  EXPECT_EQ(firstTokenTimeout(t, ReasoningTier::Low), Millis(35'000)) << "the channel's own is longer";
+  EXPECT_EQ(firstTokenTimeout(t, ReasoningTier::Low), Millis(35'000))
+      << "the channel's own is longer";
   t.first_token = Millis(15'000);
   t.total = Millis(20'000);
   EXPECT_EQ(firstTokenTimeout(t, ReasoningTier::High), Millis(20'000)) << "capped by total";

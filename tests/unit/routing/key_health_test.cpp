@@ -107,7 +107,8 @@ TEST_F(OneKeyManyModels, ARateLimitForOneModelLeavesTheOthersPlannable) {
   answered(429, R"({"error":{"code":"rate_limit_exceeded"}})", "model-a", 30s);
   auto a = plan("model-a");
   EXPECT_EQ(a.status, RouteStatus::AllPaused);
-  EXPECT_EQ(a.resume_at, clock.now() + 30s) << "the pair's own resume time (the client's retry-after)";
+  EXPECT_EQ(a.resume_at, clock.now() + 30s)
+      << "the pair's own resume time (the client's retry-after)";
   EXPECT_EQ(plan("alias-a").status, RouteStatus::AllPaused) << "same upstream model, other name";
   EXPECT_EQ(plan("model-b").status, RouteStatus::Ready);
   EXPECT_EQ(plan("model-c").status, RouteStatus::Ready);
@@ -126,7 +127,9 @@ TEST_F(OneKeyManyModels, ARejectedKeyPausesEveryModel) {
 
 TEST_F(OneKeyManyModels, AnExhaustedAccountPausesEveryModel) {
   answered(429,
-           R"({"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}})",
+           R"({"error":{"message":"You exceeded your current quota, please check your plan and )"
+           R"(billing details.","type":"insufficient_quota","param":null,)"
+           R"("code":"insufficient_quota"}})",
            "model-a", 30s);
   EXPECT_EQ(plan("model-b").status, RouteStatus::AllPaused);
   EXPECT_EQ(plan("model-c").status, RouteStatus::AllPaused);

@@ -213,8 +213,9 @@ fallbacks:
   EXPECT_EQ(p.status, RouteStatus::CapabilityVetoed);
   EXPECT_TRUE(p.candidates.empty());
   EXPECT_EQ(p.gate_skipped,
-            (std::vector<std::string>{"o1-mini (mini): no tools",
-                                      "tiny (small): context window of 1000 tokens < a prompt of about 5000"}));
+            (std::vector<std::string>{
+                "o1-mini (mini): no tools",
+                "tiny (small): context window of 1000 tokens < a prompt of about 5000"}));
 
   // What the gate lets through is planned as before.
   request.needs.tools = false;

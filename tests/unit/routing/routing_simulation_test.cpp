@@ -80,7 +80,9 @@ struct Simulation {
   /// nothing lowered it for everyone (no cooldown, no consecutive failure).
   bool healthyNow(PlannedCandidate const& c) {
     auto const& key = keyOf(c);
-    if (health.pausedUntil(key.id, c.upstream_model) || freezes.frozen(channelName(c), key.id, c.upstream_model)) return false;
+    if (health.pausedUntil(key.id, c.upstream_model) ||
+        freezes.frozen(channelName(c), key.id, c.upstream_model))
+      return false;
     RouterState::Snapshot snapshot(state);
     auto cs = snapshot.candidate(key, c.upstream_model);
     return !cs.exhausted && !cs.cooling && cs.consecutive_failures == 0;

@@ -445,11 +445,12 @@ TEST(SqliteSchema, AVersionThreeDatabaseGainsTheFirstTokenColumnAndKeepsItsRows)
     ASSERT_TRUE(db.ok());
     ASSERT_TRUE(db->exec("ALTER TABLE attempts DROP COLUMN first_token_ms").ok());
     ASSERT_TRUE(db->exec("UPDATE schema_version SET version = 3").ok());
-    ASSERT_TRUE(db->exec("INSERT INTO requests (id, started_at, route, client_protocol, gateway_key, "
-                         "model, stream, channel, key_label, status, error, total_ms, overhead_ms, "
-                         "bytes_in, bytes_out) VALUES ('old', 1700000000000, '/v1/messages', "
-                         "'anthropic', 'k', 'm', 1, 'c', 'c#0', 200, '', 10, 1, 1, 1)")
-                    .ok());
+    ASSERT_TRUE(
+        db->exec("INSERT INTO requests (id, started_at, route, client_protocol, gateway_key, "
+                 "model, stream, channel, key_label, status, error, total_ms, overhead_ms, "
+                 "bytes_in, bytes_out) VALUES ('old', 1700000000000, '/v1/messages', "
+                 "'anthropic', 'k', 'm', 1, 'c', 'c#0', 200, '', 10, 1, 1, 1)")
+            .ok());
     ASSERT_TRUE(db->exec("INSERT INTO attempts (request_seq, request_id, attempt, channel, "
                          "key_label, upstream_model, status, outcome, first_byte_ms, duration_ms) "
                          "VALUES (1, 'old', 1, 'c', 'c#0', 'm', 200, 'ok', 5, 9)")
