@@ -93,7 +93,7 @@ void Forwarder::learnFromAnswer(RequestContext& ctx, routing::PlannedCandidate c
   retry_after = parseRetryAfter(headers, services_.clock.wallNow());
   if (!retry_after && body) retry_after = parseGoogleRetryDelay(*body);
   Millis pause = routing::rateLimitPause(retry_after, max_pause);
-  if (retry_after) retry_after = pause;  // the client is told the same, never years
+  retry_after = pause;  // the client is told the pause itself, never years
   // Providers rate-limit each model on its own: the key's other models stay in rotation. An
   // exhausted account is the whole key's.
   if (routing::pauseScopeFor(status, text) == routing::PauseScope::Key) {

@@ -23,7 +23,6 @@ class UpstreamExchange;
 namespace llmux::proxy::forwarding {
 
 inline double msSince(MonoTime start) { return millisBetween(start, MonoClock::now()); }
-inline MonoTime earlier(MonoTime a, MonoTime b) { return a < b ? a : b; }
 
 /// A 429 with another candidate left is judged on its head alone: the connection is closed
 /// without waiting for the body, and the next candidate's request goes out at once (a 429 storm
