@@ -274,22 +274,32 @@ void readHeaders(YamlReader& reader, Fields const& fields, EnvLookup const& env,
 void readTimeouts(YamlReader& reader, Fields const& fields, Channel& channel) {
   YAML::Node const* node = fields.find("timeouts");
   if (node == nullptr) return;
-  auto timeouts =
-      reader.strictMap(*node, fields.path("timeouts"),
-                       {"connect_ms", "first_byte_ms", "first_token_ms", "idle_ms", "total_ms"});
+  auto timeouts = reader.strictMap(*node, fields.path("timeouts"),
+                                   {"connect_ms", "first_byte_ms", "first_token_ms",
+                                    "first_token_reasoning_ms", "idle_ms", "total_ms"});
   if (!timeouts) return;
-  auto read = [&](std::string_view key, Millis& target) {
-    if (YAML::Node const* value = timeouts->find(key)) {
-      if (auto ms = reader.integer(*value, timeouts->path(key), 1, kMaxTimeoutMs)) {
-        target = Millis(*ms);
-      }
+  auto read = [&](Fields const& in, std::string_view key, Millis& target) {
+    if (YAML::Node const* value = in.find(key)) {
+      if (auto ms = reader.integer(*value, in.path(key), 1, kMaxTimeoutMs)) target = Millis(*ms);
     }
   };
-  read("connect_ms", channel.timeouts.connect);
-  read("first_byte_ms", channel.timeouts.first_byte);
-  read("first_token_ms", channel.timeouts.first_token);
-  read("idle_ms", channel.timeouts.idle);
-  read("total_ms", channel.timeouts.total);
+  read(*timeouts, "connect_ms", channel.timeouts.connect);
+  read(*timeouts, "first_byte_ms", channel.timeouts.first_byte);
+  read(*timeouts, "first_token_ms", channel.timeouts.first_token);
+  read(*timeouts, "idle_ms", channel.timeouts.idle);
+  read(*timeouts, "total_ms", channel.timeouts.total);
+  if (YAML::Node const* node = timeouts->find("first_token_reasoning_ms")) {
+    std::string const path = timeouts->path("first_token_reasoning_ms");
+    auto levels = reader.strictMap(*node, path, {"low", "medium", "high"});
+    if (!levels) return;
+    ReasoningFirstToken& reasoning = channel.timeouts.first_token_reasoning;
+    read(*levels, "low", reasoning.low);
+    read(*levels, "medium", reasoning.medium);
+    read(*levels, "high", reasoning.high);
+    if (reasoning.low > reasoning.medium || reasoning.medium > reasoning.high) {
+      reader.fail(path, "expected low <= medium <= high (more effort thinks longer)");
+    }
+  }
 }
 
 std::optional<Protocol> readProtocol(YamlReader& reader, YAML::Node const& node, std::string const& path) {

@@ -9,20 +9,23 @@
 namespace llmux::config {
 
 std::vector<FreezeRule> defaultFreezeRules() {
-  auto rule = [](std::string name, int status, std::string body, FreezePeriod period) {
+  auto rule = [](std::string name, int status, std::string body, FreezePeriod period,
+                 FreezeObject object = FreezeObject::Key) {
     FreezeRule r;
     r.name = std::move(name);
     r.status = status;
     r.body_contains = std::move(body);
-    r.object = FreezeObject::Key;
+    r.object = object;
     r.period = period;
     return r;
   };
   return {
       // OpenAI: the account's credit or monthly budget is gone; retrying another minute won't help.
       rule("quota-exhausted-openai", 429, "insufficient_quota", FreezePeriod::UpstreamReset),
-      // Gemini: a per-day quota (e.g. GenerateRequestsPerDayPerProjectPerModel) is used up.
-      rule("quota-exhausted-gemini-daily", 429, "PerDay", FreezePeriod::UpstreamReset),
+      // Gemini: a per-day quota (e.g. GenerateRequestsPerDayPerProjectPerModel) is used up. Its
+      // quotas are per model: the key's other models still have theirs.
+      rule("quota-exhausted-gemini-daily", 429, "PerDay", FreezePeriod::UpstreamReset,
+           FreezeObject::KeyModel),
       // Anthropic: "Your credit balance is too low to access the Anthropic API".
       rule("credit-exhausted-anthropic", 400, "credit balance is too low", FreezePeriod::Today),
       // A key the upstream refuses (revoked, region-blocked) stays refused for a while.
@@ -35,6 +38,7 @@ namespace {
 
 constexpr long long kMaxFreezeMs = 366LL * 24 * 3600 * 1000;  // a year
 constexpr long long kMaxDeadlineMs = 24LL * 3600 * 1000;
+constexpr long long kMaxKeyPauseMs = 24LL * 3600 * 1000;  // past a day, freeze the key instead
 
 std::string joined(std::vector<std::string> const& names) {
   std::string out;
@@ -352,7 +356,8 @@ void readFreezeRules(YamlReader& reader, Fields const& root, Settings& settings)
 void readRetry(YamlReader& reader, Fields const& root, Settings& settings) {
   YAML::Node const* node = root.find("retry");
   if (node == nullptr) return;
-  auto fields = reader.strictMap(*node, root.path("retry"), {"max_attempts", "deadline_ms"});
+  auto fields = reader.strictMap(*node, root.path("retry"),
+                                 {"max_attempts", "deadline_ms", "max_key_pause_ms"});
   if (!fields) return;
   if (YAML::Node const* value = fields->find("max_attempts")) {
     if (auto n = reader.integer(*value, fields->path("max_attempts"), 1, 100)) {
@@ -362,6 +367,11 @@ void readRetry(YamlReader& reader, Fields const& root, Settings& settings) {
   if (YAML::Node const* value = fields->find("deadline_ms")) {
     if (auto ms = reader.integer(*value, fields->path("deadline_ms"), 1, kMaxDeadlineMs)) {
       settings.retry.deadline = Millis(*ms);
+    }
+  }
+  if (YAML::Node const* value = fields->find("max_key_pause_ms")) {
+    if (auto ms = reader.integer(*value, fields->path("max_key_pause_ms"), 1, kMaxKeyPauseMs)) {
+      settings.retry.max_key_pause = Millis(*ms);
     }
   }
 }

@@ -77,6 +77,17 @@ struct AuthSpec {
 /// XApiKey for Anthropic, Header "x-goog-api-key" for Gemini. Other styles are returned unchanged.
 AuthSpec resolveAuth(Protocol protocol, AuthSpec const& auth);
 
+/// First-token deadlines of streams that ask the model to think (`first_token_reasoning_ms:`):
+/// a reasoning model may think silently for a long time before its first content. By the
+/// effort asked: minimal and low, medium (or thinking on without an effort), high and above.
+struct ReasoningFirstToken {
+  Millis low{16'000};
+  Millis medium{24'000};
+  Millis high{30'000};
+
+  bool operator==(ReasoningFirstToken const&) const = default;
+};
+
 /// Per-attempt upstream deadlines; each retry restarts them.
 struct Timeouts {
   Millis connect{5'000};       ///< DNS + TCP + TLS handshake
@@ -87,6 +98,9 @@ struct Timeouts {
   /// Cut at this point, the attempt counts against the channel's failure breaker and fails over.
   /// Default 15 s: past it a user has given up. (A non-stream answer comes whole: first_byte.)
   Millis first_token{15'000};
+  /// The first-token deadline of a stream that asks for reasoning, by its effort: never shorter
+  /// than `first_token`, never longer than `total`.
+  ReasoningFirstToken first_token_reasoning;
 };
 
 /// `breaker:` of a channel — its failure breaker and 429-storm breaker, one pair per (channel,
@@ -315,7 +329,12 @@ struct FreezeRule {
 /// `retry:` — the budget of one request across candidates and fallbacks.
 struct RetrySettings {
   int max_attempts = 8;        ///< upstream attempts per request, all fallbacks included
-  Millis deadline{300'000};    ///< no new attempt starts this long after the request arrived
+  /// No new attempt starts this long after the request arrived, and no attempt waits past it
+  /// before its answer starts reaching the client (connect, first byte, first token, buckets).
+  Millis deadline{300'000};
+  /// The longest a 429's `retry-after` (or Gemini's RetryInfo) pauses a key: an upstream asking
+  /// for more gets this. Longer outages are the freeze rules' job (visible, liftable).
+  Millis max_key_pause{3'600'000};
 };
 
 /// `buckets:` — the upstream token buckets' waiting rules.

@@ -31,6 +31,9 @@ struct AttemptRecord {
   /// The router's outcome class (routing::outcomeName: "success", "rate_limited", ...); "" when
   /// no request reached the upstream.
   std::string outcome_class;
+  /// A stream's first content after the request was sent (the commit point: pings and an
+  /// empty preamble do not count); -1 for a non-stream answer or a stream without content.
+  double first_token_ms = -1;
 };
 
 /// Everything known about one client request when it ends: the row of the request log and the

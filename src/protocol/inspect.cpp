@@ -31,11 +31,14 @@ Result<RequestProfile> inspectRequest(Route const& route, std::string_view body)
   if (scan.root != JsonType::Object) return invalid("request body must be a JSON object");
 
   RequestProfile profile;
+  Protocol protocol = gemini ? Protocol::Gemini : route.protocol.value_or(Protocol::OpenAiChat);
   for (JsonMember const& member : scan.members) {
     if ((member.keyIs("client_type") || member.keyIs("client_preset")) &&
         member.type == JsonType::String) {
       std::string_view token = body.substr(member.value_begin, member.value_end - member.value_begin);
       profile.client_hint = decodeJsonString(token.substr(1, token.size() - 2));
+    } else {
+      noteReasoningMember(protocol, body, member, profile.reasoning);
     }
   }
   if (gemini) {

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "core/result.h"
+#include "protocol/reasoning_ask.h"
 #include "protocol/routes.h"
 
 namespace llmux::protocol {
@@ -19,10 +20,13 @@ struct RequestProfile {
   /// A top-level "client_type" or "client_preset" string naming the calling client ("" when none;
   /// see client_detect.h).
   std::string client_hint;
+  /// What the request asks of the model's reasoning (a longer first-token clock when it thinks).
+  ReasoningAsk reasoning;
 };
 
 /// Validates `body` for `route` and extracts the profile in one pass over the bytes, without
-/// building a document or re-serialising. Errors are ErrorKind::InvalidRequest with a message a
+/// building a document or re-serialising (the small reasoning members, when present, are scanned
+/// once more on their own: reasoning_ask.h). Errors are ErrorKind::InvalidRequest with a message a
 /// client can act on: empty body, invalid JSON (with the byte offset), not an object, `model`
 /// missing, not a string, empty or given twice, `stream` not a boolean or given twice
 /// (`"stream": null` counts as absent, as the OpenAI API treats it).

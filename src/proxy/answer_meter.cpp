@@ -1,9 +1,12 @@
 #include "proxy/answer_meter.h"
 
+#include "translate/codec.h"
+#include "translate/usage.h"
+
 namespace llmux::proxy {
 
-AnswerMeter::AnswerMeter(Protocol protocol, bool stream, bool success)
-    : protocol_(protocol), success_(success) {
+AnswerMeter::AnswerMeter(Protocol protocol, bool stream, bool success, std::int64_t prompt_tokens)
+    : protocol_(protocol), success_(success), prompt_tokens_(prompt_tokens) {
   if (success && stream) stream_.emplace(protocol);
 }
 
@@ -25,6 +28,12 @@ void AnswerMeter::finish() {
     stream_->finish();
   } else if (success_ && !body_too_large_) {
     body_usage_ = translate::answerUsage(protocol_, body_);
+    if (!body_usage_) {
+      // None reported (rare for a whole answer): decoded once more, for the size of its content.
+      if (auto decoded = translate::decodeResponse(protocol_, body_)) {
+        body_usage_ = translate::usageOrEstimate(*decoded, prompt_tokens_);
+      }
+    }
     body_ = std::string();
   }
 }
@@ -38,7 +47,7 @@ std::optional<translate::StreamFailure> const& AnswerMeter::failureBeforeContent
 }
 
 std::optional<TokenUsage> AnswerMeter::usage() const {
-  return stream_ ? stream_->usage() : body_usage_;
+  return stream_ ? stream_->usageOrEstimate(prompt_tokens_) : body_usage_;
 }
 
 routing::FailurePolicy streamFailurePolicy(translate::UpstreamError const& error) {

@@ -19,8 +19,9 @@ namespace llmux::proxy {
 class AnswerMeter {
  public:
   /// `stream`: the answer is a stream of `protocol`; `success`: a 2xx answer (error answers carry
-  /// no usage and are not metered).
-  AnswerMeter(Protocol protocol, bool stream, bool success);
+  /// no usage and are not metered); `prompt_tokens`: the gateway's estimate of the request, the
+  /// input of an estimated usage.
+  AnswerMeter(Protocol protocol, bool stream, bool success, std::int64_t prompt_tokens);
 
   void feed(std::string_view bytes);
   /// The body ended.
@@ -29,8 +30,13 @@ class AnswerMeter {
   /// A successful stream that has produced neither content nor an error yet: its bytes are held
   /// back from the client.
   bool holding() const;
+  /// A successful stream's first content has arrived (the commit point).
+  bool contentStarted() const { return stream_ && stream_->contentStarted(); }
   std::optional<translate::StreamFailure> const& failureBeforeContent() const;
-  /// Normalised usage (zero-completion fallback applied); nullopt when unknown.
+  /// Normalised usage (zero-completion fallback applied). When the upstream reported none for an
+  /// answer that produced content (an OpenAI Chat stream without `include_usage`), an estimate:
+  /// the prompt estimate in, the content's size out, marked `estimated` — budgets are charged for
+  /// what was relayed. nullopt for error answers and when nothing was produced.
   std::optional<TokenUsage> usage() const;
 
  private:
@@ -40,6 +46,7 @@ class AnswerMeter {
 
   Protocol protocol_;
   bool success_;
+  std::int64_t prompt_tokens_;
   std::optional<translate::StreamObserver> stream_;
   std::string body_;
   bool body_too_large_ = false;

@@ -56,8 +56,10 @@ void Forwarder::learnFromAnswer(RequestContext& ctx, routing::PlannedCandidate c
                                 routing::FailurePolicy const& policy, int status,
                                 HeaderList const& headers, std::optional<std::string> const& body,
                                 std::optional<Millis>& retry_after) {
-  auto const& channel = ctx.catalog->settings().channels[candidate.channel];
+  auto const& settings = ctx.catalog->settings();
+  auto const& channel = settings.channels[candidate.channel];
   auto const& key_id = channel.keys[candidate.key].id;
+  Millis const max_pause = settings.retry.max_key_pause;
   if (policy.reason != "context_overflow" &&
       routing::actionFor(routing::outcomeForStatus(status)).may_freeze) {
     std::string_view text = body ? std::string_view(*body) : std::string_view();
@@ -75,18 +77,30 @@ void Forwarder::learnFromAnswer(RequestContext& ctx, routing::PlannedCandidate c
                              ? channel.name
                              : channel.keys[candidate.key].label,
                          rule->name, freeze.id);
-      if (status == 429) retry_after = parseRetryAfter(headers, now);
+      if (status == 429) {
+        retry_after = parseRetryAfter(headers, now);
+        if (retry_after) retry_after = std::min(*retry_after, max_pause);
+      }
       return;  // the freeze is the pause: lifting it must bring the key back at once
     }
   }
   if (policy.verdict != routing::Verdict::NextKey) return;
-  if (status == 429) {
-    retry_after = parseRetryAfter(headers, services_.clock.wallNow());
-    if (!retry_after && body) retry_after = parseGoogleRetryDelay(*body);
-    services_.key_health.pause(key_id, routing::KeyPause::RateLimited,
-                               retry_after.value_or(routing::kDefaultRateLimitPause));
+  std::string_view text = body ? std::string_view(*body) : std::string_view();
+  if (status != 429) {
+    services_.key_health.pauseKey(key_id, routing::KeyPause::Rejected, routing::kRejectedKeyPause);
+    return;
+  }
+  retry_after = parseRetryAfter(headers, services_.clock.wallNow());
+  if (!retry_after && body) retry_after = parseGoogleRetryDelay(*body);
+  Millis pause = routing::rateLimitPause(retry_after, max_pause);
+  retry_after = pause;  // the client is told the pause itself, never years
+  // Providers rate-limit each model on its own: the key's other models stay in rotation. An
+  // exhausted account is the whole key's.
+  if (routing::pauseScopeFor(status, text) == routing::PauseScope::Key) {
+    services_.key_health.pauseKey(key_id, routing::KeyPause::QuotaExhausted, pause);
   } else {
-    services_.key_health.pause(key_id, routing::KeyPause::Rejected, routing::kRejectedKeyPause);
+    services_.key_health.pauseModel(key_id, candidate.upstream_model,
+                                    routing::KeyPause::RateLimited, pause);
   }
 }
 
@@ -133,9 +147,9 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
       request.head, request.body.before, request.body.model_token, request.body.after, {}, {}};
 
   MonoTime started = MonoClock::now();
-  MonoTime attempt_deadline = started + channel.timeouts.total;
-  AttemptClock clock{attempt_deadline, MonoTime::max(), channel.timeouts.idle};
-  if (ctx.profile.stream) clock.first_token = started + channel.timeouts.first_token;
+  AttemptClock const clock = AttemptClock::start(
+      started, channel.timeouts, ctx.profile.stream, reasoningTierOf(ctx.profile.reasoning),
+      ctx.started + ctx.catalog->settings().retry.deadline);
   auto& cancellation = ctx.response.cancellation();
 
   // A pooled connection the peer reset while idle fails the write before a byte of the request
@@ -147,7 +161,7 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
     Result<std::unique_ptr<http::UpstreamConnection>> connection = Error{};
     {
       WaitClock wait(ctx.upstream_wait);
-      MonoTime connect_deadline = earlier(MonoClock::now() + channel.timeouts.connect, attempt_deadline);
+      MonoTime connect_deadline = clock.connectBy(MonoClock::now(), channel.timeouts.connect);
       if (fresh == 0) {
         connection = co_await pool_.acquire(request.target.peer, connect_deadline, &cancellation);
       } else {
@@ -169,9 +183,8 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
     Result<void> sent = Error{};
     {
       WaitClock wait(ctx.upstream_wait);
-      sent = co_await exchange->start(
-          pieces, earlier(earlier(MonoClock::now() + channel.timeouts.first_byte, attempt_deadline),
-                          clock.first_token));
+      sent = co_await exchange->start(pieces,
+                                      clock.headBy(MonoClock::now(), channel.timeouts.first_byte));
     }
     if (sent) {
       result.error.reset();
@@ -188,8 +201,7 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
     co_return result;
   }
   if (result.error) {
-    result.policy = routing::policyForTransportError(result.error->kind);
-    if (result.error->kind == ErrorKind::Timeout) result.policy.reason = clock.timeoutReason();
+    result.policy = transportFailure(*result.error, clock);
     record.outcome = failureOutcome(last, result.policy.reason);
     record.duration_ms = msSince(started);
     telemetry::logDebug("request {}: channel {} key {}: {}", ctx.request_id, channel.name,
@@ -233,13 +245,12 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
     // Error answers are read whole (they are small documents): some are only understood with
     // their body, and one that is relayed is first cleaned of the channel key.
     WaitClock wait(ctx.upstream_wait);
-    auto error_body = co_await readWholeBody(*exchange, attempt_deadline, channel.timeouts.idle,
-                                             kErrorBodyLimit);
+    auto error_body = co_await readWholeBody(*exchange, clock, kErrorBodyLimit);
     if (!error_body) {
       exchange->abort();
       result.error = error_body.error();
       result.status = 0;
-      result.policy = routing::policyForTransportError(error_body.error().kind);
+      result.policy = transportFailure(error_body.error(), clock);
       record.outcome = failureOutcome(last, result.policy.reason);
       record.duration_ms = msSince(started);
       co_return result;
@@ -333,9 +344,11 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
                                                 HeaderList headers, bool last) {
   AttemptResult result;
   auto& out = ctx.response;
-  // Before the first content of a successful stream the first-token clock runs too.
-  bool awaiting_content = exchange.status() < 300 && ctx.profile.stream;
-  auto read_next = [&]() { return clock.nextRead(awaiting_content); };
+  // Before the commit point the retry deadline bounds every read; before the first content of a
+  // successful stream the first-token clock runs too.
+  ReadPhase phase = exchange.status() < 300 && ctx.profile.stream ? ReadPhase::AwaitingContent
+                                                                  : ReadPhase::BeforeCommit;
+  auto read_next = [&]() { return clock.nextRead(MonoClock::now(), phase); };
   auto failed_before_commit = [&](Error error) {
     exchange.abort();
     if (error.kind == ErrorKind::Cancelled) {
@@ -343,8 +356,7 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
       record.outcome = "cancelled";
       return result;
     }
-    result.policy = routing::policyForTransportError(error.kind);
-    if (error.kind == ErrorKind::Timeout) result.policy.reason = clock.timeoutReason();
+    result.policy = transportFailure(error, clock);
     result.error = std::move(error);
     return result;  // the caller records the outcome: it knows whether a candidate follows
   };
@@ -360,7 +372,7 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
   if (!first) co_return failed_before_commit(first.error());
 
   bool success = exchange.status() < 300;
-  AnswerMeter meter(ctx.protocol, success && ctx.profile.stream, success);
+  AnswerMeter meter(ctx.protocol, success && ctx.profile.stream, success, ctx.prompt_tokens);
   std::string held;  // stream bytes read before the commit point
   std::string_view start = *first;
   std::string failure_outcome;  // set when the stream reported an error in place of content
@@ -384,7 +396,10 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
     }
     start = held;
   }
-  awaiting_content = false;
+  phase = ReadPhase::Committed;
+  if (meter.contentStarted()) {
+    record.first_token_ms = millisBetween(clock.started, MonoClock::now());
+  }
   if (exchange.done()) meter.finish();
   if (auto const& failure = meter.failureBeforeContent()) {
     // An error event in place of content is judged like an error status. The last candidate's
@@ -499,6 +514,10 @@ Task<void> Forwarder::answerExhausted(RequestContext& ctx, AttemptResult const& 
     co_return;
   } else if (last.error && last.policy.reason == "misconfigured") {
     last_reason = last.error->message;  // names the setting, never its value
+  } else if (last.error && last.policy.reason == "deadline") {
+    last_reason = "no answer within the request's retry deadline (" +
+                  std::to_string(ctx.catalog->settings().retry.deadline.count()) + " ms)";
+    status = 504;
   } else if (last.error) {
     last_reason = std::string(errorKindName(last.error->kind));
     status = last.error->kind == ErrorKind::Timeout ? 504 : 502;
@@ -523,6 +542,7 @@ routing::Outcome outcomeOf(Forwarder::AttemptResult const& result, AttemptRecord
   if (result.policy.reason == "content_policy") return Outcome::ContentPolicy;
   if (result.policy.reason == "key_rejected") return Outcome::KeyRejected;
   if (result.policy.reason == "timeout_first_token") return Outcome::TimeoutFirstToken;
+  if (result.policy.reason == "deadline") return Outcome::DeadlineReached;
   if (record.outcome == "failed:mid_stream") return Outcome::MidStreamFailure;
   if (result.kind == Kind::Failed && result.status == 0 && result.error) {
     return routing::outcomeForTransportError(*result.error);
@@ -550,9 +570,10 @@ routing::Outcome Forwarder::report(RequestContext& ctx, routing::PlannedCandidat
   report.upstream_model = candidate.upstream_model;
   report.session = ctx.session;
   report.outcome = outcome;
-  if (record.first_byte_ms >= 0) {
-    report.first_token = Millis(static_cast<std::int64_t>(record.first_byte_ms));
-  }
+  // A stream is as fast as its first content (a head sent at once says nothing); a whole answer
+  // as its head.
+  double latency_ms = ctx.profile.stream ? record.first_token_ms : record.first_byte_ms;
+  if (latency_ms >= 0) report.first_token = Millis(static_cast<std::int64_t>(latency_ms));
   if (outcome == routing::Outcome::Success && ctx.record.usage) report.tokens = ctx.record.usage->total();
   services_.router_state.attemptFinished(report, channel.keys[candidate.key]);
   return outcome;
@@ -585,6 +606,7 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
   };
   AttemptResult last;
   std::size_t attempts = 0;
+  bool deadline_passed = false;  // no attempt could start: the retry deadline had passed
   BreakerRefusals refusals;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     auto const& candidate = candidates[i];
@@ -593,9 +615,12 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
     if (skipped(candidate.channel)) continue;
     if (attempts > 0) {
       // What earlier attempts of this request (or others meanwhile) learned.
-      if (services_.key_health.pausedUntil(key.id)) continue;
+      if (services_.key_health.pausedUntil(key.id, candidate.upstream_model)) continue;
       if (services_.freezes.frozen(channel.name, key.id, candidate.upstream_model)) continue;
-      if (MonoClock::now() >= no_attempt_after) break;
+    }
+    if (MonoClock::now() >= no_attempt_after) {
+      deadline_passed = true;
+      break;
     }
 
     // Breaker, then buckets, then the attempt: an open breaker costs nothing, and a request
@@ -613,7 +638,9 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
     bool is_last = !followed(i, attempts);
     BucketPass buckets;
     buckets.demands = bucketDemandsFor(channel, key, candidate.upstream_model);
-    if (!buckets.demands.empty()) buckets = co_await takeBuckets(ctx, std::move(buckets.demands), is_last);
+    if (!buckets.demands.empty()) {
+      buckets = co_await takeBuckets(ctx, std::move(buckets.demands), is_last, no_attempt_after);
+    }
     if (!buckets.passed) {
       services_.breakers.record(channel.name, candidate.upstream_model, channel.breaker,
                                 routing::AttemptSignal::Ignored, probe, services_.clock.now());
@@ -623,6 +650,18 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
         co_return;
       }
       continue;
+    }
+    if (MonoClock::now() >= no_attempt_after) {
+      // The wait for the buckets used up the request's budget: no attempt starts after it, and
+      // the tokens taken for it go back.
+      services_.breakers.record(channel.name, candidate.upstream_model, channel.breaker,
+                                routing::AttemptSignal::Ignored, probe, services_.clock.now());
+      if (buckets.grant.taken) {
+        co_await services_.limits.settleBuckets(std::move(buckets.demands), buckets.grant,
+                                                buckets.reserved, 0);
+      }
+      deadline_passed = true;
+      break;
     }
 
     ctx.record.attempts.emplace_back();
@@ -668,6 +707,13 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
     }
     if (is_last) break;
   }
+  if (attempts == 0 && deadline_passed) {
+    co_await replyError(ctx, 504,
+                        "no upstream was tried for model '" + ctx.profile.model +
+                            "' within the request's retry deadline (" +
+                            std::to_string(settings.retry.deadline.count()) + " ms)");
+    co_return;
+  }
   if (attempts == 0 && refusals.any()) {
     co_await answerAllRefused(ctx, refusals);
     co_return;
@@ -677,7 +723,7 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
 
 Task<Forwarder::BucketPass> Forwarder::takeBuckets(RequestContext& ctx,
                                                    std::vector<shared_state::OwnedBucketDemand> demands,
-                                                   bool last) {
+                                                   bool last, MonoTime no_attempt_after) {
   BucketPass pass;
   pass.demands = std::move(demands);
   auto const& settings = ctx.catalog->settings();
@@ -685,8 +731,11 @@ Task<Forwarder::BucketPass> Forwarder::takeBuckets(RequestContext& ctx,
   // Only the last candidate waits for its tokens (then goes anyway); with others left, a short
   // bucket sends the request on to them at once.
   if (last) {
-    pass.grant = co_await services_.limits.acquireBuckets(pass.demands, pass.reserved,
-                                                          settings.buckets.max_wait,
+    // Never past the request's retry deadline: an attempt starting after it could not be waited
+    // for.
+    auto left = std::chrono::duration_cast<Millis>(no_attempt_after - MonoClock::now());
+    Millis max_wait = std::clamp(left, Millis(0), settings.buckets.max_wait);
+    pass.grant = co_await services_.limits.acquireBuckets(pass.demands, pass.reserved, max_wait,
                                                           ctx.response.cancellation());
   } else {
     pass.grant = co_await services_.limits.tryBuckets(pass.demands, pass.reserved);

@@ -86,9 +86,11 @@ class Forwarder {
     std::int64_t reserved = 0;
     bool passed = true;
   };
-  /// Takes `demands` (not empty: a candidate without buckets skips this coroutine).
+  /// Takes `demands` (not empty: a candidate without buckets skips this coroutine); the last
+  /// candidate waits for them, at most until `no_attempt_after`.
   net::Task<BucketPass> takeBuckets(RequestContext& ctx,
-                                    std::vector<shared_state::OwnedBucketDemand> demands, bool last);
+                                    std::vector<shared_state::OwnedBucketDemand> demands, bool last,
+                                    MonoTime no_attempt_after);
   /// No attempt was made: every candidate's breaker refused (a 503 with retry-after).
   net::Task<void> answerAllRefused(RequestContext& ctx, BreakerRefusals const& refusals);
   /// Breaker state changes since the last call, into the metrics and the log.

@@ -8,8 +8,18 @@ AbortOnCancel::AbortOnCancel(http::Cancellation& cancellation, http::UpstreamExc
     : cancellation_(cancellation),
       id_(cancellation.add([&exchange](http::CancelReason) { exchange.abort(); })) {}
 
+routing::FailurePolicy transportFailure(Error const& error, AttemptClock const& clock) {
+  routing::FailurePolicy policy = routing::policyForTransportError(error.kind);
+  if (error.kind != ErrorKind::Timeout) return policy;
+  policy.reason = clock.timeoutReason(MonoClock::now());
+  if (policy.reason == "deadline") policy.verdict = routing::Verdict::Stop;
+  return policy;
+}
+
 std::string failureOutcome(bool last, std::string_view reason) {
-  return std::string(last ? "failed:" : "failover:") + std::string(reason);
+  // Past the retry deadline no candidate follows, whatever was left.
+  bool final = last || reason == "deadline";
+  return std::string(final ? "failed:" : "failover:") + std::string(reason);
 }
 
 void markClientGone(RequestContext& ctx, AttemptRecord& record) {
@@ -35,12 +45,12 @@ std::string freezeReason(int status, std::string_view body, std::string_view key
   return reason;
 }
 
-net::Task<Result<std::string>> readWholeBody(http::UpstreamExchange& exchange,
-                                             MonoTime attempt_deadline, Millis idle,
+net::Task<Result<std::string>> readWholeBody(http::UpstreamExchange& exchange, AttemptClock clock,
                                              std::size_t limit) {
   std::string body;
   while (!exchange.done()) {
-    auto piece = co_await exchange.readBody(earlier(MonoClock::now() + idle, attempt_deadline));
+    auto piece =
+        co_await exchange.readBody(clock.nextRead(MonoClock::now(), ReadPhase::BeforeCommit));
     if (!piece) co_return piece.error();
     body.append(*piece);
     if (body.size() > limit) {

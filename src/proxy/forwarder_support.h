@@ -12,7 +12,9 @@
 #include "core/result.h"
 #include "http/cancellation.h"
 #include "net/task.h"
+#include "proxy/attempt_clock.h"
 #include "proxy/request_context.h"
+#include "routing/failure_policy.h"
 
 namespace llmux::http {
 class UpstreamExchange;
@@ -25,25 +27,6 @@ inline double msSince(MonoTime start) { return millisBetween(start, MonoClock::n
 /// The most a stream may send before its first content (its preamble, pings, empty frames) while
 /// the answer is held back for failover; past it the attempt fails as an upstream protocol error.
 inline constexpr std::size_t kHeldBeforeContentLimit = 1u << 20;
-inline MonoTime earlier(MonoTime a, MonoTime b) { return a < b ? a : b; }
-
-/// The clocks of one attempt, started with it: a retry restarts them all (an earlier attempt's
-/// time is never charged to the next one).
-struct AttemptClock {
-  MonoTime deadline;                 ///< the whole attempt (`timeouts.total`)
-  MonoTime first_token = MonoTime::max();  ///< a stream's first content (`timeouts.first_token`)
-  Millis idle{0};                    ///< between two reads
-
-  /// The deadline of the next read; before the first content the first-token clock runs too.
-  MonoTime nextRead(bool before_content) const {
-    MonoTime next = earlier(MonoClock::now() + idle, deadline);
-    return before_content ? earlier(next, first_token) : next;
-  }
-  /// The failover reason of a timeout that hit now.
-  std::string_view timeoutReason() const {
-    return MonoClock::now() >= first_token ? "timeout_first_token" : "timeout_first_byte";
-  }
-};
 
 /// A 429 with another candidate left is judged on its head alone: the connection is closed
 /// without waiting for the body, and the next candidate's request goes out at once (a 429 storm
@@ -76,6 +59,11 @@ class AbortOnCancel {
   std::size_t id_;
 };
 
+/// How an attempt that got no (complete) answer failed: the transport error's rule, with a
+/// timeout named by the clock that ran out (AttemptClock::timeoutReason). The retry deadline
+/// ends the request: nothing follows it.
+routing::FailurePolicy transportFailure(Error const& error, AttemptClock const& clock);
+
 /// The outcome of an attempt that failed: "failover:<reason>" when another candidate follows,
 /// "failed:<reason>" for the last one (the request log and metrics read these).
 std::string failureOutcome(bool last, std::string_view reason);
@@ -91,9 +79,8 @@ void markClientGone(RequestContext& ctx, AttemptRecord& record);
 std::string freezeReason(int status, std::string_view body, std::string_view key_secret);
 
 /// Reads a whole body expected to be at most `limit` bytes (an error document, or a non-streamed
-/// answer to translate).
-net::Task<Result<std::string>> readWholeBody(http::UpstreamExchange& exchange,
-                                             MonoTime attempt_deadline, Millis idle,
+/// answer to translate) before anything of it reaches the client: the retry deadline bounds it.
+net::Task<Result<std::string>> readWholeBody(http::UpstreamExchange& exchange, AttemptClock clock,
                                              std::size_t limit);
 
 }  // namespace llmux::proxy::forwarding

@@ -116,6 +116,20 @@ class ClientSlot {
   std::int64_t estimate_;
 };
 
+/// The capability gate's reasons of a plan, "claude-x (chan): no tools; ...": the first few
+/// (a long chain over many channels would drown the message), then how many more.
+std::string gateReasons(routing::RoutePlan const& plan) {
+  constexpr std::size_t kNamed = 8;
+  std::string out;
+  for (std::size_t i = 0; i < plan.gate_skipped.size() && i < kNamed; ++i) {
+    out += (i == 0 ? "" : "; ") + plan.gate_skipped[i];
+  }
+  if (plan.gate_skipped.size() > kNamed) {
+    out += "; and " + std::to_string(plan.gate_skipped.size() - kNamed) + " more";
+  }
+  return out;
+}
+
 }  // namespace
 
 GatewayHandler::GatewayHandler(GatewayServices& services, http::UpstreamPool& pool)
@@ -480,10 +494,15 @@ Task<void> GatewayHandler::serveAdmitted(RequestContext& ctx, routing::RouteRequ
                               "' names no enabled channel serving model '" + ctx.profile.model + "'");
       co_return;
     case routing::RouteStatus::AllPaused: {
+      // Fallbacks the gate ruled out are named too: they would not serve once the pause ends.
+      std::string gated = plan.gate_skipped.empty()
+                              ? std::string()
+                              : " (fallbacks ruled out by the capability gate: " +
+                                    gateReasons(plan) + ")";
       if (!plan.resume_at) {
         co_await replyError(ctx, 503,
                             "every upstream for model '" + ctx.profile.model +
-                                "' is frozen or out of quota (see GET /admin/freezes)");
+                                "' is frozen or out of quota (see GET /admin/freezes)" + gated);
         co_return;
       }
       auto wait = std::chrono::ceil<std::chrono::seconds>(*plan.resume_at - services_.clock.now());
@@ -492,8 +511,20 @@ Task<void> GatewayHandler::serveAdmitted(RequestContext& ctx, routing::RouteRequ
       co_await replyError(ctx, 429,
                           "every upstream key for model '" + ctx.profile.model +
                               "' is rate limited or rejected; retry after " +
-                              std::to_string(std::max<long long>(1, wait.count())) + " s",
+                              std::to_string(std::max<long long>(1, wait.count())) + " s" + gated,
                           std::move(extra));
+      co_return;
+    }
+    case routing::RouteStatus::CapabilityVetoed: {
+      // The request needs what no model left in the chain can do: the client's to change (drop
+      // the tools or the image, shorten the prompt), or the operator's (the chain's models).
+      std::string reasons = gateReasons(plan);
+      telemetry::logWarn("request {}: the capability gate ruled out every candidate for model "
+                         "'{}': {}",
+                         ctx.request_id, ctx.profile.model, reasons);
+      co_await replyError(ctx, 400,
+                          "no model that can serve this request is left for model '" +
+                              ctx.profile.model + "': the capability gate ruled out " + reasons);
       co_return;
     }
     case routing::RouteStatus::Ready: break;

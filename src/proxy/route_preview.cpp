@@ -27,6 +27,7 @@ std::string_view statusName(routing::RouteStatus status) {
     case routing::RouteStatus::UnknownModel: return "unknown_model";
     case routing::RouteStatus::UnknownChannel: return "unknown_channel";
     case routing::RouteStatus::AllPaused: return "all_paused";
+    case routing::RouteStatus::CapabilityVetoed: return "capability_vetoed";
   }
   return "unknown";
 }

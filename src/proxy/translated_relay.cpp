@@ -14,6 +14,7 @@
 #include "translate/codec.h"
 #include "translate/errors.h"
 #include "translate/tool_names.h"
+#include "translate/usage.h"
 #include "translate/usage_tally.h"
 
 namespace llmux::proxy {
@@ -64,13 +65,13 @@ Task<Forwarder::AttemptResult> Forwarder::answerTranslatedError(
     exchange.abort();
   } else {
     WaitClock wait(ctx.upstream_wait);
-    body = co_await readWholeBody(exchange, clock.deadline, clock.idle, kErrorBodyLimit);
+    body = co_await readWholeBody(exchange, clock, kErrorBodyLimit);
   }
   if (!body) {
     exchange.abort();
     result.error = body.error();
     result.status = 0;
-    result.policy = routing::policyForTransportError(body.error().kind);
+    result.policy = transportFailure(body.error(), clock);
     record.outcome = failureOutcome(last, result.policy.reason);
     co_return result;
   }
@@ -123,8 +124,7 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
     exchange.abort();
     result.kind = error.kind == ErrorKind::Cancelled ? AttemptResult::Kind::Aborted
                                                      : AttemptResult::Kind::Failed;
-    result.policy = routing::policyForTransportError(error.kind);
-    if (error.kind == ErrorKind::Timeout) result.policy.reason = clock.timeoutReason();
+    result.policy = transportFailure(error, clock);
     result.error = std::move(error);
     if (result.kind == AttemptResult::Kind::Aborted) record.outcome = "cancelled";
     return result;
@@ -134,7 +134,8 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
     Result<std::string> body = Error{};
     {
       WaitClock wait(ctx.upstream_wait);
-      body = co_await readWholeBody(exchange, clock.deadline, clock.idle, kAnswerBodyLimit);
+      // Encoded for the client only once it is whole: all of it comes before the commit point.
+      body = co_await readWholeBody(exchange, clock, kAnswerBodyLimit);
     }
     if (!body) co_return fail(body.error());
     auto decoded = translate::decodeResponse(upstream, *body);
@@ -143,7 +144,7 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
                                "the upstream's answer could not be read: " + decoded.error().message));
     }
     exchange.finish();
-    ctx.record.usage = decoded->usage;
+    ctx.record.usage = translate::usageOrEstimate(*decoded, ctx.prompt_tokens);
     translate::restoreToolNames(*decoded, ctx.tool_names);  // the client's own tool names
     std::string answer = translate::encodeResponse(ctx.protocol, *decoded, encodeOptions(ctx, created));
     ctx.record.status = 200;
@@ -166,7 +167,8 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
     Result<std::string_view> piece = Error{};
     {
       WaitClock wait(ctx.upstream_wait);
-      piece = co_await exchange.readBody(clock.nextRead(!tally.contentStarted()));
+      ReadPhase phase = tally.contentStarted() ? ReadPhase::Committed : ReadPhase::AwaitingContent;
+      piece = co_await exchange.readBody(clock.nextRead(MonoClock::now(), phase));
     }
     bool committed = tally.contentStarted();  // from the first content on, no failover
     events.clear();
@@ -175,7 +177,7 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
       if (piece.error().kind == ErrorKind::Cancelled ||
           out.cancellation().reason() == http::CancelReason::ClientGone) {
         exchange.abort();
-        ctx.record.usage = tally.usage();
+        ctx.record.usage = tally.usageOrEstimate(ctx.prompt_tokens);
         markClientGone(ctx, record);
         result.kind = AttemptResult::Kind::Answered;
         co_return result;
@@ -218,6 +220,9 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
     }
 
     if (!out.headSent()) {
+      if (tally.contentStarted()) {
+        record.first_token_ms = millisBetween(clock.started, MonoClock::now());
+      }
       ctx.record.status = 200;
       record.outcome = record.outcome.empty() ? "ok" : record.outcome;
       result.kind = AttemptResult::Kind::Answered;
@@ -235,7 +240,7 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
     }
     bytes.clear();
   }
-  ctx.record.usage = tally.usage();
+  ctx.record.usage = tally.usageOrEstimate(ctx.prompt_tokens);
   if (!client_ok) {
     exchange.abort();
     markClientGone(ctx, record);

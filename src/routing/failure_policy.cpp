@@ -1,5 +1,7 @@
 #include "routing/failure_policy.h"
 
+#include <algorithm>
+
 namespace llmux::routing {
 
 FailurePolicy policyForStatus(int status) {
@@ -40,6 +42,24 @@ bool isContentPolicyRefusal(int status, std::string_view body) {
 bool isRejectedKeyAnswer(Protocol protocol, int status, std::string_view body) {
   return protocol == Protocol::Gemini && status == 400 &&
          body.find("API_KEY_INVALID") != std::string_view::npos;
+}
+
+bool isAccountExhaustedAnswer(std::string_view body) {
+  for (std::string_view marker :
+       {"insufficient_quota", "billing_hard_limit_reached", "billing_not_active",
+        "enforced_spend_limit_reached", "billing_error", "credit balance is too low"}) {
+    if (body.find(marker) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+PauseScope pauseScopeFor(int status, std::string_view body) {
+  if (status == 429 && !isAccountExhaustedAnswer(body)) return PauseScope::Model;
+  return PauseScope::Key;
+}
+
+Millis rateLimitPause(std::optional<Millis> retry_after, Millis max_pause) {
+  return std::clamp(retry_after.value_or(kDefaultRateLimitPause), Millis(0), max_pause);
 }
 
 }  // namespace llmux::routing

@@ -20,6 +20,9 @@ OutcomeAction actionFor(Outcome outcome) {
     case Outcome::TlsError: return {Verdict::NextChannel, true, false, "tls", true};
     case Outcome::TimeoutFirstByte: return {Verdict::NextChannel, true, false, "timeout_first_byte", true};
     case Outcome::TimeoutFirstToken: return {Verdict::NextChannel, true, false, "timeout_first_token", true};
+    // The request's own budget ran out, whoever spent it (earlier attempts, a bucket wait): not
+    // held against this upstream.
+    case Outcome::DeadlineReached: return {Verdict::Stop, false, false, "deadline"};
     case Outcome::StreamErrorBeforeContent:
       return {Verdict::NextCandidate, true, false, "stream_error_before_content", true};
     // Content reached the client: a retry would duplicate it.

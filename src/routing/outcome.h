@@ -21,6 +21,9 @@ enum class Outcome {
   TlsError,                  ///< TLS handshake or verification
   TimeoutFirstByte,          ///< no response head in time
   TimeoutFirstToken,         ///< a stream's first content did not come in time (cut there)
+  /// The request's retry deadline ran out before the answer reached the client: the request
+  /// ends (504); the upstream was cut by the request's budget, not by its own clocks.
+  DeadlineReached,
   StreamErrorBeforeContent,  ///< a stream reported an error event before any content (5xx-like)
   MidStreamFailure,          ///< the stream broke after content reached the client
   ClientGone,                ///< the client left: never the upstream's fault

@@ -229,6 +229,17 @@ void addOnce(std::vector<std::string>& list, std::string item) {
   if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(std::move(item));
 }
 
+/// Why the gate ruled a hop out, for the client and the log: "no tools", "no vision", "context
+/// window of 8000 tokens < a prompt of about 12000".
+std::string gateReason(GateResult const& gate, config::ModelCapabilities const& caps,
+                       RequestNeeds const& needs) {
+  if (gate.missing == "context_window" && caps.context_window) {
+    return "context window of " + std::to_string(*caps.context_window) +
+           " tokens < a prompt of about " + std::to_string(needs.prompt_tokens);
+  }
+  return "no " + gate.missing;
+}
+
 /// Buffers reused from plan to plan (no allocation once warm). Indexed by draft: a candidate
 /// while the plan is built, in configuration order within each hop.
 struct Scratch {
@@ -297,6 +308,7 @@ RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth 
 
   bool served = false;   // some hop's model has a channel (the pinned one, when pinned)
   bool skipped = false;  // some candidate was left out as paused, frozen or exhausted
+  bool vetoed = false;   // some fallback was ruled out by the capability gate
   auto noteResume = [&](std::optional<MonoTime> at) {
     skipped = true;
     if (at && (!plan.resume_at || *at < *plan.resume_at)) plan.resume_at = at;
@@ -326,9 +338,12 @@ RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth 
       served = true;
       std::string const& upstream = *route.upstream;
       if (hop.gated) {
-        auto gate = gateFallback(capabilitiesFor(channel, *route.model, upstream), request.needs);
+        config::ModelCapabilities caps = capabilitiesFor(channel, *route.model, upstream);
+        auto gate = gateFallback(caps, request.needs);
         if (gate.verdict == GateVerdict::Reject) {
-          addOnce(plan.gate_skipped, std::string(hop.model) + " (" + channel.name + "): no " + gate.missing);
+          addOnce(plan.gate_skipped, std::string(hop.model) + " (" + channel.name +
+                                         "): " + gateReason(gate, caps, request.needs));
+          vetoed = true;
           continue;
         }
         if (gate.verdict == GateVerdict::Unknown) addOnce(plan.unknown_capabilities, std::string(hop.model));
@@ -354,7 +369,7 @@ RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth 
             std::find(s.listed_before.begin(), s.listed_before.end(), key.index) != s.listed_before.end()) {
           continue;
         }
-        if (auto until = any_paused ? health.pausedUntil(key.key->id) : std::nullopt) {
+        if (auto until = any_paused ? health.pausedUntil(key.key->id, upstream) : std::nullopt) {
           noteResume(until);
           continue;
         }
@@ -422,8 +437,10 @@ RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth 
     plan.resume_at.reset();
   } else if (!served) {
     plan.status = pinned ? RouteStatus::UnknownChannel : RouteStatus::UnknownModel;
+  } else if (skipped) {
+    plan.status = RouteStatus::AllPaused;
   } else {
-    plan.status = skipped ? RouteStatus::AllPaused : RouteStatus::UnknownModel;
+    plan.status = vetoed ? RouteStatus::CapabilityVetoed : RouteStatus::UnknownModel;
   }
   return plan;
 }

@@ -69,14 +69,18 @@ enum class RouteStatus {
   UnknownModel,   ///< nothing serves the model
   UnknownChannel, ///< X-Channel names no enabled channel serving the model
   AllPaused,      ///< every candidate is paused, frozen or exhausted (`resume_at` when known)
+  /// Every candidate that serves the chain was ruled out by the capability gate (the model asked
+  /// for had none: a group's disabled first member, an X-Channel pin): `gate_skipped` says why.
+  CapabilityVetoed,
 };
 
 struct RoutePlan {
   RouteStatus status = RouteStatus::UnknownModel;
   std::vector<PlannedCandidate> candidates;
   std::optional<MonoTime> resume_at;
-  /// Fallback hops the capability gate skipped ("claude-x: no tools") and models whose needed
-  /// capabilities are unknown (the caller logs a warning once per model).
+  /// Fallback hops the capability gate skipped ("claude-x (channel): no tools", "... context
+  /// window of 8000 tokens < a prompt of about 12000") and models whose needed capabilities are
+  /// unknown (the caller logs a warning once per model).
   std::vector<std::string> gate_skipped;
   std::vector<std::string> unknown_capabilities;
 };

@@ -86,6 +86,11 @@ CREATE TABLE freezes (
 ALTER TABLE attempts ADD COLUMN strategy TEXT;
 ALTER TABLE attempts ADD COLUMN route_score TEXT;
 )sql",
+    // 4: a streamed attempt's first content (the commit point) after the request was sent, as
+    // the router learns it; NULL for a whole answer, a stream without content and older rows.
+    R"sql(
+ALTER TABLE attempts ADD COLUMN first_token_ms REAL;
+)sql",
 };
 
 constexpr int kVersion = static_cast<int>(std::size(kMigrations));

@@ -24,8 +24,8 @@ constexpr char const* kInsertRequest =
 constexpr char const* kInsertAttempt =
     "INSERT INTO attempts (request_seq, request_id, attempt, channel, key_label, upstream_model, "
     "status, outcome, first_byte_ms, duration_ms, upstream_protocol, translated, strategy, "
-    "route_score) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    "route_score, first_token_ms) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 constexpr char const* kSelectRecent =
     "SELECT seq, id, started_at, route, client_protocol, gateway_key, model, stream, channel, "
@@ -35,7 +35,8 @@ constexpr char const* kSelectRecent =
 
 constexpr char const* kSelectAttempts =
     "SELECT request_seq, channel, key_label, upstream_model, status, outcome, first_byte_ms, "
-    "duration_ms, upstream_protocol, translated, strategy, route_score FROM attempts WHERE request_seq BETWEEN ? AND ? ORDER BY request_seq, attempt";
+    "duration_ms, upstream_protocol, translated, strategy, route_score, first_token_ms "
+    "FROM attempts WHERE request_seq BETWEEN ? AND ? ORDER BY request_seq, attempt";
 
 /// attempts.route_score holds the factor text (routing::formatFactors), which starts with
 /// "score=<score>".
@@ -320,6 +321,7 @@ Result<void> SqliteStore::writeBatch(WriterState& s, std::vector<RequestRecord> 
       qa.bind(12, std::int64_t{a.translated ? 1 : 0});
       if (a.strategy.empty()) qa.bindNull(13); else qa.bind(13, a.strategy);
       if (a.factors.empty()) qa.bindNull(14); else qa.bind(14, a.factors);
+      bindMillis(qa, 15, a.first_token_ms);
       if (auto done = qa.step(); !done.ok()) return fail(done.takeError());
     }
   }
@@ -429,6 +431,7 @@ Result<std::vector<RequestRecord>> SqliteStore::recentRequests(std::size_t limit
     a.strategy = q.columnText(10);
     a.factors = q.columnText(11);
     a.score = scoreOfFactors(a.factors);
+    a.first_token_ms = columnMillis(q, 12);
     out[it->second].attempts.push_back(std::move(a));
   }
   return out;

@@ -94,6 +94,7 @@ void appendAttempts(std::string& out, std::vector<AttemptRecord> const& attempts
     if (!a.upstream_protocol.empty()) appendStringField(out, "upstream_protocol", a.upstream_protocol);
     if (a.translated) out += "\"translated\":true,";
     appendMillisField(out, "first_byte_ms", a.first_byte_ms);
+    if (a.first_token_ms >= 0) appendMillisField(out, "first_token_ms", a.first_token_ms);
     if (!a.strategy.empty()) appendStringField(out, "strategy", a.strategy);
     if (a.score >= 0) appendMillisField(out, "score", a.score);
     if (!a.factors.empty()) appendStringField(out, "factors", a.factors);

@@ -37,6 +37,10 @@ class StreamObserver {
   std::optional<StreamFailure> const& failureBeforeContent() const { return failure_; }
   /// Normalised usage with the zero-completion fallback; nullopt when none was reported.
   std::optional<Usage> usage() const { return tally_.usage(); }
+  /// The same, or the estimate from the content when none was reported (UsageTally).
+  std::optional<Usage> usageOrEstimate(std::int64_t prompt_tokens) const {
+    return tally_.usageOrEstimate(prompt_tokens);
+  }
 
  private:
   void take(std::vector<Event> const& events);

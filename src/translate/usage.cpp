@@ -1,5 +1,7 @@
 #include "translate/usage.h"
 
+#include <algorithm>
+
 namespace llmux::translate {
 
 std::int64_t estimateTokens(std::string_view text) { return estimateTokensForBytes(text.size()); }
@@ -22,6 +24,20 @@ void fixZeroCompletion(Response& response) {
   if (estimate == 0) return;
   response.usage->output = estimate;
   response.usage->estimated = true;
+}
+
+std::optional<Usage> estimatedUsage(std::int64_t prompt_tokens, std::int64_t output_tokens) {
+  if (output_tokens <= 0) return std::nullopt;
+  Usage usage;
+  usage.input = std::max<std::int64_t>(prompt_tokens, 0);
+  usage.output = output_tokens;
+  usage.estimated = true;
+  return usage;
+}
+
+std::optional<Usage> usageOrEstimate(Response const& response, std::int64_t prompt_tokens) {
+  if (response.usage) return response.usage;
+  return estimatedUsage(prompt_tokens, estimateOutputTokens(response));
 }
 
 }  // namespace llmux::translate

@@ -50,4 +50,9 @@ std::optional<Usage> UsageTally::usage() const {
   return withFallback(*usage_);
 }
 
+std::optional<Usage> UsageTally::usageOrEstimate(std::int64_t prompt_tokens) const {
+  if (usage_) return withFallback(*usage_);
+  return estimatedUsage(prompt_tokens, estimateTokensForBytes(content_bytes_));
+}
+
 }  // namespace llmux::translate

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 
 #include "translate/neutral.h"
@@ -21,6 +22,9 @@ class UsageTally {
 
   /// The usage of the stream so far, the fallback applied; nullopt when none was reported.
   std::optional<Usage> usage() const;
+  /// The same, or when none was reported the estimate from the content produced so far
+  /// (usage.h: estimatedUsage; nullopt when there was none).
+  std::optional<Usage> usageOrEstimate(std::int64_t prompt_tokens) const;
 
   bool contentStarted() const { return content_started_; }
   std::size_t contentBytes() const { return content_bytes_; }

@@ -121,6 +121,98 @@ TEST_F(FailoverKeys, RateLimitWithoutRetryAfterPausesTheKeyForThirtySeconds) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Rate limits are per model: one provider key serving several models keeps serving the others
+// while one of them is limited.
+
+TEST_F(FailoverKeys, ARateLimitedModelLeavesTheKeysOtherModelsServed) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  // The mock answers the model called "fault-429=30" with a 429 and retry-after: 30.
+  std::string const limited = "fault-429=30";
+  auto provider = channel("provider", Protocol::OpenAiChat, mock->baseUrl(), {"k-provider"}, 0);
+  provider.models = {limited, "model-b", "model-c"};
+  auto gateway = startGateway(gatewayConfig({provider}, accessLog()));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  auto first =
+      callGateway(gateway->port, clientCall(Protocol::OpenAiChat, false, limited), "pm-a-1");
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_EQ(first->status(), 429) << "the only candidate's own answer";
+  auto journal = waitForJournal(mock->port, 1);
+  ASSERT_TRUE(journal.ok()) << journal.error().message;
+  ASSERT_TRUE(clearJournal(mock->port).ok());
+
+  // The limited model is paused: the gateway answers for it without asking the upstream ...
+  auto again =
+      callGateway(gateway->port, clientCall(Protocol::OpenAiChat, false, limited), "pm-a-2");
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->status(), 429);
+  std::string retry_after(again->header("retry-after"));
+  ASSERT_FALSE(retry_after.empty());
+  EXPECT_GE(std::stoi(retry_after), 29);
+  EXPECT_LE(std::stoi(retry_after), 30);
+  EXPECT_EQ(attemptsOf("pm-a-2"), Attempts{});
+
+  // ... while the key's other models keep reaching it, and succeed.
+  for (std::string model : {"model-b", "model-c", "model-b"}) {
+    auto response =
+        callGateway(gateway->port, clientCall(Protocol::OpenAiChat, false, model), "pm-" + model);
+    ASSERT_TRUE(response.ok()) << response.error().message;
+    EXPECT_EQ(response->status(), 200) << model << ": " << response->body;
+  }
+  journal = waitForJournal(mock->port, 3);
+  ASSERT_TRUE(journal.ok()) << journal.error().message;
+  ASSERT_EQ(journal->size(), 3u);
+  std::vector<std::string> models;
+  for (auto const& e : *journal) {
+    EXPECT_EQ(e.status, 200);
+    EXPECT_EQ(e.upstreamKey(), "k-provider");
+    auto body = parseObject(e.body);
+    ASSERT_TRUE(body.ok()) << body.error().message;
+    models.emplace_back(body->at("model").as_string());
+  }
+  EXPECT_EQ(models, (std::vector<std::string>{"model-b", "model-c", "model-b"}));
+  EXPECT_EQ(attemptsOf("pm-model-c"), (Attempts{{"provider#0", 200, "ok"}}));
+}
+
+// A broken or hostile upstream's retry-after cannot bench a key for long: the pause is clamped
+// to retry.max_key_pause_ms (an hour by default; 1 s here).
+TEST_F(FailoverKeys, AHugeRetryAfterPausesTheKeyNoLongerThanTheMaximum) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto solo = channel("solo", Protocol::OpenAiChat, mock->baseUrl(), {"k-solo"}, 0);
+  solo.headers = {{"x-mock-fault", "429=86400"}};
+  auto config = gatewayConfig({solo}, accessLog());
+  config.extra_yaml += "retry:\n  max_key_pause_ms: 1000\n";
+  auto gateway = startGateway(config);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  auto call = clientCall(Protocol::OpenAiChat, false);
+
+  auto first = callGateway(gateway->port, call, "fo-clamp-1");
+  MonoTime limited_at = MonoClock::now();
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_EQ(first->status(), 429);
+  EXPECT_EQ(first->header("retry-after"), "86400") << "the upstream's own answer, relayed";
+
+  auto second = callGateway(gateway->port, call, "fo-clamp-2");
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  EXPECT_EQ(second->status(), 429);
+  EXPECT_EQ(second->header("retry-after"), "1") << "paused for the maximum, not a day";
+  ASSERT_LT(millisBetween(limited_at, MonoClock::now()), 900) << "too slow to test the pause";
+  auto journal = waitForJournal(mock->port, 1);
+  ASSERT_TRUE(journal.ok()) << journal.error().message;
+  EXPECT_EQ(journal->size(), 1u);
+
+  std::this_thread::sleep_until(limited_at + Millis(1150));
+  auto third = callGateway(gateway->port, call, "fo-clamp-3");
+  ASSERT_TRUE(third.ok()) << third.error().message;
+  journal = waitForJournal(mock->port, 2);
+  ASSERT_TRUE(journal.ok()) << journal.error().message;
+  EXPECT_EQ(journal->size(), 2u) << "the key is back after the maximum pause";
+  EXPECT_EQ(attemptsOf("fo-clamp-3"), (Attempts{{"solo#0", 429, "failed:status_429"}}));
+}
+
+// ---------------------------------------------------------------------------------------------
 // 401/403: the next key; the rejected key is benched.
 
 struct RejectedCase {

@@ -287,6 +287,137 @@ INSTANTIATE_TEST_SUITE_P(
       return shortName(info.param.client) + "_via_" + shortName(info.param.upstream);
     });
 
+// ---------------------------------------------------------------------------------------------
+// 2b. A stream that asks the model to think gets the longer first-token clock of its effort
+// (timeouts.first_token_reasoning_ms): a model thinking silently past first_token_ms is served,
+// not cut and counted as a failure. The same request without reasoning is cut.
+
+/// `call` (a streamed clientCall) asking for reasoning in its protocol's words.
+ClientCall withReasoning(Protocol protocol, ClientCall call) {
+  std::string const messages = R"("messages":[{"role":"user","content":"Think first."}])";
+  switch (protocol) {
+    case Protocol::OpenAiChat:
+      call.body = std::string(R"({"model":")") + kModel +
+                  R"(","stream":true,"reasoning_effort":"high",)" + messages + "}";
+      break;
+    case Protocol::OpenAiResponses:
+      call.body = std::string(R"({"model":")") + kModel +
+                  R"(","stream":true,"reasoning":{"effort":"low"},"input":"Think first."})";
+      break;
+    case Protocol::Anthropic:
+      call.body =
+          std::string(R"({"model":")") + kModel +
+          R"(","stream":true,"max_tokens":4096,"thinking":{"type":"enabled","budget_tokens":2048},)" +
+          messages + "}";
+      break;
+    case Protocol::Gemini:
+      call.body =
+          R"({"contents":[{"role":"user","parts":[{"text":"Think first."}]}],)"
+          R"("generationConfig":{"thinkingConfig":{"thinkingBudget":1024,"includeThoughts":true}}})";
+      break;
+  }
+  return call;
+}
+
+class ReasoningFirstToken : public Resilience, public ::testing::WithParamInterface<StallCase> {};
+
+TEST_P(ReasoningFirstToken, ASilentlyThinkingStreamIsServedAPlainOneIsCut) {
+  auto [protocol, upstream] = GetParam();
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  // The head at once, the first content (thinking included) after 800 ms.
+  auto thinker = channel("thinker", upstream, mock->baseUrl(), {"k-t"}, 0);
+  thinker.headers = {{"x-mock-fault", "slow-first-token=800"}};
+  thinker.timeouts = TimeoutsSpec{
+      .first_token_ms = 300,
+      .first_token_reasoning_ms = ReasoningTimeoutsSpec{.low = 1500, .medium = 1500, .high = 1500}};
+  auto gateway = startGateway(config({thinker}));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  auto thinking = withReasoning(protocol, clientCall(protocol, true));
+  MonoTime start = MonoClock::now();
+  auto served = callGateway(gateway->port, thinking, "rft-think");
+  ASSERT_TRUE(served.ok()) << served.error().message;
+  EXPECT_EQ(served->status(), 200) << served->body;
+  EXPECT_GE(millisBetween(start, MonoClock::now()), 800);
+  auto line = waitForAccessLine(accessLog(), "rft-think");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  auto const& attempts = line->at("attempt_list").as_array();
+  ASSERT_EQ(attempts.size(), 1u) << boost::json::serialize(*line);
+  EXPECT_EQ(attempts[0].at("outcome").as_string(), "ok");
+  EXPECT_GE(attempts[0].at("first_token_ms").to_number<double>(), 790) << "its first content";
+
+  auto plain = callGateway(gateway->port, clientCall(protocol, true), "rft-plain");
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(plain->status(), 504) << plain->body;
+  line = waitForAccessLine(accessLog(), "rft-plain");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  EXPECT_EQ(line->at("attempt_list").as_array()[0].at("outcome").as_string(),
+            "failed:timeout_first_token");
+}
+
+// The mock sends a Responses reasoning item (its encrypted content) at once, so a Responses
+// client's ask is tried on an upstream that thinks silently: Anthropic, translated.
+INSTANTIATE_TEST_SUITE_P(EachProtocolsAsk, ReasoningFirstToken,
+                         ::testing::Values(StallCase{Protocol::OpenAiChat, Protocol::OpenAiChat},
+                                           StallCase{Protocol::Anthropic, Protocol::Anthropic},
+                                           StallCase{Protocol::Gemini, Protocol::Gemini},
+                                           StallCase{Protocol::OpenAiResponses,
+                                                     Protocol::Anthropic}),
+                         [](auto const& info) {
+                           return shortName(info.param.client) + "_via_" +
+                                  shortName(info.param.upstream);
+                         });
+
+// ---------------------------------------------------------------------------------------------
+// 2c. No attempt outlives the request's retry deadline before its answer starts: an upstream that
+// never answers is cut at retry.deadline_ms (not at its first_byte_ms of two minutes), the
+// request ends with 504, and no candidate starts after it.
+
+class RetryDeadline : public Resilience, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(RetryDeadline, BoundsTheWaitForAnAnswerAndEndsTheRequest) {
+  bool stream = GetParam();
+  auto silent_mock = startMockProvider();
+  auto fallback_mock = startMockProvider();
+  ASSERT_TRUE(silent_mock.ok()) << silent_mock.error().message;
+  ASSERT_TRUE(fallback_mock.ok()) << fallback_mock.error().message;
+  auto silent = channel("silent", Protocol::OpenAiChat, silent_mock->baseUrl(), {"k-s"}, 10);
+  silent.headers = {{"x-mock-fault", "slow-first-byte=5000"}};
+  auto fallback = channel("fallback", Protocol::OpenAiChat, fallback_mock->baseUrl(), {"k-f"}, 0);
+  GatewayConfig c = config({silent, fallback});
+  c.extra_yaml += "retry:\n  deadline_ms: 500\n";
+  auto gateway = startGateway(c);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  MonoTime start = MonoClock::now();
+  auto response =
+      callGateway(gateway->port, clientCall(Protocol::OpenAiChat, stream), "deadline-1");
+  double elapsed = millisBetween(start, MonoClock::now());
+  ASSERT_TRUE(response.ok()) << response.error().message;
+  EXPECT_EQ(response->status(), 504) << response->body;
+  EXPECT_GE(elapsed, 450);
+  EXPECT_LT(elapsed, 1500) << "the attempt waited past the retry deadline";
+  auto message = errorMessageOf(Protocol::OpenAiChat, 504, response->body);
+  ASSERT_TRUE(message.ok()) << message.error().message;
+  EXPECT_NE(message->find("retry deadline"), std::string::npos) << *message;
+
+  auto line = waitForAccessLine(accessLog(), "deadline-1");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  auto const& attempts = line->at("attempt_list").as_array();
+  ASSERT_EQ(attempts.size(), 1u) << "an attempt started after the deadline";
+  EXPECT_EQ(attempts[0].at("outcome").as_string(), "failed:deadline");
+  auto journal = fetchJournal(fallback_mock->port);
+  ASSERT_TRUE(journal.ok()) << journal.error().message;
+  EXPECT_TRUE(journal->empty());
+  // Cut by the request's budget, not by its own clocks: not a failure of the upstream.
+  auto b = breakerOf(breakers(gateway->port), "silent", kModel);
+  if (b) EXPECT_EQ(stateOf(*b, "failure"), "closed") << boost::json::serialize(*b);
+}
+
+INSTANTIATE_TEST_SUITE_P(WholeAndStreamed, RetryDeadline, ::testing::Bool(),
+                         [](auto const& info) { return info.param ? "stream" : "whole"; });
+
 TEST_F(Resilience, FirstTokenTimeoutsCountForTheFailureBreaker) {
   auto primary_mock = startMockProvider();
   auto fallback_mock = startMockProvider();
@@ -749,6 +880,51 @@ TEST_F(Resilience, GatewayKeyRpmRefusesTheFourthRequestInEveryProtocol) {
   EXPECT_EQ(waitForMetric(gateway->port, "llmux_limit_rejections_total",
                           {{"key", "team"}, {"limit", "rpm"}}, 4),
             4);
+}
+
+// An OpenAI Chat stream without stream_options.include_usage reports no usage: the key's token
+// budget is charged an estimate (prompt estimate + the content relayed), marked as estimated, so
+// a tenant with a budget cannot stream for free.
+TEST_F(Resilience, GatewayKeyTokenBudgetIsChargedForStreamsWithoutUsage) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto only = channel("only", Protocol::OpenAiChat, mock->baseUrl(), {"k-o"}, 0);
+  auto gateway = startGateway(withLimits(config({only}), {.daily_tokens = 60}));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  auto call = clientCall(Protocol::OpenAiChat, true);
+  ASSERT_EQ(call.body.find("include_usage"), std::string::npos);
+
+  int served = 0;
+  std::optional<Response> refused;
+  for (int i = 1; i <= 10 && !refused; ++i) {
+    auto response = callGateway(gateway->port, call, "budget-" + std::to_string(i));
+    ASSERT_TRUE(response.ok()) << response.error().message;
+    if (response->status() == 429) {
+      refused = std::move(*response);
+    } else {
+      EXPECT_EQ(response->status(), 200) << response->body;
+      EXPECT_EQ(response->body.find("\"usage\":{"), std::string::npos) << "the upstream sent usage";
+      ++served;
+    }
+  }
+  ASSERT_TRUE(refused.has_value()) << "ten streams without usage did not use up 60 tokens";
+  EXPECT_GE(served, 1);
+  EXPECT_LE(served, 4);
+  auto message = errorMessageOf(Protocol::OpenAiChat, 429, refused->body);
+  ASSERT_TRUE(message.ok()) << message.error().message;
+  EXPECT_NE(message->find("daily_tokens"), std::string::npos) << *message;
+
+  auto line = waitForAccessLine(accessLog(), "budget-1");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  ASSERT_TRUE(line->at("usage").is_object()) << boost::json::serialize(*line);
+  auto const& usage = line->at("usage").as_object();
+  EXPECT_TRUE(usage.at("estimated").as_bool());
+  EXPECT_EQ(usage.at("input").to_number<std::int64_t>(),
+            static_cast<std::int64_t>(call.body.size() / 4))
+      << "the prompt estimate";
+  EXPECT_GT(usage.at("output").to_number<std::int64_t>(), 0) << "the content relayed";
+  EXPECT_EQ(journalSize(mock->port, static_cast<std::size_t>(served)),
+            static_cast<std::size_t>(served));
 }
 
 TEST_F(Resilience, GatewayKeyConcurrencyRefusesTheSecondRequestInFlight) {

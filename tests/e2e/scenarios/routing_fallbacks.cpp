@@ -4,6 +4,8 @@
 // the plan without calling any upstream.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "e2e/scenarios/failover_helpers.h"
 #include "e2e/scenarios/routing_support.h"
 #include "e2e/support/e2e_test.h"
@@ -95,7 +97,8 @@ TEST_F(RoutingFallbacks, TheRetryBudgetCapsAttemptsAndTheirDeadline) {
             (std::vector<Attempt>{{"ca", "m-a", 0, "failover:status_500"},
                                   {"cb", "m-a", 0, "failed:status_500"}}));
 
-  // No attempt starts after the deadline: the slow first answer used it up.
+  // No attempt starts after the deadline, and none waits past it for its answer: the slow first
+  // answer (400 ms) is cut at the deadline (200 ms) and the request ends with 504.
   gateway->process->kill();
   GatewayConfig slow = gatewayConfig({serving("ca", mock->baseUrl(), {"m-a"}, false, 3),
                                       serving("cc", mock->baseUrl(), {"m-a"}, false, 1)},
@@ -104,12 +107,15 @@ TEST_F(RoutingFallbacks, TheRetryBudgetCapsAttemptsAndTheirDeadline) {
   slow.extra_yaml += "retry: {deadline_ms: 200}\n";
   auto late = startGateway(slow);
   ASSERT_TRUE(late.ok()) << late.error().message;
+  MonoTime start = MonoClock::now();
   auto answer = callGateway(late->port, clientCall(Protocol::OpenAiChat, false, "m-a"), "budget-t");
   ASSERT_TRUE(answer.ok()) << answer.error().message;
-  EXPECT_EQ(answer->status(), 500) << answer->body;
+  EXPECT_LT(millisBetween(start, MonoClock::now()), 380)
+      << "the answer past the deadline was awaited";
+  EXPECT_EQ(answer->status(), 504) << answer->body;
   EXPECT_EQ(answer->header("x-llmux-attempts"), "1");
   EXPECT_EQ(attemptsOf(accessLog(), "budget-t"),
-            (std::vector<Attempt>{{"ca", "m-a", 0, "failover:status_500"}}));
+            (std::vector<Attempt>{{"ca", "m-a", 0, "failed:deadline"}}));
 }
 
 TEST_F(RoutingFallbacks, CapabilityGateSkipsAFallbackWithoutToolsForAToolRequestOnly) {
@@ -148,6 +154,61 @@ TEST_F(RoutingFallbacks, CapabilityGateSkipsAFallbackWithoutToolsForAToolRequest
   EXPECT_EQ(asked->status(), 200) << asked->body;
   EXPECT_EQ(attemptsOf(accessLog(), "gate-asked"),
             (std::vector<Attempt>{{"cn", "m-notools", 0, "ok"}}));
+}
+
+// The model asked for has no candidate of its own (its only channel is disabled) and its
+// fallback lacks tools: a tool request is answered 400 in the client's shape saying which hop the
+// gate ruled out and why, logged once and kept in the request's record; a plain request is served.
+TEST_F(RoutingFallbacks, AChainTheCapabilityGateRulesOutEntirelyIsAnsweredWithItsReasons) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  ChannelSpec primary = serving("cm", mock->baseUrl(), {"m-main"}, false);
+  primary.extra_yaml = "enabled: false\n";
+  GatewayConfig config = gatewayConfig(
+      {primary, serving("ci", mock->baseUrl(), {"gpt-3.5-turbo-instruct"}, false)}, accessLog());
+  config.extra_yaml += "fallbacks:\n  m-main: [gpt-3.5-turbo-instruct]\n";
+  auto gateway = startGateway(config);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  std::string const reason = "gpt-3.5-turbo-instruct (ci): no tools";
+  auto vetoed = callGateway(gateway->port, chatCallWithTool("m-main"), "gate-vetoed");
+  ASSERT_TRUE(vetoed.ok()) << vetoed.error().message;
+  EXPECT_EQ(vetoed->status(), 400) << vetoed->body;
+  auto message = errorMessageOf(Protocol::OpenAiChat, 400, vetoed->body);
+  ASSERT_TRUE(message.ok()) << message.error().message;
+  EXPECT_NE(message->find("capability gate"), std::string::npos) << *message;
+  EXPECT_NE(message->find(reason), std::string::npos) << *message;
+  auto line = waitForAccessLine(accessLog(), "gate-vetoed");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  EXPECT_NE(std::string(line->at("error").as_string()).find(reason), std::string::npos)
+      << boost::json::serialize(*line);
+  EXPECT_EQ(line->at("attempts").as_int64(), 0);
+  auto logged = gateway->process->waitForLineMatching(
+      std::regex(".*gate-vetoed.*capability gate ruled out every candidate.*no tools.*"),
+      Millis(3000), Stream::Stderr);
+  EXPECT_TRUE(logged.ok()) << gateway->process->output(Stream::Stderr);
+
+  // Anthropic's shape for an Anthropic client.
+  auto anthropic = clientCall(Protocol::Anthropic, false, "m-main");
+  anthropic.body =
+      R"({"model":"m-main","max_tokens":64,"tools":[{"name":"get_weather",)"
+      R"("input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"hi"}]})";
+  auto shaped = callGateway(gateway->port, anthropic);
+  ASSERT_TRUE(shaped.ok()) << shaped.error().message;
+  EXPECT_EQ(shaped->status(), 400) << shaped->body;
+  auto anthropic_message = errorMessageOf(Protocol::Anthropic, 400, shaped->body);
+  ASSERT_TRUE(anthropic_message.ok()) << anthropic_message.error().message;
+  EXPECT_NE(anthropic_message->find(reason), std::string::npos) << *anthropic_message;
+
+  auto journal = fetchJournal(mock->port);
+  ASSERT_TRUE(journal.ok()) << journal.error().message;
+  EXPECT_TRUE(journal->empty()) << "no upstream is asked";
+  auto plain =
+      callGateway(gateway->port, clientCall(Protocol::OpenAiChat, false, "m-main"), "gate-ok");
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(plain->status(), 200) << plain->body;
+  EXPECT_EQ(attemptsOf(accessLog(), "gate-ok"),
+            (std::vector<Attempt>{{"ci", "gpt-3.5-turbo-instruct", 1, "ok"}}));
 }
 
 TEST_F(RoutingFallbacks, XChannelPinsOneChannelAndNoOtherIsTried) {

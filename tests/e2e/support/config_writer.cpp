@@ -53,13 +53,17 @@ class FlowMap {
 };
 
 std::string flowTimeouts(TimeoutsSpec const& t) {
-  return FlowMap()
-      .add("connect_ms", t.connect_ms)
+  FlowMap map;
+  map.add("connect_ms", t.connect_ms)
       .add("first_byte_ms", t.first_byte_ms)
       .add("first_token_ms", t.first_token_ms)
       .add("idle_ms", t.idle_ms)
-      .add("total_ms", t.total_ms)
-      .str();
+      .add("total_ms", t.total_ms);
+  if (auto const& r = t.first_token_reasoning_ms) {
+    map.raw("first_token_reasoning_ms",
+            FlowMap().add("low", r->low).add("medium", r->medium).add("high", r->high).str());
+  }
+  return map.str();
 }
 
 std::string flowStorm(StormSpec const& s) {

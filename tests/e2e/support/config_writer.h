@@ -31,6 +31,13 @@ struct GatewayKeySpec {
   std::optional<ClientLimitsSpec> limits;
 };
 
+/// `timeouts.first_token_reasoning_ms`: a reasoning stream's first-token deadline by effort.
+struct ReasoningTimeoutsSpec {
+  std::optional<int> low;
+  std::optional<int> medium;
+  std::optional<int> high;
+};
+
 /// Per-attempt upstream deadlines in milliseconds; unset ones are not written.
 struct TimeoutsSpec {
   std::optional<int> connect_ms;
@@ -38,6 +45,7 @@ struct TimeoutsSpec {
   std::optional<int> idle_ms;
   std::optional<int> total_ms;
   std::optional<int> first_token_ms;
+  std::optional<ReasoningTimeoutsSpec> first_token_reasoning_ms;
 };
 
 /// A channel's 429-storm breaker (`breaker.storm`); `off` writes `storm: off`.

@@ -41,6 +41,8 @@ TEST(ResilienceConfig, DefaultsAreTheDocumentedNumbers) {
   ASSERT_TRUE(settings);
   Channel const& channel = settings->channels[0];
   EXPECT_EQ(channel.timeouts.first_token, Millis(15'000));
+  EXPECT_EQ(channel.timeouts.first_token_reasoning,
+            (ReasoningFirstToken{Millis(16'000), Millis(24'000), Millis(30'000)}));
   EXPECT_TRUE(channel.breaker.enabled);
   EXPECT_EQ(channel.breaker.failure_threshold, 5);
   EXPECT_EQ(channel.breaker.open_for, Millis(30'000));
@@ -82,6 +84,27 @@ TEST(ResilienceConfig, BreakerThresholdsAndStorm) {
   ASSERT_TRUE(storm_off);
   EXPECT_TRUE(storm_off->channels[0].breaker.enabled);
   EXPECT_FALSE(storm_off->channels[0].breaker.storm_enabled);
+}
+
+TEST(ResilienceConfig, ReasoningFirstTokenTimeouts) {
+  auto settings = loaded(document(
+      ", timeouts: {first_token_ms: 300, first_token_reasoning_ms: {low: 600, high: 40000}}"));
+  ASSERT_TRUE(settings);
+  EXPECT_EQ(settings->channels[0].timeouts.first_token_reasoning,
+            (ReasoningFirstToken{Millis(600), Millis(24'000), Millis(40'000)}))
+      << "an entry left out keeps its default";
+  EXPECT_EQ(issuesOf(document(", timeouts: {first_token_reasoning_ms: {low: 0, huge: 1}}")),
+            (Lines{"channels[0].timeouts.first_token_reasoning_ms.huge: unknown key (expected "
+                   "one of low, medium, high)",
+                   "channels[0].timeouts.first_token_reasoning_ms.low: must be from 1 to "
+                   "86400000"}));
+  EXPECT_EQ(
+      issuesOf(document(", timeouts: {first_token_reasoning_ms: {low: 20000, medium: 10000}}")),
+      (Lines{"channels[0].timeouts.first_token_reasoning_ms: expected low <= medium <= high "
+             "(more effort thinks longer)"}));
+  EXPECT_EQ(issuesOf(document(", timeouts: {first_token_reasoning_ms: 5000}")),
+            (Lines{"channels[0].timeouts.first_token_reasoning_ms: expected a mapping, got a "
+                   "scalar"}));
 }
 
 TEST(ResilienceConfig, ModelLimitsAndGatewayKeyLimits) {

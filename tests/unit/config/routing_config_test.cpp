@@ -353,7 +353,10 @@ TEST(FreezeRules, DefaultsAreExactlyTheFourBuiltIns) {
   EXPECT_EQ(rules[3].body_contains, "");
   EXPECT_EQ(rules[3].period, FreezePeriod::Today);
   for (auto const& rule : rules) {
-    EXPECT_EQ(rule.object, FreezeObject::Key) << rule.name;
+    // Gemini's daily quotas are per model; the others take the account's key.
+    EXPECT_EQ(rule.object, rule.name == "quota-exhausted-gemini-daily" ? FreezeObject::KeyModel
+                                                                       : FreezeObject::Key)
+        << rule.name;
     EXPECT_EQ(rule.header, "") << rule.name;
   }
 }
@@ -490,18 +493,26 @@ TEST(Retry, DefaultsAndOverrides) {
   ASSERT_TRUE(defaults);
   EXPECT_EQ(defaults->retry.max_attempts, 8);
   EXPECT_EQ(defaults->retry.deadline, Millis(300'000));
-  auto custom = loaded(std::string(kChannels) + "retry: {max_attempts: 3, deadline_ms: 45000}\n");
+  EXPECT_EQ(defaults->retry.max_key_pause, Millis(3'600'000));
+  auto custom = loaded(std::string(kChannels) +
+                       "retry: {max_attempts: 3, deadline_ms: 45000, max_key_pause_ms: 120000}\n");
   ASSERT_TRUE(custom);
   EXPECT_EQ(custom->retry.max_attempts, 3);
   EXPECT_EQ(custom->retry.deadline, Millis(45'000));
+  EXPECT_EQ(custom->retry.max_key_pause, Millis(120'000));
 }
 
 TEST(Retry, Errors) {
   EXPECT_EQ(issuesOf(std::string(kChannels) +
-                     "retry: {max_attempts: 0, deadline_ms: 86400001, backoff: 1}\n"),
-            (Lines{"retry.backoff: unknown key (expected one of max_attempts, deadline_ms)",
+                     "retry: {max_attempts: 0, deadline_ms: 86400001, backoff: 1, "
+                     "max_key_pause_ms: 0}\n"),
+            (Lines{"retry.backoff: unknown key (expected one of max_attempts, deadline_ms, "
+                   "max_key_pause_ms)",
                    "retry.max_attempts: must be from 1 to 100",
-                   "retry.deadline_ms: must be from 1 to 86400000"}));
+                   "retry.deadline_ms: must be from 1 to 86400000",
+                   "retry.max_key_pause_ms: must be from 1 to 86400000"}));
+  EXPECT_EQ(issuesOf(std::string(kChannels) + "retry: {max_key_pause_ms: 86400001}\n"),
+            (Lines{"retry.max_key_pause_ms: must be from 1 to 86400000"}));
   EXPECT_EQ(issuesOf(std::string(kChannels) + "retry: 3\n"),
             (Lines{"retry: expected a mapping, got a scalar"}));
 }

@@ -63,12 +63,14 @@ channels:
              "keepalive_timeout_ms, lame_duck_ms, drain_timeout_ms)",
              "log.levle: unknown key (expected one of access_log, request_log, "
              "request_log_retention_days, level)",
-             "gateway_keys[0].secret: unknown key (expected one of name, key, key_env, strategy, limits)",
+             "gateway_keys[0].secret: unknown key (expected one of name, key, key_env, strategy, "
+             "limits)",
              "channels[0].modles: unknown key (expected one of name, protocol, base_url, keys, "
-             "models, model_map, auth, headers, timeouts, priority, weight, enabled, tls_ca_file, protocols, client_preset, model_presets, capabilities, breaker, "
-      "model_limits, expose_rate_limit_headers)",
+             "models, model_map, auth, headers, timeouts, priority, weight, enabled, tls_ca_file, "
+             "protocols, client_preset, model_presets, capabilities, breaker, "
+             "model_limits, expose_rate_limit_headers)",
              "channels[0].timeouts.connect: unknown key (expected one of connect_ms, "
-             "first_byte_ms, first_token_ms, idle_ms, total_ms)"}));
+             "first_byte_ms, first_token_ms, first_token_reasoning_ms, idle_ms, total_ms)"}));
 }
 
 TEST(Validation, UnknownProtocol) {

@@ -11,7 +11,7 @@ constexpr std::string_view kChatAnswer =
     R"("finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":3,"total_tokens":15}})";
 
 TEST(AnswerMeter, AWholeAnswerIsMeteredWhateverItsSplit) {
-  AnswerMeter meter(Protocol::OpenAiChat, false, true);
+  AnswerMeter meter(Protocol::OpenAiChat, false, true, 100);
   EXPECT_FALSE(meter.holding()) << "only streams are held";
   meter.feed(kChatAnswer.substr(0, 40));
   meter.feed(kChatAnswer.substr(40));
@@ -22,7 +22,7 @@ TEST(AnswerMeter, AWholeAnswerIsMeteredWhateverItsSplit) {
 }
 
 TEST(AnswerMeter, ErrorAnswersAreNotMetered) {
-  AnswerMeter meter(Protocol::OpenAiChat, true, false);
+  AnswerMeter meter(Protocol::OpenAiChat, true, false, 100);
   EXPECT_FALSE(meter.holding());
   meter.feed(R"({"error":{"message":"bad","type":"invalid_request_error"}})");
   meter.finish();
@@ -31,7 +31,7 @@ TEST(AnswerMeter, ErrorAnswersAreNotMetered) {
 }
 
 TEST(AnswerMeter, AStreamIsHeldUntilItsFirstContent) {
-  AnswerMeter meter(Protocol::OpenAiChat, true, true);
+  AnswerMeter meter(Protocol::OpenAiChat, true, true, 100);
   EXPECT_TRUE(meter.holding());
   meter.feed(
       "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
@@ -45,12 +45,51 @@ TEST(AnswerMeter, AStreamIsHeldUntilItsFirstContent) {
 }
 
 TEST(AnswerMeter, AnErrorInPlaceOfContentEndsTheHold) {
-  AnswerMeter meter(Protocol::OpenAiChat, true, true);
+  AnswerMeter meter(Protocol::OpenAiChat, true, true, 100);
   meter.feed("data: {\"error\":{\"message\":\"Rate limit reached\",\"type\":\"rate_limit_error\","
              "\"code\":\"rate_limit_exceeded\"}}\n\n");
   EXPECT_FALSE(meter.holding());
   ASSERT_TRUE(meter.failureBeforeContent());
   EXPECT_EQ(meter.failureBeforeContent()->status, 429);
+}
+
+// An OpenAI Chat stream without stream_options.include_usage reports no usage: the budgets
+// are charged an estimate of what was relayed, marked as such.
+TEST(AnswerMeter, AStreamWithoutUsageIsChargedAnEstimate) {
+  AnswerMeter meter(Protocol::OpenAiChat, true, true, 100);
+  std::string const text(400, 'x');
+  meter.feed(
+      "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+      "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" +
+      text +
+      "\"},\"finish_reason\":\"stop\"}]}\n\n"
+      "data: [DONE]\n\n");
+  meter.finish();
+  auto usage = meter.usage();
+  ASSERT_TRUE(usage);
+  EXPECT_EQ(usage->input, 100) << "the prompt estimate";
+  EXPECT_EQ(usage->output, 100) << "400 bytes of content";
+  EXPECT_TRUE(usage->estimated);
+}
+
+TEST(AnswerMeter, AWholeAnswerWithoutUsageIsChargedAnEstimate) {
+  AnswerMeter meter(Protocol::OpenAiChat, false, true, 20);
+  meter.feed(R"({"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"m",)"
+             R"("choices":[{"index":0,"message":{"role":"assistant","content":"Hello, world"},)"
+             R"("finish_reason":"stop"}]})");
+  meter.finish();
+  auto usage = meter.usage();
+  ASSERT_TRUE(usage);
+  EXPECT_EQ(usage->input, 20);
+  EXPECT_EQ(usage->output, 3) << "12 bytes";
+  EXPECT_TRUE(usage->estimated);
+}
+
+TEST(AnswerMeter, AStreamThatProducedNothingIsNotCharged) {
+  AnswerMeter meter(Protocol::OpenAiChat, true, true, 100);
+  meter.feed("data: [DONE]\n\n");
+  meter.finish();
+  EXPECT_FALSE(meter.usage());
 }
 
 TEST(StreamFailurePolicy, AContextOverflowIsNeverRetriedWhateverItsStatus) {

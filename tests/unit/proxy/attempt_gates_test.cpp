@@ -24,7 +24,7 @@ TEST(BreakerSignal, OnlyTheUpstreamsBreakageCounts) {
   // long answer is not a broken upstream) and an untranslatable request say nothing about it.
   for (Outcome neutral : {Outcome::ClientError, Outcome::ContextOverflow, Outcome::ContentPolicy,
                           Outcome::KeyRejected, Outcome::MidStreamFailure, Outcome::ClientGone,
-                          Outcome::Untranslatable}) {
+                          Outcome::Untranslatable, Outcome::DeadlineReached}) {
     EXPECT_EQ(breakerSignal(neutral), AttemptSignal::Ignored) << routing::outcomeName(neutral);
   }
 }

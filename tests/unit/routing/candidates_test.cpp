@@ -107,8 +107,10 @@ TEST(Sequential, WeightsDecideWhoLeadsAmongEqualPriorities) {
   KeyHealth health(clock);
   Rotation rotation;
   // Take the priority-10 channel out of the way: both of its keys paused.
-  health.pause(catalog->settings().channels[0].keys[0].id, KeyPause::RateLimited, Millis(60'000));
-  health.pause(catalog->settings().channels[0].keys[1].id, KeyPause::RateLimited, Millis(60'000));
+  health.pauseModel(catalog->settings().channels[0].keys[0].id, "gpt-x", KeyPause::RateLimited,
+                    Millis(60'000));
+  health.pauseModel(catalog->settings().channels[0].keys[1].id, "gpt-x", KeyPause::RateLimited,
+                    Millis(60'000));
   std::map<std::string, int> leads;
   for (int i = 0; i < 400; ++i) {
     auto plan = planCandidates(*catalog, Protocol::OpenAiChat, "gpt-x", health, rotation);
@@ -125,7 +127,8 @@ TEST(Sequential, PausedKeysAreSkippedUntilTheirTimeComes) {
   KeyHealth health(clock);
   Rotation rotation;
   for (auto const& channel : catalog->settings().channels) {
-    for (auto const& key : channel.keys) health.pause(key.id, KeyPause::RateLimited, Millis(30'000));
+    for (auto const& key : channel.keys)
+      health.pauseModel(key.id, "gpt-x", KeyPause::RateLimited, Millis(30'000));
   }
   auto plan = planCandidates(*catalog, Protocol::OpenAiChat, "gpt-x", health, rotation);
   EXPECT_EQ(plan.status, RouteStatus::AllPaused);
@@ -175,17 +178,6 @@ channels:
     ASSERT_EQ(plan.candidates.size(), 1u);
     EXPECT_EQ(plan.candidates[0].row, expected_row) << protocolName(client);
   }
-}
-
-TEST(KeyHealth, LongerPauseWinsAndClearRestores) {
-  ManualTimeSource clock;
-  KeyHealth health(clock);
-  health.pause("k", KeyPause::Rejected, Millis(600'000));
-  health.pause("k", KeyPause::RateLimited, Millis(1'000));  // shorter: ignored
-  clock.advance(Millis(2'000));
-  EXPECT_TRUE(health.pausedUntil("k"));
-  health.clear("k");
-  EXPECT_FALSE(health.pausedUntil("k"));
 }
 
 }  // namespace

@@ -73,5 +73,42 @@ TEST(FailurePolicy, GeminiWrongKeyIsAKeyProblemDespiteItsStatus400) {
   EXPECT_FALSE(isRejectedKeyAnswer(Protocol::Anthropic, 400, kGoogle));
 }
 
+TEST(FailurePolicy, ARateLimitPausesTheModelAnExhaustedAccountTheKey) {
+  // Rate limits are per model at OpenAI, Anthropic and Gemini (Google's quota ids say PerModel).
+  EXPECT_EQ(pauseScopeFor(429, R"({"error":{"type":"requests","code":"rate_limit_exceeded"}})"),
+            PauseScope::Model);
+  EXPECT_EQ(pauseScopeFor(429, R"({"type":"error","error":{"type":"rate_limit_error"}})"),
+            PauseScope::Model);
+  EXPECT_EQ(pauseScopeFor(
+                429, R"({"error":{"code":429,"status":"RESOURCE_EXHAUSTED","details":[)"
+                     R"({"quotaId":"GenerateRequestsPerMinutePerProjectPerModel-FreeTier"}]}})"),
+            PauseScope::Model);
+  EXPECT_EQ(pauseScopeFor(429, ""), PauseScope::Model) << "a bare 429 (decided on its head)";
+  // The account, whatever the model.
+  for (
+      char const* body :
+      {R"({"error":{"type":"insufficient_quota","code":"insufficient_quota"}})",
+       R"({"error":{"code":"billing_hard_limit_reached"}})",
+       R"({"error":{"code":"billing_not_active"}})",
+       R"({"type":"error","error":{"details":{"error_code":"enforced_spend_limit_reached"}}})",
+       R"({"type":"error","error":{"type":"billing_error"}})",
+       R"({"type":"error","error":{"message":"Your credit balance is too low to access the API"}})"}) {
+    EXPECT_TRUE(isAccountExhaustedAnswer(body)) << body;
+    EXPECT_EQ(pauseScopeFor(429, body), PauseScope::Key) << body;
+  }
+  for (int status : {401, 403, 400})
+    EXPECT_EQ(pauseScopeFor(status, ""), PauseScope::Key) << status;
+}
+
+TEST(FailurePolicy, RateLimitPausesAreClampedToTheConfiguredMaximum) {
+  Millis const hour{3'600'000};
+  EXPECT_EQ(rateLimitPause(Millis(99'999'999'000), hour), hour) << "retry-after: 99999999";
+  EXPECT_EQ(rateLimitPause(Millis(34'400), hour), Millis(34'400));
+  EXPECT_EQ(rateLimitPause(std::nullopt, hour), kDefaultRateLimitPause);
+  EXPECT_EQ(rateLimitPause(std::nullopt, Millis(5'000)), Millis(5'000))
+      << "the default is clamped too";
+  EXPECT_EQ(rateLimitPause(Millis(0), hour), Millis(0));
+}
+
 }  // namespace
 }  // namespace llmux::routing

@@ -183,8 +183,55 @@ TEST_F(PlannerTest, CapabilityGateSkipsFallbacksKnownToLackWhatTheRequestNeeds) 
   EXPECT_EQ(labels(direct, 0).size(), 4u);
 }
 
+// The model asked for has no candidate of its own (its channel is disabled) and the gate rules
+// out every fallback: the plan says so, with the reasons, instead of "not served".
+TEST(PlannerGate, AChainTheGateRulesOutEntirelyIsVetoedWithItsReasons) {
+  auto catalog = catalogFrom(R"(
+gateway_keys: [{name: dev, key: sk-dev}]
+channels:
+  - {name: primary, protocol: openai-chat, base_url: "http://127.0.0.1:1", keys: [p0], models: [main], enabled: false}
+  - {name: mini, protocol: openai-chat, base_url: "http://127.0.0.1:2", keys: [m0], models: [o1-mini]}
+  - name: small
+    protocol: openai-chat
+    base_url: "http://127.0.0.1:3"
+    keys: [s0]
+    models: [tiny]
+    capabilities: {tiny: {tools: true, context_window: 1000}}
+fallbacks:
+  main: [o1-mini, tiny]
+)");
+  ManualTimeSource clock;
+  RouterState state(clock);
+  KeyHealth health(clock);
+  FreezeTable freezes(clock);
+  Rng rng(3);
+  RouteRequest request;
+  request.model = "main";
+  request.needs.tools = true;
+  request.needs.prompt_tokens = 5000;
+  auto p = planRoute(*catalog, state, health, freezes, request, rng);
+  EXPECT_EQ(p.status, RouteStatus::CapabilityVetoed);
+  EXPECT_TRUE(p.candidates.empty());
+  EXPECT_EQ(p.gate_skipped,
+            (std::vector<std::string>{
+                "o1-mini (mini): no tools",
+                "tiny (small): context window of 1000 tokens < a prompt of about 5000"}));
+
+  // What the gate lets through is planned as before.
+  request.needs.tools = false;
+  request.needs.prompt_tokens = 100;
+  EXPECT_EQ(planRoute(*catalog, state, health, freezes, request, rng).status, RouteStatus::Ready);
+  // A paused fallback may come back: that stays AllPaused (the gate's reasons still listed).
+  request.needs.tools = true;
+  health.pauseKey(catalog->settings().channels[2].keys[0].id, KeyPause::Rejected, Millis(1'000));
+  request.needs.prompt_tokens = 100;
+  auto paused = planRoute(*catalog, state, health, freezes, request, rng);
+  EXPECT_EQ(paused.status, RouteStatus::AllPaused);
+  EXPECT_EQ(paused.gate_skipped, (std::vector<std::string>{"o1-mini (mini): no tools"}));
+}
+
 TEST_F(PlannerTest, PausedFrozenAndExhaustedKeysAreLeftOutWithTheirResumeTime) {
-  health.pause(key("high", 0).id, KeyPause::RateLimited, 30s);
+  health.pauseModel(key("high", 0).id, "gpt-4o", KeyPause::RateLimited, 30s);
   config::FreezeRule rule;
   rule.status = 403;
   rule.object = config::FreezeObject::Key;
@@ -257,8 +304,8 @@ TEST_F(PlannerTest, CoolingCandidatesGoLastInEveryStrategy) {
 TEST_F(PlannerTest, SessionStaysOnItsKeyAndMovesWhenItFails) {
   // Affinity works inside a priority tier: the session's key is in the second one, the first
   // is out (paused) as it was when the session got there.
-  health.pause(key("high", 0).id, KeyPause::RateLimited, Millis(60'000));
-  health.pause(key("high", 1).id, KeyPause::RateLimited, Millis(60'000));
+  health.pauseKey(key("high", 0).id, KeyPause::Rejected, Millis(60'000));
+  health.pauseKey(key("high", 1).id, KeyPause::Rejected, Millis(60'000));
   RouteRequest request;
   request.model = "gpt-4o";
   request.session = "s1";

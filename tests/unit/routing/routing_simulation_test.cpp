@@ -80,7 +80,9 @@ struct Simulation {
   /// nothing lowered it for everyone (no cooldown, no consecutive failure).
   bool healthyNow(PlannedCandidate const& c) {
     auto const& key = keyOf(c);
-    if (health.pausedUntil(key.id) || freezes.frozen(channelName(c), key.id, c.upstream_model)) return false;
+    if (health.pausedUntil(key.id, c.upstream_model) ||
+        freezes.frozen(channelName(c), key.id, c.upstream_model))
+      return false;
     RouterState::Snapshot snapshot(state);
     auto cs = snapshot.candidate(key, c.upstream_model);
     return !cs.exhausted && !cs.cooling && cs.consecutive_failures == 0;
@@ -113,7 +115,7 @@ struct Simulation {
       report.outcome = Outcome::RateLimited;
       headers.add("x-ratelimit-remaining-requests", "0");
       headers.add("x-ratelimit-reset-requests", "20s");
-      health.pause(key.id, KeyPause::RateLimited, kStormReset);
+      health.pauseModel(key.id, c.upstream_model, KeyPause::RateLimited, kStormReset);
       storm_blocked_until[key.id] = now + kStormReset;
     } else if (channel == "forbidden") {
       report.outcome = Outcome::KeyRejected;

@@ -215,14 +215,17 @@ TEST(SqliteSchema, Migration3KeepsAVersion2DatabaseAndAddsFreezes) {
 
   auto db = SqliteDb::open(path);
   ASSERT_TRUE(db.ok());
-  EXPECT_EQ(schemaVersion(*db).value(), 3);
-  EXPECT_EQ(currentSchemaVersion(), 3);
-  // The attempts' new columns exist and are NULL for old rows.
-  auto old = db->prepare("SELECT strategy, route_score FROM attempts WHERE request_id = 'req-old'");
+  EXPECT_EQ(schemaVersion(*db).value(), currentSchemaVersion());
+  EXPECT_EQ(currentSchemaVersion(), 4);
+  // The attempts' new columns (3: strategy and score, 4: first token) exist and are NULL for
+  // old rows.
+  auto old = db->prepare(
+      "SELECT strategy, route_score, first_token_ms FROM attempts WHERE request_id = 'req-old'");
   ASSERT_TRUE(old.ok());
   ASSERT_TRUE(old->step().value());
   EXPECT_TRUE(old->columnIsNull(0));
   EXPECT_TRUE(old->columnIsNull(1));
+  EXPECT_TRUE(old->columnIsNull(2));
 }
 
 TEST(SqliteFreezeStore, UnknownObjectNamesAreSkipped) {

@@ -40,6 +40,7 @@ RequestRecord failedOverRecord(std::string id) {
       {"primary", "primary#0", "gpt-4o-2024", 429, "failover:status_429", 35.5, 36});
   r.attempts.push_back(
       {"backup", "backup#1", "gpt-4o", 200, "ok", 410.25, 2500.75, "anthropic", true});
+  r.attempts.back().first_token_ms = 980.5;
   r.first_byte_ms = 450.5;
   r.total_ms = 2600.125;
   r.overhead_ms = 0.075;
@@ -111,6 +112,7 @@ TEST(SqliteStore, RecordsAndAttemptsRoundTrip) {
     EXPECT_EQ(got.status, want.status);
     EXPECT_EQ(got.outcome, want.outcome);
     EXPECT_DOUBLE_EQ(got.first_byte_ms, want.first_byte_ms);
+    EXPECT_DOUBLE_EQ(got.first_token_ms, want.first_token_ms) << "-1 (NULL) for the 429";
     EXPECT_DOUBLE_EQ(got.duration_ms, want.duration_ms);
     EXPECT_EQ(got.upstream_protocol, want.upstream_protocol);
     EXPECT_EQ(got.translated, want.translated);
@@ -431,6 +433,43 @@ TEST(SqliteSchema, MigratesOnceAndRefusesANewerDatabase) {
   auto refused = SqliteStore::open(dir.path());
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message.find("newer"), std::string::npos);
+}
+
+TEST(SqliteSchema, AVersionThreeDatabaseGainsTheFirstTokenColumnAndKeepsItsRows) {
+  TempDir dir;
+  { ASSERT_TRUE(openStore(dir.path())); }
+  std::string path = (dir.path() / "llmux.db").string();
+  {
+    // Back to the schema before migration 4, with a row written by that version.
+    auto db = SqliteDb::open(path);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(db->exec("ALTER TABLE attempts DROP COLUMN first_token_ms").ok());
+    ASSERT_TRUE(db->exec("UPDATE schema_version SET version = 3").ok());
+    ASSERT_TRUE(
+        db->exec("INSERT INTO requests (id, started_at, route, client_protocol, gateway_key, "
+                 "model, stream, channel, key_label, status, error, total_ms, overhead_ms, "
+                 "bytes_in, bytes_out) VALUES ('old', 1700000000000, '/v1/messages', "
+                 "'anthropic', 'k', 'm', 1, 'c', 'c#0', 200, '', 10, 1, 1, 1)")
+            .ok());
+    ASSERT_TRUE(db->exec("INSERT INTO attempts (request_seq, request_id, attempt, channel, "
+                         "key_label, upstream_model, status, outcome, first_byte_ms, duration_ms) "
+                         "VALUES (1, 'old', 1, 'c', 'c#0', 'm', 200, 'ok', 5, 9)")
+                    .ok());
+  }
+  auto store = openStore(dir.path());
+  ASSERT_TRUE(store);
+  auto recent = store->recentRequests(10);
+  ASSERT_TRUE(recent.ok()) << recent.error().message;
+  ASSERT_EQ(recent->size(), 1u);
+  ASSERT_EQ((*recent)[0].attempts.size(), 1u);
+  EXPECT_DOUBLE_EQ((*recent)[0].attempts[0].first_byte_ms, 5);
+  EXPECT_DOUBLE_EQ((*recent)[0].attempts[0].first_token_ms, -1) << "NULL for an older row";
+  store->record(failedOverRecord("new"));
+  store->flush();
+  recent = store->recentRequests(1);
+  ASSERT_TRUE(recent.ok()) << recent.error().message;
+  ASSERT_EQ((*recent)[0].attempts.size(), 2u);
+  EXPECT_DOUBLE_EQ((*recent)[0].attempts[1].first_token_ms, 980.5);
 }
 
 TEST(SqliteStore, UnusableStateDirectoryIsAnError) {

@@ -98,6 +98,7 @@ TEST(AccessLine, IsOneJsonObjectWithEveryField) {
   EXPECT_EQ(first.at("outcome").as_string(), "failover:status_529");
   EXPECT_DOUBLE_EQ(first.at("first_byte_ms").to_number<double>(), 12.346);
   EXPECT_TRUE(attempts[1].as_object().at("first_byte_ms").is_null());
+  EXPECT_FALSE(first.contains("first_token_ms")) << "no content came";
   EXPECT_TRUE(o.at("usage").is_null()) << "no usage reported";
   EXPECT_EQ(o.size(), 20u) << line;
 }
@@ -121,6 +122,16 @@ TEST(AccessLine, UsageIsTheNormalisedRecordWithItsTotalAndHowItWasObtained) {
   EXPECT_EQ(answered.at("upstream_protocol").as_string(), "openai-chat");
   EXPECT_EQ(answered.at("translated").as_bool(), true);
   EXPECT_FALSE(o.at("attempt_list").as_array()[0].as_object().contains("translated"));
+}
+
+TEST(AccessLine, AStreamAttemptCarriesItsFirstContentTime) {
+  RequestRecord r = sampleRecord();
+  r.attempts[1].first_byte_ms = 4.5;
+  r.attempts[1].first_token_ms = 312.25;
+  json::object o = json::parse(formatAccessLine(r)).as_object();
+  json::object const& answered = o.at("attempt_list").as_array()[1].as_object();
+  EXPECT_DOUBLE_EQ(answered.at("first_byte_ms").to_number<double>(), 4.5);
+  EXPECT_DOUBLE_EQ(answered.at("first_token_ms").to_number<double>(), 312.25);
 }
 
 TEST(AccessLine, NoAttemptsAndNoFirstByte) {

@@ -147,6 +147,11 @@ TEST(StreamObserver, NoUsageReportedIsNoUsage) {
       "data: [DONE]\n\n");
   observer.finish();
   EXPECT_FALSE(observer.usage());
+  auto estimate = observer.usageOrEstimate(50);
+  ASSERT_TRUE(estimate) << "content was produced: its size is charged";
+  EXPECT_EQ(estimate->input, 50);
+  EXPECT_EQ(estimate->output, 1) << "\"Hi\": 2 bytes, one token";
+  EXPECT_TRUE(estimate->estimated);
 }
 
 TEST(AnswerUsage, ReadsAWholeAnswer) {
