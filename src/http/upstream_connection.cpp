@@ -86,11 +86,16 @@ Task<Result<std::unique_ptr<UpstreamConnection>>> UpstreamPool::acquire(
     while (!list.empty()) {
       auto connection = std::move(list.back());
       list.pop_back();
-      // One non-blocking peek per reuse (a system call of a microsecond or so): a request is
+      // A connection idle for a while gets one non-blocking peek (a system call): a request is
       // never written to a connection the peer has already closed, since once written it is
-      // not sent again (the upstream may have acted on it). A close that races the peek makes
-      // the attempt fail like any broken connection.
-      if (now - connection->idle_since < kMaxIdleAge && connection->stillIdle()) {
+      // not sent again (the upstream may have acted on it). One reused at once (a busy
+      // gateway's case) is not probed: upstreams close idle connections after seconds, and a
+      // close that races the reuse makes the attempt fail like any broken connection.
+      auto idle_for = now - connection->idle_since;
+      bool usable = idle_for < kMaxIdleAge &&
+                    (idle_for < kProbeAfterIdle ? connection->isOpen() && connection->buffer().size() == 0
+                                                : connection->stillIdle());
+      if (usable) {
         connection->reused = true;
         co_return std::move(connection);
       }

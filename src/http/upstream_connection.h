@@ -96,6 +96,8 @@ class UpstreamPool {
   std::unordered_map<std::string, std::vector<std::unique_ptr<UpstreamConnection>>> idle_;
   static constexpr std::size_t kMaxIdlePerPeer = 512;
   static constexpr std::chrono::seconds kMaxIdleAge{50};  // below common upstream keep-alive limits
+  /// Idle at least this long, a pooled connection is probed (stillIdle) before it is reused.
+  static constexpr std::chrono::milliseconds kProbeAfterIdle{100};
 };
 
 }  // namespace llmux::http

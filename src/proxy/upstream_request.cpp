@@ -16,7 +16,7 @@ namespace {
 
 // Never forwarded upstream: connection-level headers (RFC 9110 §7.6.1), the client's own
 // credentials and account selectors (the channel's key replaces them), and headers llmux writes.
-constexpr std::array kDroppedRequestHeaders = {
+constexpr std::array<std::string_view, 20> kDroppedRequestHeaders = {
     "connection",       "keep-alive",     "proxy-connection", "proxy-authorization",
     "proxy-authenticate", "te",           "trailer",          "transfer-encoding",
     "upgrade",          "host",           "content-length",   "expect",
@@ -27,7 +27,7 @@ constexpr std::array kDroppedRequestHeaders = {
 // Never relayed to the client: connection-level and framing headers; what belongs to the
 // upstream's own site (cookies, HSTS, alternative services); the account the channel key
 // belongs to.
-constexpr std::array kDroppedResponseHeaders = {
+constexpr std::array<std::string_view, 16> kDroppedResponseHeaders = {
     "connection",     "keep-alive",          "proxy-connection",          "te",
     "trailer",        "transfer-encoding",   "upgrade",                   "content-length",
     "x-request-id",   "set-cookie",          "set-cookie2",               "alt-svc",
@@ -46,14 +46,16 @@ bool startsWithIgnoreCase(std::string_view text, std::string_view prefix) {
 }
 
 bool isRateLimitHeader(std::string_view name) {
+  // Every prefix contains "ratelimit-": most names are ruled out by one search.
+  if (name.size() < 10) return false;
   return std::any_of(kRateLimitPrefixes.begin(), kRateLimitPrefixes.end(),
                      [&](std::string_view prefix) { return startsWithIgnoreCase(name, prefix); });
 }
 
 template <std::size_t N>
-bool isListed(std::array<char const*, N> const& list, std::string_view name) {
-  for (char const* entry : list) {
-    if (equalsIgnoreCase(name, entry)) return true;
+bool isListed(std::array<std::string_view, N> const& list, std::string_view name) {
+  for (std::string_view entry : list) {
+    if (equalsIgnoreCase(name, entry)) return true;  // (lengths compared first: cheap)
   }
   return false;
 }

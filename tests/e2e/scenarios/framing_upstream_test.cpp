@@ -2,6 +2,8 @@
 // switch, and when a request on a pooled connection is (and is not) sent again.
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include <cstdio>
 #include <stdexcept>
 
@@ -217,6 +219,9 @@ TEST_F(FramingUpstream, AnIdleConnectionTheUpstreamClosedIsReplacedByAFreshOne) 
   ASSERT_TRUE(one.ok()) << one.error().message;
   EXPECT_EQ(one->status(), 200) << one->body;
   ASSERT_TRUE(upstream.waitForSteps(5, Millis(3'000))) << "the upstream did not close";
+  // Idle past the point where a pooled connection is probed before reuse (kProbeAfterIdle):
+  // upstreams close connections idle for seconds, not milliseconds.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
 
   auto two = callOn(client, call, "framing-idle-2");
   ASSERT_TRUE(two.ok()) << two.error().message;

@@ -27,6 +27,9 @@ class UpstreamPoolTest : public UpstreamTest {
     ASSERT_EQ(pool.idleCount(), 1u);
   }
 
+  /// Connections reused sooner than this are not probed (UpstreamPool::kProbeAfterIdle).
+  static void waitPastProbeThreshold() { std::this_thread::sleep_for(std::chrono::milliseconds(150)); }
+
   /// Whether the pool connected again (a connection waits on the listener).
   bool connectedAgain() {
     return e2e::acceptOne(listener.get(), in(Millis(200))).ok();
@@ -60,6 +63,7 @@ TEST_F(UpstreamPoolTest, AnIdleConnectionThePeerClosedIsNotReused) {
   UniqueFd upstream = acceptPeer();
   serveOne(std::move(*first), upstream);
   e2e::closeSocket(upstream, e2e::CloseMode::Graceful);
+  waitPastProbeThreshold();
 
   auto second = acquire();
   ASSERT_TRUE(second.ok()) << second.error().message;
@@ -74,6 +78,7 @@ TEST_F(UpstreamPoolTest, AnIdleConnectionThatReceivedUnaskedBytesIsNotReused) {
   UniqueFd upstream = acceptPeer();
   serveOne(std::move(*first), upstream);
   ASSERT_TRUE(e2e::sendAll(upstream.get(), jsonAnswer("{\"stray\":1}"), in(Millis(2'000))).ok());
+  waitPastProbeThreshold();
 
   auto second = acquire();
   ASSERT_TRUE(second.ok()) << second.error().message;
