@@ -281,17 +281,6 @@ class HandlingRequest {
   std::shared_ptr<ClientWatch> watch_;
 };
 
-/// Runs the handler; true when it ended by an exception (a bug, logged here).
-Task<bool> runHandler(RequestHandler& handler, ServerRequest& request, ResponseWriter& writer) {
-  try {
-    co_await handler.handle(request, writer);
-  } catch (std::exception const& e) {
-    telemetry::logError("request handler failed on {} {}: {}", request.method, request.path(), e.what());
-    co_return true;
-  }
-  co_return false;
-}
-
 /// Reads one request and answers it. Returns false when the connection must close.
 Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& slot) {
   ServerLimits const& limits = worker.limits;
@@ -385,7 +374,16 @@ Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& 
                       limits.write_timeout, worker.closing);
   {
     HandlingRequest handling(worker, slot, conn.socket, writer, request.body_received);
-    if (co_await runHandler(worker.handler, request, writer)) {
+    // Caught here rather than in a wrapper coroutine, whose frame every open stream would keep.
+    bool handler_threw = false;
+    try {
+      co_await worker.handler.handle(request, writer);
+    } catch (std::exception const& e) {
+      telemetry::logError("request handler failed on {} {}: {}", request.method, request.path(),
+                          e.what());
+      handler_threw = true;
+    }
+    if (handler_threw) {
       // The handler failed with an exception (a bug): the client still gets an answer.
       if (!writer.headSent()) {
         PlainAnswer answer = worker.handler.rejection(500, path, "internal error in the gateway");

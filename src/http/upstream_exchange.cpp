@@ -17,17 +17,17 @@ namespace {
 constexpr std::string_view kHeadTimeout = "no response head from the upstream in time";
 constexpr std::string_view kBodyTimeout = "the upstream stopped sending (idle timeout)";
 
+// Plain functions returning the operation's awaitable, not coroutines: a coroutine here would add
+// a frame to every open stream for as long as it waits for its next read.
 template <class Stream>
-Task<std::pair<ErrorCode, std::size_t>> writeAll(
-    Stream& stream, std::array<asio::const_buffer, UpstreamExchange::kMaxPieces> const& buffers) {
-  auto [ec, n] = co_await asio::async_write(stream, buffers, kUseTuple);
-  co_return std::pair{ec, n};
+auto writeAll(Stream& stream,
+              std::array<asio::const_buffer, UpstreamExchange::kMaxPieces> const& buffers) {
+  return asio::async_write(stream, buffers, kUseTuple);
 }
 
 template <class Stream>
-Task<std::pair<ErrorCode, std::size_t>> readSome(Stream& stream, asio::mutable_buffer space) {
-  auto [ec, n] = co_await stream.async_read_some(space, kUseTuple);
-  co_return std::pair{ec, n};
+auto readSome(Stream& stream, asio::mutable_buffer space) {
+  return stream.async_read_some(space, kUseTuple);
 }
 
 }  // namespace
@@ -48,8 +48,7 @@ std::optional<Error> UpstreamExchange::interrupted(std::string_view timeout_mess
   return std::nullopt;
 }
 
-Task<Result<void>> UpstreamExchange::start(std::array<std::string_view, kMaxPieces> const& pieces,
-                                           MonoTime head_deadline) {
+Task<Result<void>> UpstreamExchange::start(Pieces pieces, MonoTime head_deadline) {
   // One deadline for the write and every head, interim ones included: a peer sending endless
   // 103s cannot hold the attempt past it.
   connection_->deadline().expireAt(head_deadline);
@@ -61,24 +60,24 @@ Task<Result<void>> UpstreamExchange::start(std::array<std::string_view, kMaxPiec
   co_return Result<void>{};
 }
 
-Task<Result<void>> UpstreamExchange::writeRequest(
-    std::array<std::string_view, kMaxPieces> const& pieces) {
+Task<Result<void>> UpstreamExchange::writeRequest(Pieces pieces) {
   std::array<asio::const_buffer, kMaxPieces> buffers;
   for (std::size_t i = 0; i < kMaxPieces; ++i) buffers[i] = asio::buffer(pieces[i]);
   auto& conn = *connection_;
   // (No co_await inside conditional expressions: GCC 12 miscompiles some of them.)
-  std::pair<ErrorCode, std::size_t> written;
+  std::tuple<ErrorCode, std::size_t> written;
   if (conn.secure()) {
     written = co_await writeAll(*conn.secure(), buffers);
   } else {
     written = co_await writeAll(*conn.plain(), buffers);
   }
   if (auto stop = interrupted(kHeadTimeout)) co_return *stop;
-  if (written.first) {
-    stale_ = conn.reused && written.second == 0;
+  auto [ec, n] = written;
+  if (ec) {
+    stale_ = conn.reused && n == 0;
     co_return makeError(ErrorKind::Connect,
                         "upstream connection failed while sending the request: " +
-                            written.first.message());
+                            ec.message());
   }
   co_return Result<void>{};
 }
@@ -97,7 +96,7 @@ Task<Result<void>> UpstreamExchange::readMore(std::string_view timeout_message) 
   auto& conn = *connection_;
   auto space = reader_.readSpace();
   if (!space) co_return space.error();
-  std::pair<ErrorCode, std::size_t> read;
+  std::tuple<ErrorCode, std::size_t> read;
   if (conn.secure()) {
     read = co_await readSome(*conn.secure(), *space);
   } else {

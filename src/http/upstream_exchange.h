@@ -26,8 +26,13 @@ class UpstreamExchange {
   UpstreamExchange(UpstreamPool& pool, std::unique_ptr<UpstreamConnection> connection);
   ~UpstreamExchange();
 
-  /// Writes the request and waits for the response head until `head_deadline`.
-  net::Task<Result<void>> start(std::array<std::string_view, kMaxPieces> const& pieces,
+  /// The request on the wire, in order; empty pieces are skipped.
+  using Pieces = std::array<std::string_view, kMaxPieces>;
+
+  /// Writes the request and waits for the response head until `head_deadline`. The pieces are
+  /// taken by value: a coroutine keeps its parameters, and a reference could outlive the
+  /// caller's temporary (the bytes the views point at must stay alive until it completes).
+  net::Task<Result<void>> start(Pieces pieces,
                                 MonoTime head_deadline);
 
   int status() const { return reader_.status(); }
@@ -59,7 +64,7 @@ class UpstreamExchange {
  private:
   /// Writes the request; a write that failed before its first byte on a pooled connection
   /// marks the connection stale.
-  net::Task<Result<void>> writeRequest(std::array<std::string_view, kMaxPieces> const& pieces);
+  net::Task<Result<void>> writeRequest(Pieces pieces);
   /// Reads heads until the final one (interim heads skipped by the reader).
   net::Task<Result<void>> readFinalHead();
   /// One read into the reader's buffer, bounded by the connection's deadline.

@@ -143,7 +143,7 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
       record.outcome = failureOutcome(last, result.policy.reason);
       co_return result;
   }
-  std::array<std::string_view, http::UpstreamExchange::kMaxPieces> pieces{
+  http::UpstreamExchange::Pieces pieces{
       request.head, request.body.before, request.body.model_token, request.body.after, {}, {}};
 
   MonoTime started = MonoClock::now();

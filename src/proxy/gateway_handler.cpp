@@ -68,6 +68,11 @@ bool isProbe(RouteKind kind) {
   return kind == RouteKind::Healthz || kind == RouteKind::Readyz || kind == RouteKind::Metrics;
 }
 
+/// Routes answered by the gateway itself: the probes and the model lists.
+bool isOperationalRoute(RouteKind kind) {
+  return isProbe(kind) || kind == RouteKind::ListModels || kind == RouteKind::GeminiListModels;
+}
+
 /// The in-flight gauge of one request, brought down on every path out.
 class InFlightGauge {
  public:
@@ -170,51 +175,50 @@ Task<void> GatewayHandler::handle(http::ServerRequest& request, http::ResponseWr
   if (lookup.route.protocol) ctx.record.client_protocol = std::string(protocolName(*lookup.route.protocol));
   bool log_it = lookup.match != protocol::RouteMatch::Found || !isProbe(lookup.route.kind);
   InFlightGauge in_flight(services_.metrics, log_it);
-  if (std::string failure = co_await serveMatched(ctx, lookup.match); !failure.empty()) {
-    // A bug, not the client's doing: logged, answered 500 in the client's shape, accounted.
-    telemetry::logError("request {}: {} failed: {}", ctx.request_id, ctx.record.route, failure);
-    ctx.record.error = "internal error";
-    if (!ctx.response.headSent()) {
-      co_await replyError(ctx, 500, "internal error in the gateway (request " + ctx.request_id + ")");
+  // The catch is here, not in a wrapper coroutine: a wrapper's frame would stay allocated for the
+  // whole life of every stream. (The same reason keeps cold answers in coroutines of their own:
+  // the temporaries of every co_await live in its coroutine's frame.)
+  std::string failure;
+  try {
+    if (lookup.match == protocol::RouteMatch::Found) {
+      ctx.record.route = std::string(protocol::routeLabel(ctx.route));
+      co_await serveRoute(ctx);
     } else {
-      ctx.record.status = 500;
-      ctx.response.breakConnection();
+      co_await answerUnmatched(ctx, lookup.match);
     }
+  } catch (std::exception const& e) {
+    failure = std::string(e.what()).empty() ? "an exception" : e.what();
   }
+  if (!failure.empty()) co_await answerInternalError(ctx, failure);
   in_flight.end();
   account(ctx, log_it);
 }
 
-Task<std::string> GatewayHandler::serveMatched(RequestContext& ctx, protocol::RouteMatch match) {
-  try {
-    co_await serveMatchedRoute(ctx, match);
-  } catch (std::exception const& e) {
-    co_return std::string(e.what()).empty() ? "an exception" : std::string(e.what());
+Task<void> GatewayHandler::answerInternalError(RequestContext& ctx, std::string const& failure) {
+  // A bug, not the client's doing: logged, answered 500 in the client's shape, accounted.
+  telemetry::logError("request {}: {} failed: {}", ctx.request_id, ctx.record.route, failure);
+  ctx.record.error = "internal error";
+  if (!ctx.response.headSent()) {
+    co_await replyError(ctx, 500, "internal error in the gateway (request " + ctx.request_id + ")");
+  } else {
+    ctx.record.status = 500;
+    ctx.response.breakConnection();
   }
-  co_return std::string();
 }
 
-Task<void> GatewayHandler::serveMatchedRoute(RequestContext& ctx, protocol::RouteMatch match) {
+Task<void> GatewayHandler::answerUnmatched(RequestContext& ctx, protocol::RouteMatch match) {
   http::ServerRequest const& request = ctx.request;
-  switch (match) {
-    case protocol::RouteMatch::NotFound:
-      ctx.record.route = "unknown";
-      co_await replyError(ctx, 404, "no route for " + request.method + " " + std::string(request.path()));
-      break;
-    case protocol::RouteMatch::MethodNotAllowed: {
-      ctx.record.route = std::string(protocol::routeLabel(ctx.route));
-      HeaderList allow;
-      allow.add("Allow", protocol::routeMethod(ctx.route.kind));
-      co_await replyError(ctx, 405,
-                          "method " + request.method + " is not allowed on " + std::string(request.path()),
-                          std::move(allow));
-      break;
-    }
-    case protocol::RouteMatch::Found:
-      ctx.record.route = std::string(protocol::routeLabel(ctx.route));
-      co_await serveRoute(ctx);
-      break;
+  if (match == protocol::RouteMatch::MethodNotAllowed) {
+    ctx.record.route = std::string(protocol::routeLabel(ctx.route));
+    HeaderList allow;
+    allow.add("Allow", protocol::routeMethod(ctx.route.kind));
+    co_await replyError(ctx, 405,
+                        "method " + request.method + " is not allowed on " + std::string(request.path()),
+                        std::move(allow));
+    co_return;
   }
+  ctx.record.route = "unknown";
+  co_await replyError(ctx, 404, "no route for " + request.method + " " + std::string(request.path()));
 }
 
 Task<void> GatewayHandler::serveRoute(RequestContext& ctx) {
@@ -227,6 +231,18 @@ Task<void> GatewayHandler::serveRoute(RequestContext& ctx) {
     co_await admin_.serve(ctx);  // the admin token, never a gateway key
     co_return;
   }
+  if (isOperationalRoute(ctx.route.kind)) {
+    co_await serveOperational(ctx);
+    co_return;
+  }
+  if (!admit(ctx)) {
+    co_await replyError(ctx, 401, ctx.record.error);
+    co_return;
+  }
+  co_await serveModelRequest(ctx);
+}
+
+Task<void> GatewayHandler::serveOperational(RequestContext& ctx) {
   switch (ctx.route.kind) {
     case RouteKind::Healthz:
       co_await servePlain(ctx, 200, "application/json", "{\"status\":\"ok\"}");
@@ -260,11 +276,6 @@ Task<void> GatewayHandler::serveRoute(RequestContext& ctx) {
       }
       co_return;
     default:
-      if (admit(ctx)) {
-        co_await serveModelRequest(ctx);
-      } else {
-        co_await replyError(ctx, 401, ctx.record.error);
-      }
       co_return;
   }
 }
@@ -433,17 +444,22 @@ bool GatewayHandler::admit(RequestContext& ctx) {
   return true;
 }
 
-Task<void> GatewayHandler::serveModelRequest(RequestContext& ctx) {
+std::optional<std::string> GatewayHandler::inspect(RequestContext& ctx) {
   auto profile = protocol::inspectRequest(ctx.route, ctx.request.body);
-  if (!profile) {
-    co_await replyError(ctx, 400, profile.error().message);
-    co_return;
-  }
+  if (!profile) return std::move(profile.error().message);
   ctx.profile = std::move(*profile);
   ctx.client = protocol::detectClient(ctx.request.headers, ctx.profile.client_hint, ctx.request.body);
   ctx.record.client = std::string(protocol::clientKindName(ctx.client));
   ctx.record.model = ctx.profile.model;
   ctx.record.stream = ctx.profile.stream;
+  return std::nullopt;
+}
+
+Task<void> GatewayHandler::serveModelRequest(RequestContext& ctx) {
+  if (auto problem = inspect(ctx)) {
+    co_await replyError(ctx, 400, std::move(*problem));
+    co_return;
+  }
   routing::RouteRequest route_request = routeRequestFor(ctx);
 
   // The gateway key's own limits come first: a key over them touches no upstream.
@@ -484,13 +500,38 @@ Task<void> GatewayHandler::serveAdmitted(RequestContext& ctx, routing::RouteRequ
   auto plan = routing::planRoute(*ctx.catalog, services_.router_state, services_.key_health,
                                  services_.freezes, route_request, rng_, &services_.rotation);
   warnUnknownCapabilities(plan);
+  if (plan.status != routing::RouteStatus::Ready) {
+    co_await answerUnroutable(ctx, plan, route_request.pinned_channel);
+    co_return;
+  }
+  if (isTokenCount(ctx.route.kind)) {
+    // Token counts are answered by the upstream's own tokenizer: never translated.
+    auto const& channels = ctx.catalog->settings().channels;
+    std::erase_if(plan.candidates, [&](routing::PlannedCandidate const& c) {
+      return channels[c.channel].rows[c.row].protocol != ctx.protocol;
+    });
+    if (plan.candidates.empty()) {
+      co_await replyError(ctx, 400, tokenCountRefusal(ctx));
+      co_return;
+    }
+  }
+  co_await forwarder_.forward(ctx, std::move(plan.candidates));
+}
+
+std::string GatewayHandler::tokenCountRefusal(RequestContext const& ctx) {
+  return "token counting for model '" + ctx.profile.model + "' needs a channel speaking " +
+         std::string(protocolName(ctx.protocol));
+}
+
+Task<void> GatewayHandler::answerUnroutable(RequestContext& ctx, routing::RoutePlan const& plan,
+                                            std::string const& pinned_channel) {
   switch (plan.status) {
     case routing::RouteStatus::UnknownModel:
       co_await replyError(ctx, 404, "model '" + ctx.profile.model + "' is not served by this gateway");
       co_return;
     case routing::RouteStatus::UnknownChannel:
       co_await replyError(ctx, 400,
-                          "X-Channel '" + route_request.pinned_channel +
+                          "X-Channel '" + pinned_channel +
                               "' names no enabled channel serving model '" + ctx.profile.model + "'");
       co_return;
     case routing::RouteStatus::AllPaused: {
@@ -529,20 +570,6 @@ Task<void> GatewayHandler::serveAdmitted(RequestContext& ctx, routing::RouteRequ
     }
     case routing::RouteStatus::Ready: break;
   }
-  if (isTokenCount(ctx.route.kind)) {
-    // Token counts are answered by the upstream's own tokenizer: never translated.
-    auto const& channels = ctx.catalog->settings().channels;
-    std::erase_if(plan.candidates, [&](routing::PlannedCandidate const& c) {
-      return channels[c.channel].rows[c.row].protocol != ctx.protocol;
-    });
-    if (plan.candidates.empty()) {
-      co_await replyError(ctx, 400,
-                          "token counting for model '" + ctx.profile.model +
-                              "' needs a channel speaking " + std::string(protocolName(ctx.protocol)));
-      co_return;
-    }
-  }
-  co_await forwarder_.forward(ctx, std::move(plan.candidates));
 }
 
 Task<void> GatewayHandler::serveModelList(RequestContext& ctx) {

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "http/request_handler.h"
 #include "net/asio_types.h"
 #include "proxy/admin_handler.h"
@@ -30,14 +33,27 @@ class GatewayHandler final : public http::RequestHandler {
   http::PlainAnswer rejection(int status, std::string_view path, std::string_view message) override;
 
  private:
-  /// serveMatchedRoute; the text of an exception that escaped it ("" when none).
-  net::Task<std::string> serveMatched(RequestContext& ctx, protocol::RouteMatch match);
-  net::Task<void> serveMatchedRoute(RequestContext& ctx, protocol::RouteMatch match);
+  // Every coroutine below that a stream passes through keeps its frame, with the temporaries
+  // of all its co_awaits, for the stream's whole life: cold answers (errors, probes) are
+  // coroutines of their own so that those frames stay small.
   net::Task<void> serveRoute(RequestContext& ctx);
+  /// Health, readiness, metrics and the model lists.
+  net::Task<void> serveOperational(RequestContext& ctx);
   /// Inspect, then the gateway key's limits (admitted or a 429), then serveAdmitted.
   net::Task<void> serveModelRequest(RequestContext& ctx);
+  /// The model and stream flags from the body into `ctx`; the client's error when malformed.
+  std::optional<std::string> inspect(RequestContext& ctx);
   /// Plan and forward.
   net::Task<void> serveAdmitted(RequestContext& ctx, routing::RouteRequest route_request);
+  /// The answer to a request no candidate can take (unknown model or channel, all paused,
+  /// vetoed by the capability gate).
+  net::Task<void> answerUnroutable(RequestContext& ctx, routing::RoutePlan const& plan,
+                                   std::string const& pinned_channel);
+  static std::string tokenCountRefusal(RequestContext const& ctx);
+  /// 404 or 405 in the client's shape.
+  net::Task<void> answerUnmatched(RequestContext& ctx, protocol::RouteMatch match);
+  /// A handler bug: logged, a 500 when no byte was sent, else the connection broken.
+  net::Task<void> answerInternalError(RequestContext& ctx, std::string const& failure);
   /// The 429 of a gateway key over one of its limits, with retry-after, in the client's shape.
   net::Task<void> rejectOverLimit(RequestContext& ctx, routing::ClientAdmission const& refusal);
   net::Task<void> serveModelList(RequestContext& ctx);

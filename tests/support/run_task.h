@@ -32,7 +32,8 @@ void runUntil(boost::asio::io_context& io, Done done) {
   }
 }
 
-/// Spawns `task` on `io` and fills `out` when it ends (several may run at once).
+/// Spawns `task` on `io` and fills `out` when it ends (several may run at once). The task runs
+/// after this returns: whatever it takes by reference must outlive it (no temporaries).
 template <class T>
 void spawnInto(boost::asio::io_context& io, net::Task<T> task, std::optional<T>& out) {
   boost::asio::co_spawn(io, storeInto(std::move(task), out), [](std::exception_ptr e) {

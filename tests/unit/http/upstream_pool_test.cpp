@@ -132,7 +132,8 @@ TEST_F(UpstreamPoolTest, ACancelledRequestStopsAConnectInProgress) {
   fillBacklog(fillers);
   Cancellation cancellation;
   std::optional<Connection> connection;
-  spawnInto(io, pool.connectNew(peer(), MonoTime::max(), &cancellation), connection);
+  PeerAddress const target = peer();  // outlives the spawned connect, which refers to it
+  spawnInto(io, pool.connectNew(target, MonoTime::max(), &cancellation), connection);
   io.poll();
   EXPECT_FALSE(connection.has_value());
   cancellation.cancel(CancelReason::ClientGone);
