@@ -492,6 +492,13 @@ Channel parseChannel(YamlReader& reader, Fields const& fields, EnvLookup const& 
       channel.expose_rate_limit_headers = *value;
     }
   }
+  if (YAML::Node const* node = fields.find("racing")) {
+    if (auto racing = reader.strictMap(*node, fields.path("racing"), {"enabled"})) {
+      if (YAML::Node const* enabled = racing->find("enabled")) {
+        channel.racing_enabled = reader.boolean(*enabled, racing->path("enabled"));
+      }
+    }
+  }
   if (YAML::Node const* node = fields.find("tls_ca_file")) {
     std::string const path = fields.path("tls_ca_file");
     if (auto file = expandedString(reader, *node, path, env)) {
@@ -607,7 +614,7 @@ std::vector<Channel> parseChannels(YAML::Node const& node, std::string const& pa
                                     "auth", "headers", "timeouts", "priority", "weight",
                                     "enabled", "tls_ca_file", "protocols", "client_preset",
                                     "model_presets", "capabilities", "breaker", "model_limits",
-                                    "expose_rate_limit_headers"});
+                                    "expose_rate_limit_headers", "racing"});
     if (!fields) continue;
     Channel channel = parseChannel(reader, *fields, env);
     if (!channel.name.empty()) {

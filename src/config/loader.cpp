@@ -162,6 +162,9 @@ void readGatewayKey(YamlReader& reader, Fields const& fields, EnvLookup const& e
       }
     }
   }
+  if (YAML::Node const* node = fields.find("cost_preference")) {
+    key.cost_preference = detail::readCostPreference(reader, *node, fields.path("cost_preference"));
+  }
   detail::readClientLimits(reader, fields, key);
 }
 
@@ -177,7 +180,8 @@ void readGatewayKeys(YamlReader& reader, Fields const& root, EnvLookup const& en
   std::vector<std::pair<std::size_t, std::string>> seen_secrets;  // index, secret
   for (std::size_t i = 0; i < items->size(); ++i) {
     std::string const item_path = detail::indexPath(path, i);
-    auto fields = reader.strictMap((*items)[i], item_path, {"name", "key", "key_env", "strategy", "limits"});
+    auto fields = reader.strictMap((*items)[i], item_path, {"name", "key", "key_env", "strategy", "limits",
+                                                                  "cost_preference"});
     if (!fields) continue;
     GatewayKey key;
     std::string secret_path;  // set when a secret was read
@@ -214,7 +218,7 @@ void readSettings(YamlReader& reader, YAML::Node const& root_node, EnvLookup con
                                 "admin_token_env", "metrics_token", "metrics_token_env",
                                 "model_groups", "fallbacks",
                                 "freeze_rules", "default_freeze_rules", "retry", "buckets", "redis",
-                                "prices"});
+                                "prices", "racing"});
   if (!root) return;
   readListen(reader, *root, env, settings);
   readServer(reader, *root, settings);

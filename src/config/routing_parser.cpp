@@ -376,7 +376,53 @@ void readRetry(YamlReader& reader, Fields const& root, Settings& settings) {
   }
 }
 
+void readRacing(YamlReader& reader, Fields const& root, Settings& settings) {
+  YAML::Node const* node = root.find("racing");
+  if (node == nullptr) return;
+  auto fields = reader.strictMap(*node, root.path("racing"),
+                                 {"enabled", "cost_preference", "max_shadows_in_flight",
+                                  "hedge_budget"});
+  if (!fields) return;
+  RacingSettings& racing = settings.racing;
+  if (YAML::Node const* value = fields->find("enabled")) {
+    if (auto on = reader.boolean(*value, fields->path("enabled"))) racing.enabled = *on;
+    // The policy, thresholds and budgets are built (src/racing) but the forwarder does not run
+    // shadows yet: a switch that silently did nothing would mislead.
+    if (racing.enabled) {
+      reader.fail(fields->path("enabled"),
+                  "hedged requests are not available in this version yet (docs/racing.md)");
+    }
+  }
+  if (YAML::Node const* value = fields->find("cost_preference")) {
+    if (auto preference = readCostPreference(reader, *value, fields->path("cost_preference"))) {
+      racing.cost_preference = *preference;
+    }
+  }
+  if (YAML::Node const* value = fields->find("max_shadows_in_flight")) {
+    if (auto n = reader.integer(*value, fields->path("max_shadows_in_flight"), 0, 10'000)) {
+      racing.max_shadows_in_flight = static_cast<int>(*n);
+    }
+  }
+  if (YAML::Node const* value = fields->find("hedge_budget")) {
+    if (auto share = reader.number(*value, fields->path("hedge_budget"), 0.0, 1.0)) {
+      racing.hedge_budget = *share;
+    }
+  }
+}
+
 }  // namespace
+
+std::optional<CostPreference> readCostPreference(YamlReader& reader, YAML::Node const& node,
+                                                 std::string const& path) {
+  auto name = reader.string(node, path);
+  if (!name) return std::nullopt;
+  auto preference = parseCostPreference(*name);
+  if (!preference) {
+    reader.fail(path, "unknown cost preference \"" + *name +
+                          "\" (expected quality_first, balanced, cost_first)");
+  }
+  return preference;
+}
 
 std::string strategyChoices() {
   std::vector<std::string> names;
@@ -412,6 +458,7 @@ void readRoutingSettings(YamlReader& reader, Fields const& root, EnvLookup const
   readFallbacks(reader, root, settings);
   readFreezeRules(reader, root, settings);
   readRetry(reader, root, settings);
+  readRacing(reader, root, settings);
 }
 
 }  // namespace detail

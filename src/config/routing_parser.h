@@ -29,6 +29,10 @@ void readRoutingSettings(YamlReader& reader, Fields const& root, EnvLookup const
 /// "sequential, random, ..." — every strategy name, for error messages.
 std::string strategyChoices();
 
+/// A `cost_preference:` value; an unknown name is an issue at `path` (and none is returned).
+std::optional<CostPreference> readCostPreference(YamlReader& reader, YAML::Node const& node,
+                                                 std::string const& path);
+
 /// A freeze duration "<n>s", "<n>m", "<n>h" or "<n>d" (n > 0); nullopt when malformed.
 std::optional<Millis> parseFreezeDuration(std::string_view text);
 

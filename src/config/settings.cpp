@@ -31,6 +31,23 @@ std::optional<Strategy> parseStrategy(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view costPreferenceName(CostPreference preference) {
+  switch (preference) {
+    case CostPreference::QualityFirst: return "quality_first";
+    case CostPreference::Balanced: return "balanced";
+    case CostPreference::CostFirst: return "cost_first";
+  }
+  return "balanced";
+}
+
+std::optional<CostPreference> parseCostPreference(std::string_view name) {
+  for (auto preference :
+       {CostPreference::QualityFirst, CostPreference::Balanced, CostPreference::CostFirst}) {
+    if (costPreferenceName(preference) == name) return preference;
+  }
+  return std::nullopt;
+}
+
 std::string_view freezeObjectName(FreezeObject object) {
   switch (object) {
     case FreezeObject::Key: return "key";

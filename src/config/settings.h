@@ -30,6 +30,12 @@ enum class Strategy {
 std::string_view strategyName(Strategy strategy);
 std::optional<Strategy> parseStrategy(std::string_view name);
 
+/// `cost_preference:` — what a race may spend on shadows (docs/racing.md).
+enum class CostPreference { QualityFirst, Balanced, CostFirst };
+/// "quality_first", "balanced", "cost_first".
+std::string_view costPreferenceName(CostPreference preference);
+std::optional<CostPreference> parseCostPreference(std::string_view name);
+
 /// `limits:` of a gateway key — the first layer, checked before any upstream is touched
 /// (0 = no limit). Windows: rpm sliding 60 s, rpd per UTC day, budgets per UTC day / month.
 struct ClientLimits {
@@ -55,6 +61,8 @@ struct GatewayKey {
   std::string secret;  ///< from `key:` or the variable named by `key_env:`
   Strategy strategy = Strategy::Intelligent;  ///< `strategy:`
   ClientLimits limits;                        ///< `limits:`
+  /// `cost_preference:` — the key's races; unset: the global `racing.cost_preference`.
+  std::optional<CostPreference> cost_preference;
 };
 
 /// How a channel presents its upstream key.
@@ -217,6 +225,9 @@ struct Channel {
   /// `expose_rate_limit_headers:` — relay the upstream's rate-limit headers (x-ratelimit-*,
   /// anthropic-ratelimit-*) to clients. Off by default: they describe a key shared by tenants.
   bool expose_rate_limit_headers = false;
+  /// `racing: {enabled}` — false: never raced as a primary, never a shadow; unset: the global
+  /// `racing.enabled`.
+  std::optional<bool> racing_enabled;
 
   /// Every protocol the channel speaks, the first being `protocol`/`url`/`auth` above; never empty
   /// in a loaded configuration (`protocols:` in YAML, or one row made from `protocol`).
@@ -365,6 +376,15 @@ struct ModelPrice {
 
 /// A whole, validated configuration. Immutable once built; shared as `SettingsPtr`
 /// (config/loader.h).
+/// `racing:` — a second upstream ("shadow") asked when the first is slow to its first token; the
+/// first to deliver answers (docs/racing.md).
+struct RacingSettings {
+  bool enabled = false;  ///< `enabled:` — the global switch
+  CostPreference cost_preference = CostPreference::Balanced;  ///< `cost_preference:`
+  int max_shadows_in_flight = 12;  ///< `max_shadows_in_flight:` — process-wide, never waited for
+  double hedge_budget = 0.10;      ///< `hedge_budget:` — shadows per armed request, sliding minute
+};
+
 struct Settings {
   ServerSettings server;
   std::vector<GatewayKey> gateway_keys;
@@ -383,6 +403,8 @@ struct Settings {
   /// `freeze_rules:` followed by the default rules (unless `default_freeze_rules: false`).
   std::vector<FreezeRule> freeze_rules;
   RetrySettings retry;
+  /// `racing:` — hedged requests when the first token is slow.
+  RacingSettings racing;
   /// `buckets:` — how attempts wait for the upstream token buckets.
   BucketSettings buckets;
   /// `redis:` — shared limits across replicas; absent: every limit is this process's own.

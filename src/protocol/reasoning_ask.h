@@ -26,6 +26,15 @@ struct ReasoningAsk {
   bool operator==(ReasoningAsk const&) const = default;
 };
 
+/// How much thinking a request asks for, in the tiers the first-token clocks and the racing
+/// floors share.
+enum class ReasoningTier : std::uint8_t {
+  None,    ///< nothing asked, or thinking turned off
+  Low,     ///< effort minimal or low (or a small thinking budget)
+  Medium,  ///< effort medium, thinking on without an effort, an unknown effort
+  High,    ///< effort high, xhigh, max (or a large thinking budget)
+};
+
 /// Notes what one top-level member of a `protocol` request body says about reasoning into
 /// `ask` (members that say nothing leave it as it is):
 ///  - OpenAI Chat `reasoning_effort`; OpenAI Responses `reasoning: {effort}` (an object without

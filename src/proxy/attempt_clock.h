@@ -12,13 +12,9 @@
 
 namespace llmux::proxy::forwarding {
 
-/// How much thinking a request asks for, as the first-token clock sees it.
-enum class ReasoningTier {
-  None,    ///< nothing asked, or thinking turned off: the channel's `first_token_ms`
-  Low,     ///< effort minimal or low (or a budget below 2,048 tokens)
-  Medium,  ///< effort medium, thinking on without an effort, an unknown effort
-  High,    ///< effort high, xhigh, max (or a budget of 4,096 tokens and more)
-};
+/// How much thinking a request asks for (None: the channel's `first_token_ms`; Low: a budget
+/// below 2,048 tokens; High: 4,096 tokens and more).
+using ReasoningTier = protocol::ReasoningTier;
 
 /// The tier of a request's reasoning ask. A budget without an effort is read through the same
 /// table translation uses (translate/reasoning.h: effortForBudget).

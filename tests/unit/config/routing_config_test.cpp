@@ -517,6 +517,65 @@ TEST(Retry, Errors) {
             (Lines{"retry: expected a mapping, got a scalar"}));
 }
 
+TEST(Racing, OffByDefault) {
+  auto defaults = loaded(kChannels);
+  ASSERT_TRUE(defaults);
+  EXPECT_FALSE(defaults->racing.enabled);
+  EXPECT_EQ(defaults->racing.cost_preference, CostPreference::Balanced);
+  EXPECT_EQ(defaults->racing.max_shadows_in_flight, 12);
+  EXPECT_DOUBLE_EQ(defaults->racing.hedge_budget, 0.10);
+  EXPECT_FALSE(defaults->gateway_keys[0].cost_preference);
+  EXPECT_FALSE(defaults->channels[0].racing_enabled);
+}
+
+TEST(Racing, TheGlobalSettingsAChannelsSwitchAndAKeysPreference) {
+  auto settings = loaded(R"(gateway_keys:
+  - {name: a, key: gw-secret, cost_preference: quality_first}
+  - {name: b, key: gw-other}
+channels:
+  - {name: oa, protocol: openai-chat, base_url: "https://o.example", keys: [k1], models: [gpt-4o], racing: {enabled: false}}
+  - {name: an, protocol: anthropic, base_url: "https://a.example", keys: [k2], models: [claude-sonnet-4-5], racing: {enabled: true}}
+  - {name: gm, protocol: gemini, base_url: "https://g.example", keys: [k3], models: [gemini-2.5-pro]}
+racing: {enabled: false, cost_preference: cost_first, max_shadows_in_flight: 4, hedge_budget: 0.25}
+)");
+  ASSERT_TRUE(settings);
+  EXPECT_FALSE(settings->racing.enabled);
+  EXPECT_EQ(settings->racing.cost_preference, CostPreference::CostFirst);
+  EXPECT_EQ(settings->racing.max_shadows_in_flight, 4);
+  EXPECT_DOUBLE_EQ(settings->racing.hedge_budget, 0.25);
+  EXPECT_EQ(settings->gateway_keys[0].cost_preference, CostPreference::QualityFirst);
+  EXPECT_FALSE(settings->gateway_keys[1].cost_preference);
+  EXPECT_EQ(settings->channels[0].racing_enabled, false);
+  EXPECT_EQ(settings->channels[1].racing_enabled, true);
+  EXPECT_FALSE(settings->channels[2].racing_enabled);
+}
+
+TEST(Racing, TheSwitchIsRefusedUntilShadowsRun) {
+  EXPECT_EQ(issuesOf(std::string(kChannels) + "racing: {enabled: true}\n"),
+            (Lines{"racing.enabled: hedged requests are not available in this version yet "
+                   "(docs/racing.md)"}));
+}
+
+TEST(Racing, Errors) {
+  EXPECT_EQ(issuesOf(std::string(kChannels) +
+                     "racing: {enabled: maybe, cost_preference: cheapest, "
+                     "max_shadows_in_flight: -1, hedge_budget: 1.5, shadows: 2}\n"),
+            (Lines{"racing.shadows: unknown key (expected one of enabled, cost_preference, "
+                   "max_shadows_in_flight, hedge_budget)",
+                   "racing.enabled: expected true or false",
+                   "racing.cost_preference: unknown cost preference \"cheapest\" (expected "
+                   "quality_first, balanced, cost_first)",
+                   "racing.max_shadows_in_flight: must be from 0 to 10000",
+                   "racing.hedge_budget: must be from 0 to 1"}));
+  EXPECT_EQ(issuesOf(R"(gateway_keys: [{name: a, key: gw-secret, cost_preference: fast}]
+channels:
+  - {name: oa, protocol: openai-chat, base_url: "https://o.example", keys: [k1], models: [gpt-4o], racing: {on: true}}
+)"),
+            (Lines{"gateway_keys[0].cost_preference: unknown cost preference \"fast\" (expected "
+                   "quality_first, balanced, cost_first)",
+                   "channels[0].racing.on: unknown key (expected one of enabled)"}));
+}
+
 // --- all at once ----------------------------------------------------------------------------
 
 TEST(RoutingConfig, EveryProblemIsReportedInOnePass) {

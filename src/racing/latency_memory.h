@@ -1,0 +1,79 @@
+#pragma once
+
+// Latency learning: a (channel key, upstream model, task class) combination that keeps being slow
+// to its first token is marked degraded — a soft penalty in the router's score and never a
+// shadow — until one fast sample shows it recovered. Slowness is not a missing capability, so it
+// never excludes. Thread-safe.
+
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+
+namespace llmux::racing {
+
+/// One combination. `key_id` is the channel key's stable id (`<channel>/<hash>`).
+struct Combination {
+  std::string key_id;
+  std::string upstream_model;
+  std::string task_class = "unknown";
+
+  auto operator<=>(Combination const&) const = default;
+};
+
+class LatencyMemory {
+ public:
+  /// Slow evidence in a row that marks a combination degraded (one slow sample is jitter).
+  static constexpr int kSlowStreak = 3;
+  /// Evidence older than this is forgotten.
+  static constexpr std::chrono::hours kKeep{24};
+  /// The score penalty of a degraded combination (between "degraded" and "limited").
+  static constexpr int kScorePenalty = 15;
+
+  enum class Change { None, Degraded, Recovered };
+
+  /// Slow evidence: the primary lost to a shadow, a race was started for it, or a plain stream's
+  /// first token came after its family's threshold.
+  Change noteSlow(Combination const& combination, WallTime now);
+  /// A first token in under half the threshold: recovered at once, the streak cleared.
+  Change noteFast(Combination const& combination, WallTime now);
+  /// A plain stream's first token after `elapsed`: slow past `threshold`, fast under half of it,
+  /// neither in between.
+  Change noteFirstToken(Combination const& combination, Millis elapsed, Millis threshold,
+                        WallTime now);
+
+  /// Degraded for this task class, or for any task class (the `unknown` bucket).
+  bool degraded(Combination const& combination, WallTime now);
+
+  struct Entry {
+    std::string id;  ///< stable, path-safe (hex)
+    Combination combination;
+    int slow_streak = 0;
+    bool degraded = false;
+    WallTime updated_at{};
+  };
+  /// Every combination with evidence, degraded ones first.
+  std::vector<Entry> list(WallTime now);
+  /// Forgets one combination (an operator's `DELETE`): false when the id is unknown.
+  bool clear(std::string const& id);
+
+  /// The id `list` gives a combination.
+  static std::string idOf(Combination const& combination);
+
+ private:
+  struct State {
+    int slow_streak = 0;
+    bool degraded = false;
+    WallTime updated_at{};
+  };
+  void forgetExpired(WallTime now);
+  State* find(Combination const& combination, WallTime now);
+
+  std::mutex mutex_;
+  std::map<Combination, State> states_;
+};
+
+}  // namespace llmux::racing

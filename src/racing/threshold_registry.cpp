@@ -1,0 +1,75 @@
+#include "racing/threshold_registry.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace llmux::racing {
+
+std::string_view stageName(Stage stage) {
+  return stage == Stage::StreamFirstContent ? "stream_first_content" : "non_stream_completion";
+}
+
+ThresholdRegistry::ThresholdRegistry(std::size_t capacity)
+    : capacity_(std::max(capacity, kMinSamples)) {}
+
+ThresholdRegistry::Window& ThresholdRegistry::windowFor(ModelFamily family, Stage stage) {
+  return windows_[static_cast<std::size_t>(family) * kStages + static_cast<std::size_t>(stage)];
+}
+
+void ThresholdRegistry::prune(Window& window, MonoTime now) {
+  MonoTime const oldest = now - kWindow;
+  while (!window.samples.empty() && window.samples.front().at < oldest) {
+    window.samples.pop_front();
+    window.cached_p90.reset();
+  }
+}
+
+void ThresholdRegistry::record(ModelFamily family, Stage stage, Millis elapsed, MonoTime now) {
+  std::lock_guard lock(mutex_);
+  Window& window = windowFor(family, stage);
+  prune(window, now);
+  if (window.samples.size() >= capacity_) window.samples.pop_front();
+  window.samples.push_back({now, std::max(elapsed, Millis(0))});
+  window.cached_p90.reset();
+}
+
+std::optional<Millis> ThresholdRegistry::p90Locked(Window& window, MonoTime now) {
+  prune(window, now);
+  if (window.samples.size() < kMinSamples) return std::nullopt;
+  if (!window.cached_p90) {
+    std::vector<Millis> values;
+    values.reserve(window.samples.size());
+    for (auto const& sample : window.samples) values.push_back(sample.elapsed);
+    // Nearest rank: the smallest sample with at least 90 % of the samples at or below it.
+    std::size_t const rank = (values.size() * 9 + 9) / 10;
+    auto nth = values.begin() + static_cast<std::ptrdiff_t>(rank - 1);
+    std::nth_element(values.begin(), nth, values.end());
+    window.cached_p90 = *nth;
+  }
+  return window.cached_p90;
+}
+
+Millis ThresholdRegistry::threshold(ModelFamily family, Stage stage, ThresholdBounds bounds,
+                                    MonoTime now) {
+  std::optional<Millis> p90;
+  {
+    std::lock_guard lock(mutex_);
+    p90 = p90Locked(windowFor(family, stage), now);
+  }
+  if (!p90) return bounds.floor;
+  return std::clamp(*p90, bounds.floor, std::max(bounds.floor, bounds.ceiling));
+}
+
+std::size_t ThresholdRegistry::sampleCount(ModelFamily family, Stage stage, MonoTime now) {
+  std::lock_guard lock(mutex_);
+  Window& window = windowFor(family, stage);
+  prune(window, now);
+  return window.samples.size();
+}
+
+std::optional<Millis> ThresholdRegistry::p90(ModelFamily family, Stage stage, MonoTime now) {
+  std::lock_guard lock(mutex_);
+  return p90Locked(windowFor(family, stage), now);
+}
+
+}  // namespace llmux::racing

@@ -1,0 +1,68 @@
+#pragma once
+
+// When a race starts: the p90 of recent samples of the model's family at that stage, clamped to
+// the policy's floor and the channel's ceiling. Thread-safe (one small lock: a handful of
+// comparisons per armed request).
+
+#include <array>
+#include <cstddef>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <string_view>
+
+#include "core/clock.h"
+#include "racing/model_family.h"
+#include "racing/policy.h"
+
+namespace llmux::racing {
+
+enum class Stage {
+  StreamFirstContent,   ///< a stream's time to its first content event
+  NonStreamCompletion,  ///< a whole answer's time to its last byte
+};
+inline constexpr int kStages = 2;
+std::string_view stageName(Stage stage);
+
+class ThresholdRegistry {
+ public:
+  /// Samples older than this are forgotten.
+  static constexpr Millis kWindow = std::chrono::minutes(15);
+  /// Fewer samples than this in the window: the floor is the threshold.
+  static constexpr std::size_t kMinSamples = 20;
+
+  /// `capacity`: samples kept per (family, stage); the oldest go first.
+  explicit ThresholdRegistry(std::size_t capacity = 512);
+
+  /// A branch reached the stage `elapsed` after it started (streams: every branch that
+  /// delivered its first content, losers included; whole answers: winners only).
+  void record(ModelFamily family, Stage stage, Millis elapsed, MonoTime now);
+
+  /// The p90 of the window clamped to `bounds`, or the floor when the window has too few samples.
+  Millis threshold(ModelFamily family, Stage stage, ThresholdBounds bounds, MonoTime now);
+
+  /// What the window holds now (for the admin API and tests).
+  std::size_t sampleCount(ModelFamily family, Stage stage, MonoTime now);
+  /// The p90 of the window, when it has enough samples.
+  std::optional<Millis> p90(ModelFamily family, Stage stage, MonoTime now);
+
+ private:
+  struct Sample {
+    MonoTime at;
+    Millis elapsed;
+  };
+  struct Window {
+    std::deque<Sample> samples;  // oldest first
+    std::optional<Millis> cached_p90;
+  };
+
+  Window& windowFor(ModelFamily family, Stage stage);
+  void prune(Window& window, MonoTime now);
+  std::optional<Millis> p90Locked(Window& window, MonoTime now);
+
+  std::size_t const capacity_;
+  std::mutex mutex_;
+  std::array<Window, kModelFamilies * kStages> windows_;
+};
+
+}  // namespace llmux::racing
