@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/attempt_outcome.h"
 #include "core/clock.h"
 #include "core/token_usage.h"
 
@@ -16,7 +17,7 @@ struct AttemptRecord {
   std::string key_label;      ///< "<channel>#<index>", never the secret
   std::string upstream_model;
   int status = 0;             ///< upstream HTTP status; 0 when no response head arrived
-  std::string outcome;        ///< "ok", "failover:<reason>", "client_error", "failed:<reason>", "cancelled"
+  AttemptOutcome outcome;     ///< written as "ok", "failover:<reason>", "client_error", ...
   double first_byte_ms = -1;  ///< response head after request sent; -1 when none
   double duration_ms = 0;
   std::string upstream_protocol;  ///< the protocol spoken to the upstream (protocolName())

@@ -126,7 +126,7 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
     case AttemptRequest::Problem::ClientRequest:
       co_await replyError(ctx, 400, request.error.message);  // the client's request: no retry
       result.kind = AttemptResult::Kind::Answered;
-      record.outcome = "client_error";
+      record.outcome = AttemptOutcome::clientError();
       co_return result;
     case AttemptRequest::Problem::Misconfigured:
       telemetry::logError("request {}: channel {} cannot be used: {}", ctx.request_id,
@@ -171,7 +171,7 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
     }
     if (cancellation.cancelled()) {
       result.kind = AttemptResult::Kind::Aborted;
-      record.outcome = "cancelled";
+      record.outcome = AttemptOutcome::cancelled();
       co_return result;
     }
     if (!connection) {
@@ -196,7 +196,7 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
 
   if (cancellation.cancelled()) {
     result.kind = AttemptResult::Kind::Aborted;
-    record.outcome = "cancelled";
+    record.outcome = AttemptOutcome::cancelled();
     record.duration_ms = msSince(started);
     co_return result;
   }
@@ -223,7 +223,7 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
       translated_result = co_await relayTranslated(ctx, *exchange, record, row.protocol, clock, last);
       if (translated_result.kind == AttemptResult::Kind::Failed) {
         record.outcome = failureOutcome(last, translated_result.policy.reason);
-      } else if (record.outcome == "ok") {
+      } else if (record.outcome.is(AttemptOutcome::Kind::Ok)) {
         translated_result.status = result.status;  // a success: the router and breakers learn it
       }
     }
@@ -272,7 +272,7 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
       answer.headers.add("X-Request-Id", ctx.request_id);
       ctx.record.status = answer.status;
       ctx.record.error = error.message;
-      record.outcome = "client_error";
+      record.outcome = AttemptOutcome::clientError();
       record.duration_ms = msSince(started);
       if (!co_await ctx.response.send(answer.status, answer.headers, answer.body)) {
         markClientGone(ctx, record);
@@ -353,7 +353,7 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
     exchange.abort();
     if (error.kind == ErrorKind::Cancelled) {
       result.kind = AttemptResult::Kind::Aborted;
-      record.outcome = "cancelled";
+      record.outcome = AttemptOutcome::cancelled();
       return result;
     }
     result.policy = transportFailure(error, clock);
@@ -375,7 +375,7 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
   AnswerMeter meter(ctx.protocol, success && ctx.profile.stream, success, ctx.prompt_tokens);
   std::string held;  // stream bytes read before the commit point
   std::string_view start = *first;
-  std::string failure_outcome;  // set when the stream reported an error in place of content
+  AttemptOutcome failure_outcome;  // set when the stream reported an error in place of content
   meter.feed(start);
   if (meter.holding() && !exchange.done()) {
     held.assign(*first);
@@ -417,7 +417,7 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
       co_return result;
     }
     ctx.record.error = failure->message;
-    failure_outcome = retryable ? failureOutcome(true, policy.reason) : "client_error";
+    failure_outcome = retryable ? failureOutcome(true, policy.reason) : AttemptOutcome::clientError();
   }
 
   result.kind = AttemptResult::Kind::Answered;
@@ -425,7 +425,7 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
   stream_context.model = ctx.profile.model;
   if (ctx.protocol == Protocol::OpenAiResponses) noteResponseId(start, stream_context.response_id);
   ctx.record.status = exchange.status();
-  record.outcome = failure_outcome.empty() ? relayedOutcome(exchange.status()) : failure_outcome;
+  record.outcome = failure_outcome.pending() ? relayedOutcome(exchange.status()) : failure_outcome;
   if (exchange.done()) {
     // The whole answer came before the commit point: one write with a Content-Length, whatever
     // the upstream's framing (framing is per hop).
@@ -456,7 +456,7 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
                             ? "the gateway is shutting down"
                             : "the upstream failed mid-response: " + piece.error().message;
       ctx.record.error = reason == http::CancelReason::Shutdown ? "shutdown" : "upstream_broke_mid_stream";
-      record.outcome = "failed:mid_stream";
+      record.outcome = AttemptOutcome::failed("mid_stream");
       if (ctx.profile.stream && !exchange.contentLength()) {
         co_await out.endBody(protocol::renderStreamError(ctx.protocol, 502, why, stream_context));
       } else {
@@ -535,7 +535,9 @@ namespace {
 routing::Outcome outcomeOf(Forwarder::AttemptResult const& result, AttemptRecord const& record) {
   using routing::Outcome;
   using Kind = Forwarder::AttemptResult::Kind;
-  if (result.kind == Kind::Aborted || record.outcome == "cancelled") return Outcome::ClientGone;
+  if (result.kind == Kind::Aborted || record.outcome.is(AttemptOutcome::Kind::Cancelled)) {
+    return Outcome::ClientGone;
+  }
   if (result.policy.reason == "untranslatable") return Outcome::Untranslatable;
   if (result.policy.reason == "misconfigured") return Outcome::Misconfigured;
   if (result.policy.reason == "context_overflow") return Outcome::ContextOverflow;
@@ -543,13 +545,13 @@ routing::Outcome outcomeOf(Forwarder::AttemptResult const& result, AttemptRecord
   if (result.policy.reason == "key_rejected") return Outcome::KeyRejected;
   if (result.policy.reason == "timeout_first_token") return Outcome::TimeoutFirstToken;
   if (result.policy.reason == "deadline") return Outcome::DeadlineReached;
-  if (record.outcome == "failed:mid_stream") return Outcome::MidStreamFailure;
+  if (record.outcome == AttemptOutcome::failed("mid_stream")) return Outcome::MidStreamFailure;
   if (result.kind == Kind::Failed && result.status == 0 && result.error) {
     return routing::outcomeForTransportError(*result.error);
   }
   // An error event in place of content (the status is the one the event implied).
   bool stream_error = result.error && result.error->kind == ErrorKind::UpstreamStatus;
-  bool failed_stream = record.status < 300 && record.outcome.starts_with("failed:");
+  bool failed_stream = record.status < 300 && record.outcome.is(AttemptOutcome::Kind::Failed);
   if ((stream_error || failed_stream) && result.status != 429) {
     return Outcome::StreamErrorBeforeContent;
   }

@@ -16,16 +16,15 @@ routing::FailurePolicy transportFailure(Error const& error, AttemptClock const& 
   return policy;
 }
 
-std::string failureOutcome(bool last, std::string_view reason) {
+AttemptOutcome failureOutcome(bool last, std::string_view reason) {
   // Past the retry deadline no candidate follows, whatever was left.
-  bool final = last || reason == "deadline";
-  return std::string(final ? "failed:" : "failover:") + std::string(reason);
+  return AttemptOutcome::failure(last || reason == "deadline", reason);
 }
 
 void markClientGone(RequestContext& ctx, AttemptRecord& record) {
   ctx.record.status = 499;
   ctx.record.error = "client_gone";
-  record.outcome = "cancelled";
+  record.outcome = AttemptOutcome::cancelled();
 }
 
 std::string freezeReason(int status, std::string_view body, std::string_view key_secret) {

@@ -64,12 +64,14 @@ class AbortOnCancel {
 /// ends the request: nothing follows it.
 routing::FailurePolicy transportFailure(Error const& error, AttemptClock const& clock);
 
-/// The outcome of an attempt that failed: "failover:<reason>" when another candidate follows,
-/// "failed:<reason>" for the last one (the request log and metrics read these).
-std::string failureOutcome(bool last, std::string_view reason);
+/// The outcome of an attempt that failed: failover when another candidate follows, failed for
+/// the last one (and past the retry deadline, when none may follow).
+AttemptOutcome failureOutcome(bool last, std::string_view reason);
 
 /// The outcome of a relayed answer: the upstream's success, or the client's own error.
-inline char const* relayedOutcome(int status) { return status >= 400 ? "client_error" : "ok"; }
+inline AttemptOutcome relayedOutcome(int status) {
+  return status >= 400 ? AttemptOutcome::clientError() : AttemptOutcome::ok();
+}
 
 /// The client went away while its answer was being written: not an upstream failure.
 void markClientGone(RequestContext& ctx, AttemptRecord& record);

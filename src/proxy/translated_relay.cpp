@@ -106,7 +106,7 @@ Task<Forwarder::AttemptResult> Forwarder::answerTranslatedError(
   ctx.record.status = answer.status;
   ctx.record.error = error.message;
   co_await ctx.response.send(answer.status, answer.headers, answer.body);
-  record.outcome = retryable ? failureOutcome(true, result.policy.reason) : "client_error";
+  record.outcome = retryable ? failureOutcome(true, result.policy.reason) : AttemptOutcome::clientError();
   result.kind = AttemptResult::Kind::Answered;
   co_return result;
 }
@@ -126,7 +126,7 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
                                                      : AttemptResult::Kind::Failed;
     result.policy = transportFailure(error, clock);
     result.error = std::move(error);
-    if (result.kind == AttemptResult::Kind::Aborted) record.outcome = "cancelled";
+    if (result.kind == AttemptResult::Kind::Aborted) record.outcome = AttemptOutcome::cancelled();
     return result;
   };
 
@@ -148,7 +148,7 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
     translate::restoreToolNames(*decoded, ctx.tool_names);  // the client's own tool names
     std::string answer = translate::encodeResponse(ctx.protocol, *decoded, encodeOptions(ctx, created));
     ctx.record.status = 200;
-    record.outcome = "ok";
+    record.outcome = AttemptOutcome::ok();
     result.kind = AttemptResult::Kind::Answered;
     if (!co_await out.send(200, translatedHeaders(ctx, exchange.headers(), "application/json"),
                           answer)) {
@@ -190,7 +190,7 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
                             : "the upstream failed mid-response: " + piece.error().message;
       events.push_back(std::move(error));
       ctx.record.error = shutdown ? "shutdown" : "upstream_broke_mid_stream";
-      record.outcome = "failed:mid_stream";
+      record.outcome = AttemptOutcome::failed("mid_stream");
       exchange.abort();
     } else {
       decoder->feed(*piece, events);
@@ -224,7 +224,7 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
         record.first_token_ms = millisBetween(clock.started, MonoClock::now());
       }
       ctx.record.status = 200;
-      record.outcome = record.outcome.empty() ? "ok" : record.outcome;
+      if (record.outcome.pending()) record.outcome = AttemptOutcome::ok();
       result.kind = AttemptResult::Kind::Answered;
       HeaderList headers = translatedHeaders(ctx, exchange.headers(), clientStreamContentType(ctx));
       if (stream_over) {
@@ -273,7 +273,7 @@ Task<Forwarder::AttemptResult> Forwarder::answerStreamFailure(RequestContext& ct
   if (retryable) answer.headers.add("x-llmux-attempts", std::to_string(ctx.record.attempts.size()));
   ctx.record.status = answer.status;
   ctx.record.error = error.message;
-  record.outcome = retryable ? failureOutcome(true, result.policy.reason) : "client_error";
+  record.outcome = retryable ? failureOutcome(true, result.policy.reason) : AttemptOutcome::clientError();
   if (!co_await ctx.response.send(answer.status, answer.headers, answer.body)) {
     markClientGone(ctx, record);
   }

@@ -314,7 +314,7 @@ Result<void> SqliteStore::writeBatch(WriterState& s, std::vector<RequestRecord> 
       qa.bind(5, a.key_label);
       qa.bind(6, a.upstream_model);
       qa.bind(7, std::int64_t{a.status});
-      qa.bind(8, a.outcome);
+      qa.bind(8, a.outcome.text());
       bindMillis(qa, 9, a.first_byte_ms);
       qa.bind(10, a.duration_ms);
       qa.bind(11, a.upstream_protocol);
@@ -423,7 +423,7 @@ Result<std::vector<RequestRecord>> SqliteStore::recentRequests(std::size_t limit
     a.key_label = q.columnText(2);
     a.upstream_model = q.columnText(3);
     a.status = static_cast<int>(q.columnInt(4));
-    a.outcome = q.columnText(5);
+    a.outcome = AttemptOutcome::parse(q.columnText(5));
     a.first_byte_ms = columnMillis(q, 6);
     a.duration_ms = q.columnDouble(7);
     a.upstream_protocol = q.columnText(8);

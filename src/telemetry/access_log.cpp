@@ -90,7 +90,7 @@ void appendAttempts(std::string& out, std::vector<AttemptRecord> const& attempts
     appendStringField(out, "key_label", a.key_label);
     if (!a.upstream_model.empty()) appendStringField(out, "upstream_model", a.upstream_model);
     appendIntField(out, "status", a.status);
-    appendStringField(out, "outcome", a.outcome);
+    appendStringField(out, "outcome", a.outcome.text());
     if (!a.upstream_protocol.empty()) appendStringField(out, "upstream_protocol", a.upstream_protocol);
     if (a.translated) out += "\"translated\":true,";
     appendMillisField(out, "first_byte_ms", a.first_byte_ms);

@@ -6,8 +6,6 @@
 namespace llmux::telemetry {
 namespace {
 
-constexpr std::string_view kFailoverPrefix = "failover:";
-constexpr std::string_view kFailedPrefix = "failed:";
 
 }  // namespace
 
@@ -77,14 +75,21 @@ void RequestMetrics::configReloaded(bool ok) {
   (ok ? reloads_ok_ : reloads_error_).inc();
 }
 
-std::string_view attemptOutcomeLabel(std::string_view outcome) {
-  if (outcome.starts_with(kFailoverPrefix)) return outcome.substr(kFailoverPrefix.size());
-  if (outcome.starts_with(kFailedPrefix)) return outcome.substr(kFailedPrefix.size());
-  return outcome;
+std::string_view attemptOutcomeLabel(AttemptOutcome const& outcome) {
+  using Kind = AttemptOutcome::Kind;
+  switch (outcome.kind()) {
+    case Kind::Pending: return "";
+    case Kind::Ok: return "ok";
+    case Kind::ClientError: return "client_error";
+    case Kind::Cancelled: return "cancelled";
+    case Kind::Failover:
+    case Kind::Failed: return outcome.reason();
+  }
+  return "";
 }
 
-std::string_view failoverReason(std::string_view outcome) {
-  if (outcome.starts_with(kFailoverPrefix)) return outcome.substr(kFailoverPrefix.size());
+std::string_view failoverReason(AttemptOutcome const& outcome) {
+  if (outcome.is(AttemptOutcome::Kind::Failover)) return outcome.reason();
   return {};
 }
 

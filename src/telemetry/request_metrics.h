@@ -49,12 +49,12 @@ class RequestMetrics {
   Counter& reloads_error_;
 };
 
-/// The `outcome` label of an attempt: "failover:status_429" -> "status_429",
-/// "failed:connect" -> "connect", anything else ("ok", "client_error", "cancelled") unchanged.
-std::string_view attemptOutcomeLabel(std::string_view outcome);
+/// The `outcome` label of an attempt: a failure's reason (failover:status_429 -> "status_429",
+/// failed:connect -> "connect"), else "ok", "client_error" or "cancelled". Views `outcome`.
+std::string_view attemptOutcomeLabel(AttemptOutcome const& outcome);
 
-/// The failover reason of an attempt outcome ("failover:timeout_first_byte" ->
-/// "timeout_first_byte"), or "" when the attempt did not fail over.
-std::string_view failoverReason(std::string_view outcome);
+/// The failover reason of an attempt (failover:timeout_first_byte -> "timeout_first_byte"), or ""
+/// when the attempt did not fail over. Views `outcome`.
+std::string_view failoverReason(AttemptOutcome const& outcome);
 
 }  // namespace llmux::telemetry

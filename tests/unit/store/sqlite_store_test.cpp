@@ -37,9 +37,9 @@ RequestRecord failedOverRecord(std::string id) {
   r.key_label = "backup#1";
   r.status = 200;
   r.attempts.push_back(
-      {"primary", "primary#0", "gpt-4o-2024", 429, "failover:status_429", 35.5, 36});
+      {"primary", "primary#0", "gpt-4o-2024", 429, AttemptOutcome::failover("status_429"), 35.5, 36});
   r.attempts.push_back(
-      {"backup", "backup#1", "gpt-4o", 200, "ok", 410.25, 2500.75, "anthropic", true});
+      {"backup", "backup#1", "gpt-4o", 200, AttemptOutcome::ok(), 410.25, 2500.75, "anthropic", true});
   r.attempts.back().first_token_ms = 980.5;
   r.first_byte_ms = 450.5;
   r.total_ms = 2600.125;

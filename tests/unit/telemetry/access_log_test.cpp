@@ -34,8 +34,8 @@ RequestRecord sampleRecord() {
   r.key_label = "backup#1";
   r.status = 200;
   r.attempts.push_back(
-      {"primary", "primary#0", "claude-x", 529, "failover:status_529", 12.3456, 13});
-  r.attempts.push_back({"backup", "backup#1", "claude-x", 200, "ok", -1, 900.5});
+      {"primary", "primary#0", "claude-x", 529, AttemptOutcome::failover("status_529"), 12.3456, 13});
+  r.attempts.push_back({"backup", "backup#1", "claude-x", 200, AttemptOutcome::ok(), -1, 900.5});
   r.first_byte_ms = 250.0004;
   r.total_ms = 1200.25;
   r.overhead_ms = 0.0421;

@@ -14,9 +14,9 @@ RequestRecord failedOverRecord() {
   r.client_protocol = "openai-chat";
   r.status = 200;
   r.channel = "backup";
-  r.attempts.push_back({"primary", "primary#0", "gpt-4o", 429, "failover:status_429", 40, 41});
-  r.attempts.push_back({"slow", "slow#1", "gpt-4o", 0, "failover:timeout_first_byte", -1, 3000});
-  r.attempts.push_back({"backup", "backup#0", "gpt-4o", 200, "ok", 200, 1500, "anthropic", true});
+  r.attempts.push_back({"primary", "primary#0", "gpt-4o", 429, AttemptOutcome::failover("status_429"), 40, 41});
+  r.attempts.push_back({"slow", "slow#1", "gpt-4o", 0, AttemptOutcome::failover("timeout_first_byte"), -1, 3000});
+  r.attempts.push_back({"backup", "backup#0", "gpt-4o", 200, AttemptOutcome::ok(), 200, 1500, "anthropic", true});
   r.model = "gpt-4o";
   r.usage = TokenUsage{.input = 500, .cache_read = 400, .output = 60, .reasoning = 20,
                        .estimated = true};
@@ -100,13 +100,18 @@ TEST(RequestMetrics, InFlightGaugeIsTheRegistrysOne) {
 }
 
 TEST(RequestMetrics, OutcomeLabels) {
-  EXPECT_EQ(attemptOutcomeLabel("ok"), "ok");
-  EXPECT_EQ(attemptOutcomeLabel("failover:status_503"), "status_503");
-  EXPECT_EQ(attemptOutcomeLabel("failed:connect"), "connect");
-  EXPECT_EQ(attemptOutcomeLabel("client_error"), "client_error");
-  EXPECT_EQ(failoverReason("failover:connect"), "connect");
-  EXPECT_EQ(failoverReason("failed:connect"), "");
-  EXPECT_EQ(failoverReason("ok"), "");
+  AttemptOutcome const ok = AttemptOutcome::ok();
+  AttemptOutcome const failover = AttemptOutcome::failover("status_503");
+  AttemptOutcome const failed = AttemptOutcome::failed("connect");
+  AttemptOutcome const client_error = AttemptOutcome::clientError();
+  EXPECT_EQ(attemptOutcomeLabel(ok), "ok");
+  EXPECT_EQ(attemptOutcomeLabel(failover), "status_503");
+  EXPECT_EQ(attemptOutcomeLabel(failed), "connect");
+  EXPECT_EQ(attemptOutcomeLabel(client_error), "client_error");
+  EXPECT_EQ(attemptOutcomeLabel(AttemptOutcome::cancelled()), "cancelled");
+  EXPECT_EQ(failoverReason(AttemptOutcome::failover("connect")), "connect");
+  EXPECT_EQ(failoverReason(failed), "");
+  EXPECT_EQ(failoverReason(ok), "");
 }
 
 }  // namespace
