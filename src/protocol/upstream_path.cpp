@@ -50,6 +50,8 @@ std::string upstreamPath(std::string_view path_prefix, Route const& route,
     case RouteKind::AdminFreezes:
     case RouteKind::AdminFreeze:
     case RouteKind::AdminRoutePreview:
+    case RouteKind::AdminBreakers:
+    case RouteKind::AdminBreaker:
       return {};
   }
   return {};
