@@ -104,6 +104,30 @@ void Forwarder::learnFromAnswer(RequestContext& ctx, routing::PlannedCandidate c
   }
 }
 
+Forwarder::AnswerJudgement Forwarder::judgeErrorAnswer(
+    RequestContext& ctx, routing::PlannedCandidate const& candidate, Protocol upstream, int status,
+    HeaderList const& headers, std::optional<std::string> const& body, bool overflow_is_clients,
+    bool last, std::optional<Millis>& retry_after) {
+  AnswerJudgement judged{routing::policyForStatus(status)};
+  if (body) {
+    if (routing::isRejectedKeyAnswer(upstream, status, *body)) {
+      judged.policy = {routing::Verdict::NextKey, "key_rejected"};
+    } else if (routing::isContentPolicyRefusal(status, *body)) {
+      judged.policy = {routing::Verdict::Relay, "content_policy"};
+    }
+    judged.error =
+        translate::readUpstreamError(upstream, status, *body, headers, services_.clock.wallNow());
+    if (judged.error.cls == translate::ErrorClass::ContextOverflow && overflow_is_clients) {
+      judged.policy = {routing::Verdict::Relay, "context_overflow"};
+    }
+  }
+  learnFromAnswer(ctx, candidate, judged.policy, status, headers, body, retry_after);
+  // A rejected channel key is never shown to the client (its body may even quote the key).
+  judged.hide_answer = status == 401 || status == 403 || judged.policy.reason == "key_rejected";
+  judged.fail_over = judged.retryable() && (!last || judged.hide_answer);
+  return judged;
+}
+
 Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
                                                   routing::PlannedCandidate const& candidate,
                                                   bool last, AttemptRecord& record) {
@@ -255,45 +279,41 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
       record.duration_ms = msSince(started);
       co_return result;
     }
-    if (routing::isRejectedKeyAnswer(row.protocol, result.status, *error_body)) {
-      result.policy = {routing::Verdict::NextKey, "key_rejected"};
-    } else if (routing::isContentPolicyRefusal(result.status, *error_body)) {
-      result.policy = {routing::Verdict::Relay, "content_policy"};
-    }
     read_body = std::move(*error_body);
     redactor.redact(*read_body);
-    translate::UpstreamError error = translate::readUpstreamError(
-        row.protocol, result.status, *read_body, exchange->headers(), services_.clock.wallNow());
-    if (error.cls == translate::ErrorClass::ContextOverflow && mayHideContextOverflow(result.status)) {
-      // The client's problem whatever status the relay chose: a 400 in the client's shape, never
-      // retried elsewhere.
-      exchange->finish();
-      translate::ClientError answer = translate::renderForClient(ctx.protocol, error, ctx.request_id);
-      answer.headers.add("X-Request-Id", ctx.request_id);
-      ctx.record.status = answer.status;
-      ctx.record.error = error.message;
-      record.outcome = AttemptOutcome::clientError();
-      record.duration_ms = msSince(started);
-      if (!co_await ctx.response.send(answer.status, answer.headers, answer.body)) {
-        markClientGone(ctx, record);
-      }
-      result.kind = AttemptResult::Kind::Answered;
-      result.policy = {routing::Verdict::Relay, "context_overflow"};
-      co_return result;
-    }
   }
-  learnFromAnswer(ctx, candidate, result.policy, result.status, exchange->headers(), read_body,
-                  result.retry_after);
-
-  bool retryable = result.policy.verdict != routing::Verdict::Relay;
-  // A rejected channel key is never shown to the client (its body may even quote the key).
-  bool hide_answer = result.status == 401 || result.status == 403 ||
-                     result.policy.reason == "key_rejected";
-  if (retryable && (!last || hide_answer)) {
+  // A context overflow under 413, 422 or 500 (a relay's choice) is still the client's problem;
+  // under 400 the same-protocol answer is relayed as it is.
+  bool const overflow_is_clients = mayHideContextOverflow(result.status);
+  AnswerJudgement const judged =
+      result.status >= 300 ? judgeErrorAnswer(ctx, candidate, row.protocol, result.status,
+                                              exchange->headers(), read_body, overflow_is_clients,
+                                              last, result.retry_after)
+                           : AnswerJudgement{result.policy};
+  result.policy = judged.policy;
+  if (overflow_is_clients && judged.policy.reason == "context_overflow") {
+    // The client's problem whatever status the relay chose: a 400 in the client's shape, never
+    // retried elsewhere.
+    exchange->finish();
+    translate::ClientError answer =
+        translate::renderForClient(ctx.protocol, judged.error, ctx.request_id);
+    answer.headers.add("X-Request-Id", ctx.request_id);
+    ctx.record.status = answer.status;
+    ctx.record.error = judged.error.message;
+    record.outcome = AttemptOutcome::clientError();
+    record.duration_ms = msSince(started);
+    if (!co_await ctx.response.send(answer.status, answer.headers, answer.body)) {
+      markClientGone(ctx, record);
+    }
+    result.kind = AttemptResult::Kind::Answered;
+    co_return result;
+  }
+  bool const retryable = judged.retryable();
+  if (judged.fail_over) {
     exchange->abort();  // decided on the head: the rest of the body is not read
     record.outcome = failureOutcome(last, result.policy.reason);
     record.duration_ms = msSince(started);
-    if (hide_answer) result.status = 401;  // reported to the client as a gateway-side failure
+    if (judged.hide_answer) result.status = 401;  // reported to the client as a gateway-side failure
     co_return result;
   }
   // The last candidate's own error goes to the client, with how many attempts were made.

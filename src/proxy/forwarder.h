@@ -13,6 +13,7 @@
 #include "routing/candidates.h"
 #include "routing/failure_policy.h"
 #include "routing/planner.h"
+#include "translate/errors.h"
 
 namespace llmux::http {
 class UpstreamPool;
@@ -69,6 +70,22 @@ class Forwarder {
   /// A translated stream reported an error before any content (translated_relay.cpp).
   net::Task<AttemptResult> answerStreamFailure(RequestContext& ctx, AttemptRecord& record,
                                                translate::Event const& failure, bool last);
+  /// What an upstream's error answer (status >= 300) means, judged the same way on the
+  /// passthrough and the translated paths.
+  struct AnswerJudgement {
+    routing::FailurePolicy policy;
+    translate::UpstreamError error;  ///< the upstream's error as its protocol words it
+    bool hide_answer = false;  ///< a rejected channel key: never shown to the client
+    bool fail_over = false;    ///< another candidate takes the request; nothing is sent
+    bool retryable() const { return policy.verdict != routing::Verdict::Relay; }
+  };
+  /// Classifies the answer by its status and `body` (a rejected key, a content-policy refusal,
+  /// a context overflow — the client's when `overflow_is_clients`), lets the freeze rules and
+  /// key pauses learn from it, and decides between failing over and answering the client.
+  AnswerJudgement judgeErrorAnswer(RequestContext& ctx, routing::PlannedCandidate const& candidate,
+                                   Protocol upstream, int status, HeaderList const& headers,
+                                   std::optional<std::string> const& body, bool overflow_is_clients,
+                                   bool last, std::optional<Millis>& retry_after);
   /// After an error answer: the freeze rules are matched (a match freezes its object), else a
   /// key the answer blames sits out a while (KeyHealth: 429's retry-after, 401/403).
   void learnFromAnswer(RequestContext& ctx, routing::PlannedCandidate const& candidate,

@@ -79,32 +79,23 @@ Task<Forwarder::AttemptResult> Forwarder::answerTranslatedError(
   // The message reaches the client, the logs and the request log: never with the channel key.
   auto const& key = ctx.catalog->settings().channels[candidate.channel].keys[candidate.key];
   SecretRedactor(key.secret).redact(*body);
-  translate::UpstreamError error = translate::readUpstreamError(
-      upstream, result.status, *body, exchange.headers(), services_.clock.wallNow());
-  if (routing::isRejectedKeyAnswer(upstream, result.status, *body)) {
-    result.policy = {routing::Verdict::NextKey, "key_rejected"};
-  } else if (routing::isContentPolicyRefusal(result.status, *body)) {
-    result.policy = {routing::Verdict::Relay, "content_policy"};
-  }
-  // A prompt too long for the model is the client's problem everywhere: never retried.
-  if (error.cls == translate::ErrorClass::ContextOverflow) result.policy = {routing::Verdict::Relay, "context_overflow"};
-  std::optional<std::string> kept = *body;
-  learnFromAnswer(ctx, candidate, result.policy, result.status, exchange.headers(), kept,
-                  result.retry_after);
-
-  bool retryable = result.policy.verdict != routing::Verdict::Relay;
-  bool hide_answer = result.status == 401 || result.status == 403 ||
-                     result.policy.reason == "key_rejected";
-  if (retryable && (!last || hide_answer)) {
+  // A prompt too long for the model is the client's problem whatever the status: never retried.
+  AnswerJudgement const judged =
+      judgeErrorAnswer(ctx, candidate, upstream, result.status, exchange.headers(), *body,
+                       /*overflow_is_clients=*/true, last, result.retry_after);
+  result.policy = judged.policy;
+  bool const retryable = judged.retryable();
+  if (judged.fail_over) {
     record.outcome = failureOutcome(last, result.policy.reason);
-    if (hide_answer) result.status = 401;
+    if (judged.hide_answer) result.status = 401;
     co_return result;
   }
-  translate::ClientError answer = translate::renderForClient(ctx.protocol, error, ctx.request_id);
+  translate::ClientError answer =
+      translate::renderForClient(ctx.protocol, judged.error, ctx.request_id);
   answer.headers.add("X-Request-Id", ctx.request_id);
   if (retryable) answer.headers.add("x-llmux-attempts", std::to_string(ctx.record.attempts.size()));
   ctx.record.status = answer.status;
-  ctx.record.error = error.message;
+  ctx.record.error = judged.error.message;
   co_await ctx.response.send(answer.status, answer.headers, answer.body);
   record.outcome = retryable ? failureOutcome(true, result.policy.reason) : AttemptOutcome::clientError();
   result.kind = AttemptResult::Kind::Answered;
