@@ -9,6 +9,7 @@ std::string_view cancelReasonName(CancelReason reason) {
     case CancelReason::None: return "none";
     case CancelReason::ClientGone: return "client_gone";
     case CancelReason::Shutdown: return "shutdown";
+    case CancelReason::LostRace: return "lost_race";
   }
   return "none";
 }

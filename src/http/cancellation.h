@@ -11,6 +11,7 @@ enum class CancelReason {
   None,
   ClientGone,  ///< the client closed its connection
   Shutdown,    ///< the gateway is draining and the drain timeout passed
+  LostRace,    ///< another branch of a raced request answered the client
 };
 
 std::string_view cancelReasonName(CancelReason reason);

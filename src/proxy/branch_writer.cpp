@@ -1,0 +1,60 @@
+#include "proxy/branch_writer.h"
+
+#include <utility>
+
+namespace llmux::proxy {
+
+BranchWriter::BranchWriter(http::ResponseWriter& client, racing::ClaimGate& gate, int branch,
+                           std::function<void(int)> on_claimed)
+    : client_(client), gate_(gate), branch_(branch), on_claimed_(std::move(on_claimed)) {
+  client_cancel_id_ =
+      client_.cancellation().add([this](http::CancelReason reason) { own_.cancel(reason); });
+}
+
+BranchWriter::~BranchWriter() { client_.cancellation().remove(client_cancel_id_); }
+
+bool BranchWriter::claim() {
+  if (won_) return true;
+  if (lost_ || own_.cancelled()) return false;
+  if (!gate_.claim(branch_)) {
+    lose();
+    return false;
+  }
+  won_ = true;
+  if (on_claimed_) on_claimed_(branch_);
+  return true;
+}
+
+void BranchWriter::lose() {
+  if (won_ || lost_) return;
+  lost_ = true;
+  own_.cancel(http::CancelReason::LostRace);
+}
+
+net::Task<bool> BranchWriter::send(int status, HeaderList const& headers, std::string_view body) {
+  if (!claim()) co_return false;
+  co_return co_await client_.send(status, headers, body);
+}
+
+net::Task<bool> BranchWriter::beginBody(int status, HeaderList const& headers,
+                                        std::optional<std::uint64_t> content_length,
+                                        std::string_view first_piece) {
+  if (!claim()) co_return false;
+  co_return co_await client_.beginBody(status, headers, content_length, first_piece);
+}
+
+net::Task<bool> BranchWriter::writeBody(std::string_view piece) {
+  if (!won_) co_return false;  // a body is only written after its beginning claimed
+  co_return co_await client_.writeBody(piece);
+}
+
+net::Task<bool> BranchWriter::endBody(std::string_view last_piece) {
+  if (!won_) co_return false;
+  co_return co_await client_.endBody(last_piece);
+}
+
+void BranchWriter::breakConnection() {
+  if (won_) client_.breakConnection();
+}
+
+}  // namespace llmux::proxy
