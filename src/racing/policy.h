@@ -15,8 +15,8 @@ namespace llmux::racing {
 using config::CostPreference;
 
 /// The preference a request races with: its `X-Cost-Preference` header, else its gateway key's,
-/// else the global one. A header or key value that names no preference counts as `balanced`
-/// (a typo must not silently fall through to a costlier setting).
+/// else the global one. A header value that names no preference counts as `balanced` (a typo must
+/// not fall through to a costlier setting); the key's and the global one are checked at load.
 CostPreference effectivePreference(std::optional<std::string_view> header,
                                    std::optional<CostPreference> gateway_key,
                                    CostPreference global);
