@@ -93,10 +93,18 @@ using Worker = HttpServer::Worker;
 /// One client connection: its socket, its read buffer and its watchdog.
 struct ClientConnection {
   ClientConnection(asio::io_context& io, net::Socket s)
-      : socket(std::move(s)), deadline(io, [this] { closeSocket(); }) {}
+      : socket(std::move(s)), deadline(io, [this] { expire(); }) {}
   void closeSocket() {
     ErrorCode ignored;
     socket.close(ignored);
+  }
+  /// The watchdog: closes the socket, except while a body is read, when it only stops the read
+  /// so that the client can still be told why (408).
+  void expire() {
+    if (!answer_timeouts) return closeSocket();
+    timed_out = true;
+    ErrorCode ignored;
+    socket.cancel(ignored);
   }
   net::Socket socket;
   beast::flat_buffer buffer;
@@ -105,6 +113,8 @@ struct ClientConnection {
   /// The server answered before reading all the client sent (a refusal, a 413): closing at once
   /// would reset the connection and could destroy the answer before the client reads it.
   bool unread_input = false;
+  bool answer_timeouts = false;  ///< reading a body: a timeout is answered 408
+  bool timed_out = false;        ///< the watchdog stopped a body read
 };
 
 // How long, and how many bytes, a connection closed with unread input is drained first.
@@ -171,6 +181,16 @@ MonoTime nextBodyDeadline(ServerLimits const& limits, MonoTime body_start, std::
   auto on_schedule = body_start + limits.body_rate_grace +
                      Millis(static_cast<std::int64_t>((received + 1) * 1000 / limits.body_min_rate));
   return std::min(gap, on_schedule);
+}
+
+/// Why a body read was given up (the 408's message).
+std::string bodyTimeoutMessage(ServerLimits const& limits) {
+  std::string message = "the request body did not arrive in time (a pause over " +
+                        std::to_string(limits.body_timeout.count()) + " ms";
+  if (limits.body_min_rate > 0) {
+    message += ", or slower than " + std::to_string(limits.body_min_rate) + " bytes/s";
+  }
+  return message + ")";
 }
 
 /// A malformed request (worth a 400), as opposed to a connection that closed or timed out.
@@ -338,6 +358,7 @@ Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& 
     MonoTime body_start = MonoClock::now();
     BodyRead read = BodyRead::Complete;
     ErrorCode failure;
+    conn.answer_timeouts = true;
     if (length && !parser.chunked() && *length > kDirectBodyThreshold) {
       // A large body of known length skips the parser: what came with the head is taken from
       // the buffer, the rest is read straight into the body (one copy, big reads).
@@ -347,6 +368,7 @@ Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& 
       read = co_await readBodyParsed(conn, limits, parser, request, charge, body_start, failure);
     }
     conn.deadline.clear();
+    conn.answer_timeouts = false;
     switch (read) {
       case BodyRead::Complete: break;
       case BodyRead::OverBudget:
@@ -354,7 +376,10 @@ Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& 
                         "the gateway is holding too many request bodies; retry shortly");
         co_return false;
       case BodyRead::Broken:
-        if (failure == bhttp::error::body_limit) {
+        if (conn.timed_out) {
+          // A pause longer than body_timeout_ms, or an upload slower than body_min_rate.
+          co_await reject(conn, worker, 408, path, bodyTimeoutMessage(limits));
+        } else if (failure == bhttp::error::body_limit) {
           co_await reject(conn, worker, 413, path,
                           "request body exceeds the limit of " +
                               std::to_string(limits.max_body_bytes) + " bytes");

@@ -74,7 +74,9 @@ TEST_F(E2eTest, HostileConnectionsAreCutWhileALegitimateClientIsServedInBoundedM
   EXPECT_EQ(intAt(f, {"attackers", "anonymous", "answered", "401"}), 2000);
   // A head of 5,000 tiny fields is refused.
   EXPECT_EQ(intAt(f, {"attackers", "header_flood", "answered", "431"}), 200);
-  // Uploads with a valid key that trickle a byte a minute are cut once the grace is over.
+  // Uploads with a valid key that trickle a byte a minute are cut once the grace is over, each
+  // told why (408).
+  EXPECT_EQ(intAt(f, {"attackers", "slow_authenticated", "answered", "408"}), 200);
   EXPECT_EQ(intAt(f, {"attackers", "slow_authenticated", "still_open"}), 0);
   EXPECT_LT(intAt(f, {"attackers", "slow_authenticated", "cut_ms_max"}), 4000);
   EXPECT_LT(intAt(f, {"rss_kib", "peak_over_baseline"}), kRssBoundKib);
