@@ -165,53 +165,80 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
     co_return translated_result;
   }
 
+  if (result.status >= 300) {
+    // Error answers take a path of their own (a coroutine entered only for them).
+    AttemptResult answered = co_await answerPassthroughError(ctx, *exchange, record, candidate,
+                                                             clock, last, std::move(result));
+    record.duration_ms = msSince(started);
+    co_return answered;
+  }
+  // A success: relayed from its first body piece on (the commit point).
+  AttemptResult relayed =
+      co_await relay(ctx, *exchange, record, clock,
+                     clientResponseHeaders(exchange->headers(), ctx.request_id,
+                                           channel.expose_rate_limit_headers),
+                     last);
+  record.duration_ms = msSince(started);
+  if (relayed.kind == AttemptResult::Kind::Failed) {
+    // A relay that failed before its first body byte reports its transport error, not the status.
+    record.outcome = failureOutcome(last, relayed.policy.reason);
+  } else {
+    relayed.status = result.status;
+    relayed.policy = result.policy;
+  }
+  co_return relayed;
+}
+
+Task<Forwarder::AttemptResult> Forwarder::answerPassthroughError(
+    RequestContext& ctx, http::UpstreamExchange& exchange, AttemptRecord& record,
+    routing::PlannedCandidate const& candidate, AttemptClock clock, bool last,
+    AttemptResult result) {
+  auto const& channel = ctx.catalog->settings().channels[candidate.channel];
+  auto const& row = channel.rows[candidate.row];
+  auto const& key = channel.keys[candidate.key];
   // Some answers are only understood with their body (Gemini's 400 for a wrong key, a relay's
   // context overflow under another status); such bodies are small error documents, read whole
   // before deciding.
-  std::optional<std::string> read_body;
-  // Only answers that may be relayed as errors need it (the channel key is matched in its forms).
-  SecretRedactor const redactor = result.status >= 300 ? SecretRedactor(key.secret) : SecretRedactor();
+  std::string read_body;
+  // A relayed error is first cleaned of the channel key (matched in its forms).
+  SecretRedactor const redactor(key.secret);
   if (decidesOnHead(result.status, last)) {
     // A 429 with another candidate to try: decided on the head, no wait for the body. Freeze
     // rules read what came with the head (an error document usually arrives in the same packet).
-    read_body = std::string(exchange->bufferedBody());
-  } else if (result.status >= 300) {
+    read_body = std::string(exchange.bufferedBody());
+  } else {
     // Error answers are read whole (they are small documents): some are only understood with
     // their body, and one that is relayed is first cleaned of the channel key.
     WaitClock wait(ctx.upstream_wait);
-    auto error_body = co_await readWholeBody(*exchange, clock, kErrorBodyLimit);
+    auto error_body = co_await readWholeBody(exchange, clock, kErrorBodyLimit);
     if (!error_body) {
-      exchange->abort();
+      exchange.abort();
       result.error = error_body.error();
       result.status = 0;
       result.policy = transportFailure(error_body.error(), clock);
       record.outcome = failureOutcome(last, result.policy.reason);
-      record.duration_ms = msSince(started);
       co_return result;
     }
     read_body = std::move(*error_body);
-    redactor.redact(*read_body);
+    redactor.redact(read_body);
   }
   // A context overflow under 413, 422 or 500 (a relay's choice) is still the client's problem;
   // under 400 the same-protocol answer is relayed as it is.
   bool const overflow_is_clients = mayHideContextOverflow(result.status);
   AnswerJudgement const judged =
-      result.status >= 300 ? judgeErrorAnswer(ctx, candidate, row.protocol, result.status,
-                                              exchange->headers(), read_body, overflow_is_clients,
-                                              last, result.retry_after)
-                           : AnswerJudgement{result.policy};
+      judgeErrorAnswer(ctx, candidate, row.protocol, result.status, exchange.headers(), read_body,
+                       overflow_is_clients, last, result.retry_after);
   result.policy = judged.policy;
   if (overflow_is_clients && judged.policy.reason == "context_overflow") {
     // The client's problem whatever status the relay chose: a 400 in the client's shape, never
     // retried elsewhere.
-    exchange->finish();
+    exchange.finish();
     translate::ClientError answer =
         translate::renderForClient(ctx.protocol, judged.error, ctx.request_id);
     answer.headers.add("X-Request-Id", ctx.request_id);
     ctx.record.status = answer.status;
     ctx.record.error = judged.error.message;
     record.outcome = AttemptOutcome::clientError();
-    record.duration_ms = msSince(started);
     if (!co_await ctx.response.send(answer.status, answer.headers, answer.body)) {
       markClientGone(ctx, record);
     }
@@ -220,53 +247,36 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
   }
   bool const retryable = judged.retryable();
   if (judged.fail_over) {
-    exchange->abort();  // decided on the head: the rest of the body is not read
+    exchange.abort();  // decided on the head: the rest of the body is not read
     record.outcome = failureOutcome(last, result.policy.reason);
-    record.duration_ms = msSince(started);
     if (judged.hide_answer) result.status = 401;  // reported to the client as a gateway-side failure
     co_return result;
   }
   // The last candidate's own error goes to the client, with how many attempts were made.
   HeaderList extra;
   if (retryable) extra.add("x-llmux-attempts", std::to_string(ctx.record.attempts.size()));
-  AttemptResult relayed;
-  if (read_body && read_body->empty() && result.status >= 400) {
+  if (read_body.empty() && result.status >= 400) {
     // An error without a body (a relay's bare 413, say): the client still gets its protocol's
     // error document for that status.
-    exchange->finish();
+    exchange.finish();
     co_await replyError(ctx, result.status,
                         "the upstream answered " + std::to_string(result.status) + " without a body",
                         std::move(extra));
-    relayed.kind = AttemptResult::Kind::Answered;
-    record.outcome = relayedOutcome(result.status);
   } else {
-    HeaderList headers = clientResponseHeaders(exchange->headers(), ctx.request_id,
+    HeaderList headers = clientResponseHeaders(exchange.headers(), ctx.request_id,
                                                channel.expose_rate_limit_headers);
     for (auto const& field : extra) headers.add(field.name, field.value);
-    if (read_body) {
-      ctx.record.status = result.status;
-      co_await ctx.response.send(result.status, redactor.redacted(headers), *read_body);
-      exchange->finish();
-      relayed.kind = AttemptResult::Kind::Answered;
-      record.outcome = relayedOutcome(result.status);
-    } else {
-      relayed = co_await relay(ctx, *exchange, record, clock, std::move(headers), last);
-    }
+    ctx.record.status = result.status;
+    co_await ctx.response.send(result.status, redactor.redacted(headers), read_body);
+    exchange.finish();
   }
-  if (relayed.kind == AttemptResult::Kind::Answered && retryable) {
-    record.outcome = failureOutcome(true, result.policy.reason);
-  }
-  if (relayed.kind == AttemptResult::Kind::Failed) {
-    record.outcome = failureOutcome(last, relayed.policy.reason);
-  }
-  record.duration_ms = msSince(started);
-  // A relay that failed before its first body byte reports its transport error, not the status.
-  if (relayed.kind != AttemptResult::Kind::Failed) {
-    relayed.status = result.status;
-    relayed.policy = result.policy;  // how the answer was judged (a content-policy refusal, say)
-  }
-  if (relayed.kind == AttemptResult::Kind::Failed) relayed.retry_after = result.retry_after;
-  co_return relayed;
+  // A relayed failure of the last candidate counts as its failure; the client's own error
+  // (a relayed 400, say) as such. The result keeps how the answer was judged (a content-policy
+  // refusal, say).
+  record.outcome = retryable ? failureOutcome(true, result.policy.reason)
+                             : relayedOutcome(result.status);
+  result.kind = AttemptResult::Kind::Answered;
+  co_return result;
 }
 
 Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedCandidate> candidates) {
@@ -382,7 +392,7 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
       case AttemptResult::Kind::Aborted:
         if (ctx.response.cancellation().reason() == http::CancelReason::Shutdown &&
             !ctx.response.headSent()) {
-          co_await replyError(ctx, 503, "the gateway is shutting down");
+          co_await answerShuttingDown(ctx);
         } else {
           ctx.record.status = 499;
           ctx.record.error = "client_gone";
@@ -398,10 +408,7 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
     if (is_last) break;
   }
   if (attempts == 0 && deadline_passed) {
-    co_await replyError(ctx, 504,
-                        "no upstream was tried for model '" + ctx.profile.model +
-                            "' within the request's retry deadline (" +
-                            std::to_string(settings.retry.deadline.count()) + " ms)");
+    co_await answerDeadlinePassed(ctx);
     co_return;
   }
   if (attempts == 0 && refusals.any()) {

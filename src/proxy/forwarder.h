@@ -58,6 +58,14 @@ class Forwarder {
   net::Task<AttemptResult> relay(RequestContext& ctx, http::UpstreamExchange& exchange,
                                  AttemptRecord& record, forwarding::AttemptClock clock,
                                  HeaderList headers, bool last);
+  /// A same-protocol error answer (status >= 300): read, judged (judgeErrorAnswer), then failed
+  /// over or relayed to the client cleaned of the channel key.
+  net::Task<AttemptResult> answerPassthroughError(RequestContext& ctx,
+                                                  http::UpstreamExchange& exchange,
+                                                  AttemptRecord& record,
+                                                  routing::PlannedCandidate const& candidate,
+                                                  forwarding::AttemptClock clock, bool last,
+                                                  AttemptResult result);
   // Translated attempts (translated_relay.cpp): an upstream of another protocol.
   net::Task<AttemptResult> answerTranslatedError(RequestContext& ctx, http::UpstreamExchange& exchange,
                                                  AttemptRecord& record, Protocol upstream,
@@ -108,6 +116,12 @@ class Forwarder {
   net::Task<BucketPass> takeBuckets(RequestContext& ctx,
                                     std::vector<shared_state::OwnedBucketDemand> demands, bool last,
                                     MonoTime no_attempt_after);
+  // The gateway's own answers are coroutines of their own: their temporaries would otherwise sit
+  // in forward()'s frame for the whole life of every stream.
+  /// No attempt could start before the retry deadline (504).
+  net::Task<void> answerDeadlinePassed(RequestContext& ctx);
+  /// The gateway is shutting down before the answer started (503).
+  net::Task<void> answerShuttingDown(RequestContext& ctx);
   /// No attempt was made: every candidate's breaker refused (a 503 with retry-after).
   net::Task<void> answerAllRefused(RequestContext& ctx, BreakerRefusals const& refusals);
   /// Breaker state changes since the last call, into the metrics and the log.

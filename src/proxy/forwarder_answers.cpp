@@ -13,6 +13,17 @@ namespace llmux::proxy {
 using net::Task;
 using namespace forwarding;
 
+Task<void> Forwarder::answerDeadlinePassed(RequestContext& ctx) {
+  co_await replyError(ctx, 504,
+                      "no upstream was tried for model '" + ctx.profile.model +
+                          "' within the request's retry deadline (" +
+                          std::to_string(ctx.catalog->settings().retry.deadline.count()) + " ms)");
+}
+
+Task<void> Forwarder::answerShuttingDown(RequestContext& ctx) {
+  co_await replyError(ctx, 503, "the gateway is shutting down");
+}
+
 Task<void> Forwarder::answerExhausted(RequestContext& ctx, AttemptResult const& last,
                                       std::size_t attempts) {
   int status = 502;
