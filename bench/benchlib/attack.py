@@ -3,15 +3,12 @@
 byte, 200 uploads with a valid key trickling a byte a minute and 200 heads of 5,000 fields, and
 one legitimate client keeps sending requests. The gateway's RSS is sampled throughout."""
 
-import json
 import os
-import subprocess
 
 from . import procs
-from .procs import BenchError
 from .stats import fmt, table
 
-# The bound: what the attack may grow the gateway by (the issue's 64 MiB for 10,000 idle
+# The bound: what the attack may grow the gateway by (the 64 MiB allowed for 10,000 idle
 # connections; the attackers declare 70 GiB of bodies).
 BOUND_KIB = 64 * 1024
 ANONYMOUS, SLOW, FLOOD = 2000, 200, 200
@@ -31,14 +28,7 @@ def run(llmux, tool, plan, tmp, log, services):
             "--key", "sk-bench", "--model", "gpt-4o-mini", "--anonymous", str(ANONYMOUS),
             "--slow-authenticated", str(SLOW), "--header-flood", str(FLOOD),
             "--duration-ms", str(plan.attack_ms), "--json", out]
-    proc = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if not os.path.exists(out):
-        raise BenchError(f"llmux-attack-bench failed ({proc.returncode}): "
-                         f"{proc.stdout[-1000:]}{proc.stderr[-2000:]}")
-    with open(out) as f:
-        result = json.load(f)
-    if not gateway.alive():
-        raise BenchError(f"llmux exited during the attack; see {gateway.workdir}")
+    result, proc = procs.run_json_tool(args, out, gateway, "the attack")
     for line in proc.stdout.splitlines():
         log(f"  {line}")
     for name in ("llmux-attack", "mock-attack"):

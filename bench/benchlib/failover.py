@@ -2,12 +2,9 @@
 ("fallback"), both run by llmux-failover-bench (bench/tools/), which also sends the requests and
 times 429 written -> fallback request arrived on one monotonic clock."""
 
-import json
 import os
-import subprocess
 
 from . import procs
-from .procs import BenchError
 from .stats import fmt, table
 
 # The product requirement: the next candidate's request is on the wire within 1 ms of the 429.
@@ -47,14 +44,7 @@ def run(llmux, tool, plan, tmp, log, services):
             "--storm-port", str(storm_port), "--fallback-port", str(fallback_port),
             "--requests", str(plan.failover_requests), "--warmup", str(plan.failover_warmup),
             "--json", out]
-    proc = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if not os.path.exists(out):
-        raise BenchError(f"llmux-failover-bench failed ({proc.returncode}): "
-                         f"{proc.stdout[-1000:]}{proc.stderr[-2000:]}")
-    with open(out) as f:
-        result = json.load(f)
-    if not gateway.alive():
-        raise BenchError(f"llmux exited during failover; see {gateway.workdir}")
+    result, _ = procs.run_json_tool(args, out, gateway, "failover")
     log(f"  {result['samples']} failed over of {result['requests']}, "
         f"gap p50 {result['p50_us']:.1f} us, p99 {result['p99_us']:.1f} us")
     gateway.stop()

@@ -1,5 +1,6 @@
 """Starting and stopping the processes under test: the mock provider, llmux and nginx."""
 
+import json
 import os
 import re
 import shutil
@@ -158,6 +159,21 @@ channels:
     popen = _spawn([llmux, "serve", "--config", config], workdir, name)
     port = _wait_for_port(os.path.join(workdir, "stdout.txt"), popen, name)
     return Service(name, popen, port, workdir)
+
+
+def run_json_tool(args, out, gateway, what):
+    """Runs one of bench/tools against `gateway` (a Service) with `--json out` among `args`;
+    returns (its JSON report, the finished process). The gateway must have survived it."""
+    name = os.path.basename(args[0])
+    proc = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if not os.path.exists(out):
+        raise BenchError(f"{name} failed ({proc.returncode}): "
+                         f"{proc.stdout[-1000:]}{proc.stderr[-2000:]}")
+    with open(out) as f:
+        result = json.load(f)
+    if not gateway.alive():
+        raise BenchError(f"llmux exited during {what}; see {gateway.workdir}")
+    return result, proc
 
 
 def free_port():

@@ -92,13 +92,13 @@ class Forwarder {
   /// key pauses learn from it, and decides between failing over and answering the client.
   AnswerJudgement judgeErrorAnswer(RequestContext& ctx, routing::PlannedCandidate const& candidate,
                                    Protocol upstream, int status, HeaderList const& headers,
-                                   std::optional<std::string> const& body, bool overflow_is_clients,
-                                   bool last, std::optional<Millis>& retry_after);
+                                   std::string_view body, bool overflow_is_clients, bool last,
+                                   std::optional<Millis>& retry_after);
   /// After an error answer: the freeze rules are matched (a match freezes its object), else a
   /// key the answer blames sits out a while (KeyHealth: 429's retry-after, 401/403).
   void learnFromAnswer(RequestContext& ctx, routing::PlannedCandidate const& candidate,
                        routing::FailurePolicy const& policy, int status, HeaderList const& headers,
-                       std::optional<std::string> const& body, std::optional<Millis>& retry_after);
+                       std::string_view body, std::optional<Millis>& retry_after);
   /// Reports a finished attempt to the router (statistics, affinity, headroom); returns the
   /// outcome it was classified as.
   routing::Outcome report(RequestContext& ctx, routing::PlannedCandidate const& candidate,

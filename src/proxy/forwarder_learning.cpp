@@ -21,7 +21,7 @@ using namespace forwarding;
 
 void Forwarder::learnFromAnswer(RequestContext& ctx, routing::PlannedCandidate const& candidate,
                                 routing::FailurePolicy const& policy, int status,
-                                HeaderList const& headers, std::optional<std::string> const& body,
+                                HeaderList const& headers, std::string_view body,
                                 std::optional<Millis>& retry_after) {
   auto const& settings = ctx.catalog->settings();
   auto const& channel = settings.channels[candidate.channel];
@@ -29,14 +29,13 @@ void Forwarder::learnFromAnswer(RequestContext& ctx, routing::PlannedCandidate c
   Millis const max_pause = settings.retry.max_key_pause;
   if (policy.reason != "context_overflow" &&
       routing::actionFor(routing::outcomeForStatus(status)).may_freeze) {
-    std::string_view text = body ? std::string_view(*body) : std::string_view();
-    auto const& rules = ctx.catalog->settings().freeze_rules;
-    if (auto const* rule = routing::matchFreezeRule(rules, status, headers, text)) {
+    if (auto const* rule = routing::matchFreezeRule(settings.freeze_rules, status, headers, body)) {
       WallTime now = services_.clock.wallNow();
       routing::FreezeTarget target{channel.name, key_id, channel.keys[candidate.key].label,
                                    candidate.upstream_model};
       routing::Freeze freeze = services_.freezes.apply(
-          *rule, target, routing::upstreamResetTime(headers, text, now), freezeReason(status, text, channel.keys[candidate.key].secret));
+          *rule, target, routing::upstreamResetTime(headers, body, now),
+          freezeReason(status, body, channel.keys[candidate.key].secret));
       telemetry::logInfo("request {}: {} {} frozen by rule {} ({})", ctx.request_id,
                          config::freezeObjectName(rule->object),
                          rule->object == config::FreezeObject::Channel ||
@@ -52,18 +51,17 @@ void Forwarder::learnFromAnswer(RequestContext& ctx, routing::PlannedCandidate c
     }
   }
   if (policy.verdict != routing::Verdict::NextKey) return;
-  std::string_view text = body ? std::string_view(*body) : std::string_view();
   if (status != 429) {
     services_.key_health.pauseKey(key_id, routing::KeyPause::Rejected, routing::kRejectedKeyPause);
     return;
   }
   retry_after = parseRetryAfter(headers, services_.clock.wallNow());
-  if (!retry_after && body) retry_after = parseGoogleRetryDelay(*body);
+  if (!retry_after) retry_after = parseGoogleRetryDelay(body);
   Millis pause = routing::rateLimitPause(retry_after, max_pause);
   retry_after = pause;  // the client is told the pause itself, never years
   // Providers rate-limit each model on its own: the key's other models stay in rotation. An
   // exhausted account is the whole key's.
-  if (routing::pauseScopeFor(status, text) == routing::PauseScope::Key) {
+  if (routing::pauseScopeFor(status, body) == routing::PauseScope::Key) {
     services_.key_health.pauseKey(key_id, routing::KeyPause::QuotaExhausted, pause);
   } else {
     services_.key_health.pauseModel(key_id, candidate.upstream_model,
@@ -73,20 +71,18 @@ void Forwarder::learnFromAnswer(RequestContext& ctx, routing::PlannedCandidate c
 
 Forwarder::AnswerJudgement Forwarder::judgeErrorAnswer(
     RequestContext& ctx, routing::PlannedCandidate const& candidate, Protocol upstream, int status,
-    HeaderList const& headers, std::optional<std::string> const& body, bool overflow_is_clients,
-    bool last, std::optional<Millis>& retry_after) {
+    HeaderList const& headers, std::string_view body, bool overflow_is_clients, bool last,
+    std::optional<Millis>& retry_after) {
   AnswerJudgement judged{routing::policyForStatus(status)};
-  if (body) {
-    if (routing::isRejectedKeyAnswer(upstream, status, *body)) {
-      judged.policy = {routing::Verdict::NextKey, "key_rejected"};
-    } else if (routing::isContentPolicyRefusal(status, *body)) {
-      judged.policy = {routing::Verdict::Relay, "content_policy"};
-    }
-    judged.error =
-        translate::readUpstreamError(upstream, status, *body, headers, services_.clock.wallNow());
-    if (judged.error.cls == translate::ErrorClass::ContextOverflow && overflow_is_clients) {
-      judged.policy = {routing::Verdict::Relay, "context_overflow"};
-    }
+  if (routing::isRejectedKeyAnswer(upstream, status, body)) {
+    judged.policy = {routing::Verdict::NextKey, "key_rejected"};
+  } else if (routing::isContentPolicyRefusal(status, body)) {
+    judged.policy = {routing::Verdict::Relay, "content_policy"};
+  }
+  judged.error =
+      translate::readUpstreamError(upstream, status, body, headers, services_.clock.wallNow());
+  if (judged.error.cls == translate::ErrorClass::ContextOverflow && overflow_is_clients) {
+    judged.policy = {routing::Verdict::Relay, "context_overflow"};
   }
   learnFromAnswer(ctx, candidate, judged.policy, status, headers, body, retry_after);
   // A rejected channel key is never shown to the client (its body may even quote the key).
