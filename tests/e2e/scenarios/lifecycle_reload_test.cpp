@@ -148,6 +148,9 @@ TEST_F(ReloadTest, KeyCooldownSurvivesAReloadThatKeepsTheKey) {
                                                     Millis(5000), Stream::Stderr)
                   .ok());
 
+  // The mock journals an answer a moment after writing it: both of the first request's entries
+  // (the 429 and the backup's answer) are in before the journal is cleared.
+  ASSERT_TRUE(waitForJournal(mock->port, 2).ok());
   ASSERT_TRUE(clearJournal(mock->port).ok());
   auto second = chat(gateway->port, "model-a");
   ASSERT_TRUE(second.ok());
