@@ -19,6 +19,7 @@
 #include "routing/freezes.h"
 #include "shared_state/shared_limits.h"
 #include "routing/router_state.h"
+#include "racing/racing_state.h"
 #include "store/freeze_store.h"
 #include "store/freeze_writer.h"
 #include "store/sqlite_store.h"
@@ -165,6 +166,7 @@ int runServe(std::string const& config_path) {
   // this process's own. The Redis address is read once: changing it needs a restart.
   shared_state::SharedLimits limits(clock, settings->redis);
   proxy::ConfigHolder config_holder(std::make_shared<const routing::Catalog>(settings));
+  racing::RacingState racing(settings->racing);
   std::atomic<bool> draining{false};
   store::RequestLogSink* request_log = settings->log.request_log ? store->get() : nullptr;
   proxy::AuthFailureLimiter auth_failures(clock);
@@ -173,7 +175,7 @@ int runServe(std::string const& config_path) {
   proxy::GatewayServices services{config_holder,    key_health,   rotation,    router_state,
                                   freezes,          breakers,     limits,      metrics_registry,
                                   request_metrics,  **access_log, request_log, clock,
-                                  draining,         auth_failures, listener_plan};
+                                  draining,         auth_failures, listener_plan, racing};
 
   auto tls = net::makeClientTlsContext();
   if (!tls) {
@@ -270,6 +272,7 @@ int runServe(std::string const& config_path) {
       applyLogLevel(*outcome.settings);
       (*store)->setRetention(std::chrono::days(outcome.settings->log.request_log_retention_days));
       config_holder.replace(std::make_shared<const routing::Catalog>(outcome.settings));
+      racing.apply(outcome.settings->racing);
       request_metrics.configReloaded(true);
       telemetry::logInfo("configuration reloaded from {}: {} channel(s)", config_path,
                          outcome.settings->channels.size());

@@ -28,6 +28,9 @@ class AccessLog;
 namespace llmux::store {
 class RequestLogSink;
 }
+namespace llmux::racing {
+class RacingState;
+}
 
 namespace llmux::proxy {
 
@@ -49,6 +52,7 @@ struct GatewayServices {
   std::atomic<bool> const& draining;   ///< /readyz answers 503 while set
   AuthFailureLimiter& auth_failures;   ///< failed admin / metrics token attempts per address
   ListenerPlan listeners;              ///< which address serves /admin/* and /metrics
+  racing::RacingState& racing;         ///< thresholds, latency learning, hedge limits (docs/racing.md)
 };
 
 }  // namespace llmux::proxy

@@ -1,0 +1,81 @@
+#pragma once
+
+// Everything racing keeps for the life of the process, shared by every worker thread: the
+// thresholds, latency learning, the anti-amplification limits, the switches an operator set
+// through the admin API, and the counters the metrics and `GET /admin/racing` show.
+// Thread-safe.
+#include <atomic>
+#include <cstdint>
+#include <optional>
+
+#include "config/settings.h"
+#include "racing/hedge_budget.h"
+#include "racing/latency_memory.h"
+#include "racing/threshold_registry.h"
+
+namespace llmux::racing {
+
+/// Counters of races since start (docs/racing.md, "Admin, logs and metrics").
+struct RaceCounters {
+  std::atomic<std::uint64_t> armed{0};            ///< requests that could race
+  std::atomic<std::uint64_t> triggered{0};        ///< the threshold passed: shadows were sought
+  std::atomic<std::uint64_t> won_by_shadow{0};
+  std::atomic<std::uint64_t> won_by_primary{0};   ///< after shadows were sent
+  std::atomic<std::uint64_t> blocked_by_budget{0};
+  std::atomic<std::uint64_t> blocked_by_cap{0};   ///< max_shadows_in_flight
+  std::atomic<std::uint64_t> no_candidate{0};     ///< triggered, but no candidate could shadow
+  std::atomic<std::uint64_t> shadows_sent{0};
+  std::atomic<std::uint64_t> loser_tokens{0};     ///< tokens losers reported (racing overhead)
+};
+
+class RacingState {
+ public:
+  explicit RacingState(config::RacingSettings const& settings)
+      : budget(settings.hedge_budget), slots(settings.max_shadows_in_flight) {}
+
+  /// A reload: the limits follow the configuration (what is in flight stays).
+  void apply(config::RacingSettings const& settings) {
+    budget.setShare(settings.hedge_budget);
+    slots.setMax(settings.max_shadows_in_flight);
+  }
+
+  /// The global switch: an operator's `PUT /admin/racing` when made, else the configuration's.
+  bool enabled(config::RacingSettings const& settings) const {
+    int set = enabled_override_.load(std::memory_order_acquire);
+    return set < 0 ? settings.enabled : set == 1;
+  }
+  /// The global cost preference, likewise.
+  config::CostPreference preference(config::RacingSettings const& settings) const {
+    int set = preference_override_.load(std::memory_order_acquire);
+    return set < 0 ? settings.cost_preference : static_cast<config::CostPreference>(set);
+  }
+  void overrideEnabled(std::optional<bool> enabled) {
+    enabled_override_.store(enabled ? (*enabled ? 1 : 0) : -1, std::memory_order_release);
+  }
+  void overridePreference(std::optional<config::CostPreference> preference) {
+    preference_override_.store(preference ? static_cast<int>(*preference) : -1,
+                               std::memory_order_release);
+  }
+  std::optional<bool> enabledOverride() const {
+    int set = enabled_override_.load(std::memory_order_acquire);
+    if (set < 0) return std::nullopt;
+    return set == 1;
+  }
+  std::optional<config::CostPreference> preferenceOverride() const {
+    int set = preference_override_.load(std::memory_order_acquire);
+    if (set < 0) return std::nullopt;
+    return static_cast<config::CostPreference>(set);
+  }
+
+  ThresholdRegistry thresholds;
+  LatencyMemory latency;
+  HedgeBudget budget;
+  ShadowSlots slots;
+  RaceCounters counters;
+
+ private:
+  std::atomic<int> enabled_override_{-1};     ///< -1: the configuration's
+  std::atomic<int> preference_override_{-1};  ///< -1: the configuration's
+};
+
+}  // namespace llmux::racing
