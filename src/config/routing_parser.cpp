@@ -386,12 +386,6 @@ void readRacing(YamlReader& reader, Fields const& root, Settings& settings) {
   RacingSettings& racing = settings.racing;
   if (YAML::Node const* value = fields->find("enabled")) {
     if (auto on = reader.boolean(*value, fields->path("enabled"))) racing.enabled = *on;
-    // The policy, thresholds and budgets are built (src/racing) but the forwarder does not run
-    // shadows yet: a switch that silently did nothing would mislead.
-    if (racing.enabled) {
-      reader.fail(fields->path("enabled"),
-                  "hedged requests are not available in this version yet (docs/racing.md)");
-    }
   }
   if (YAML::Node const* value = fields->find("cost_preference")) {
     if (auto preference = readCostPreference(reader, *value, fields->path("cost_preference"))) {

@@ -10,6 +10,8 @@ std::string AttemptOutcome::text() const {
     case Kind::Cancelled: return "cancelled";
     case Kind::Failover: return "failover:" + reason_;
     case Kind::Failed: return "failed:" + reason_;
+    case Kind::RacingWon: return "racing_won";
+    case Kind::RacingLost: return "racing_lost";
   }
   return "";
 }
@@ -19,6 +21,8 @@ AttemptOutcome AttemptOutcome::parse(std::string_view text) {
   if (text == "ok") return ok();
   if (text == "client_error") return clientError();
   if (text == "cancelled") return cancelled();
+  if (text == "racing_won") return racingWon();
+  if (text == "racing_lost") return racingLost();
   if (text.starts_with("failover:")) return failover(text.substr(9));
   if (text.starts_with("failed:")) return failed(text.substr(7));
   return failed(text);

@@ -7,7 +7,7 @@ namespace llmux {
 
 /// How one upstream attempt ended, typed. The request log, the access log and the metrics name it
 /// with `text()`: "ok", "client_error", "cancelled", "failover:<reason>" (another candidate was
-/// tried after it), "failed:<reason>" (it was the last one). Reasons are the failure policy's
+/// tried after it), "failed:<reason>" (it was the last one), "racing_won", "racing_lost". Reasons are the failure policy's
 /// ("rate_limited", "timeout_first_token", "mid_stream", ...).
 class AttemptOutcome {
  public:
@@ -18,12 +18,16 @@ class AttemptOutcome {
     Cancelled,    ///< the client left or the gateway shut down
     Failover,     ///< failed, and another candidate followed
     Failed,       ///< failed, and no candidate followed
+    RacingWon,    ///< a raced branch that answered the client (docs/racing.md)
+    RacingLost,   ///< a raced branch cancelled because another answered first
   };
 
   AttemptOutcome() = default;
   static AttemptOutcome ok() { return AttemptOutcome(Kind::Ok); }
   static AttemptOutcome clientError() { return AttemptOutcome(Kind::ClientError); }
   static AttemptOutcome cancelled() { return AttemptOutcome(Kind::Cancelled); }
+  static AttemptOutcome racingWon() { return AttemptOutcome(Kind::RacingWon); }
+  static AttemptOutcome racingLost() { return AttemptOutcome(Kind::RacingLost); }
   static AttemptOutcome failover(std::string_view reason) { return {Kind::Failover, reason}; }
   static AttemptOutcome failed(std::string_view reason) { return {Kind::Failed, reason}; }
   /// A failure: `failover:` when another candidate follows, `failed:` for the last one.

@@ -11,6 +11,17 @@
 
 namespace llmux {
 
+/// An attempt's part in a race (docs/racing.md); None when the request did not race.
+enum class AttemptRole : unsigned char { None, Primary, Shadow };
+inline char const* attemptRoleName(AttemptRole role) {
+  switch (role) {
+    case AttemptRole::Primary: return "primary";
+    case AttemptRole::Shadow: return "shadow";
+    case AttemptRole::None: break;
+  }
+  return "";
+}
+
 /// One upstream attempt of a request, as the request log and the access log record it.
 struct AttemptRecord {
   std::string channel;        ///< channel name
@@ -35,6 +46,9 @@ struct AttemptRecord {
   /// A stream's first content after the request was sent (the commit point: pings and an
   /// empty preamble do not count); -1 for a non-stream answer or a stream without content.
   double first_token_ms = -1;
+  AttemptRole role = AttemptRole::None;
+  /// A losing branch's tokens, when it reported them (the winner's are the request's `usage`).
+  std::optional<TokenUsage> usage;
 };
 
 /// Everything known about one client request when it ends: the row of the request log and the
@@ -61,6 +75,9 @@ struct RequestRecord {
   /// What the answering upstream reported, normalised; nullopt when it reported none (errors,
   /// broken streams before their usage).
   std::optional<TokenUsage> usage;
+  /// What the losing branches of a race reported using (racing overhead): charged to the
+  /// gateway key's budgets with `usage`, never counted as the answer's.
+  std::optional<TokenUsage> racing_overhead;
 };
 
 }  // namespace llmux

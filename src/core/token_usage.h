@@ -16,6 +16,15 @@ struct TokenUsage {
   bool estimated = false;  ///< made up by the gateway (translate/usage.h), not reported upstream
 
   std::int64_t total() const { return input + output; }
+  TokenUsage& operator+=(TokenUsage const& other) {
+    input += other.input;
+    cache_read += other.cache_read;
+    cache_write += other.cache_write;
+    output += other.output;
+    reasoning += other.reasoning;
+    estimated = estimated || other.estimated;
+    return *this;
+  }
   bool operator==(TokenUsage const&) const = default;
 };
 

@@ -1,27 +1,37 @@
 #include "proxy/branch_writer.h"
 
-#include <utility>
+#include "racing/pseudo_tool_call.h"
 
 namespace llmux::proxy {
 
 BranchWriter::BranchWriter(http::ResponseWriter& client, racing::ClaimGate& gate, int branch,
-                           std::function<void(int)> on_claimed)
-    : client_(client), gate_(gate), branch_(branch), on_claimed_(std::move(on_claimed)) {
+                           RaceReferee& referee, bool quality_gate)
+    : client_(client), gate_(gate), branch_(branch), referee_(referee), quality_gate_(quality_gate) {
   client_cancel_id_ =
       client_.cancellation().add([this](http::CancelReason reason) { own_.cancel(reason); });
 }
 
 BranchWriter::~BranchWriter() { client_.cancellation().remove(client_cancel_id_); }
 
-bool BranchWriter::claim() {
+bool BranchWriter::claim(int status, std::string_view first_piece) {
   if (won_) return true;
-  if (lost_ || own_.cancelled()) return false;
+  if (lost_ || own_.cancelled() || !declined_.empty()) return false;
+  if (referee_.othersMayAnswer(branch_)) {
+    if (status >= 300) {
+      declined_ = "error_answer";
+      return false;
+    }
+    if (quality_gate_ && racing::looksLikePseudoToolCall(first_piece)) {
+      declined_ = "pseudo_tool_call";
+      return false;
+    }
+  }
   if (!gate_.claim(branch_)) {
     lose();
     return false;
   }
   won_ = true;
-  if (on_claimed_) on_claimed_(branch_);
+  referee_.claimed(branch_);
   return true;
 }
 
@@ -32,14 +42,14 @@ void BranchWriter::lose() {
 }
 
 net::Task<bool> BranchWriter::send(int status, HeaderList const& headers, std::string_view body) {
-  if (!claim()) co_return false;
+  if (!claim(status, body)) co_return false;
   co_return co_await client_.send(status, headers, body);
 }
 
 net::Task<bool> BranchWriter::beginBody(int status, HeaderList const& headers,
                                         std::optional<std::uint64_t> content_length,
                                         std::string_view first_piece) {
-  if (!claim()) co_return false;
+  if (!claim(status, first_piece)) co_return false;
   co_return co_await client_.beginBody(status, headers, content_length, first_piece);
 }
 

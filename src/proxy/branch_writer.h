@@ -1,13 +1,25 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
+#include <string_view>
 
 #include "http/cancellation.h"
 #include "http/response_writer.h"
 #include "racing/claim_gate.h"
 
 namespace llmux::proxy {
+
+/// What the branches of one race ask of it, and tell it.
+class RaceReferee {
+ public:
+  virtual ~RaceReferee() = default;
+  /// Whether a branch other than `branch` is running or may still start: while one is, `branch`
+  /// may not answer with an error nor with pseudo tool-call markup (another branch may still
+  /// answer well).
+  virtual bool othersMayAnswer(int branch) const = 0;
+  /// `branch` won the gate: the race makes every other branch lose.
+  virtual void claimed(int branch) = 0;
+};
 
 /// The client's writer as one branch of a raced request sees it (docs/racing.md). The forwarder
 /// writes nothing before its commit point (a stream's first content, a whole answer), so a
@@ -16,13 +28,19 @@ namespace llmux::proxy {
 /// if the client had gone) and is cancelled with `LostRace`, so that it closes its upstream
 /// connection at once. No byte of a losing branch ever reaches the client.
 ///
+/// A branch declines instead of claiming, while another branch may still answer, when its answer
+/// is an error (status >= 300) or, for a request with tools, when its first content is tool-call
+/// markup written as text (the quality gate): it then gets false as a loser does, and the race
+/// takes it as failed.
+///
 /// Each branch has a cancellation of its own, fired when the client's fires (with its reason) or
 /// when the branch loses. Thread safety: the branches of a request run on its worker thread.
 class BranchWriter final : public http::ResponseWriter {
  public:
-  /// `on_claimed` runs once, when this branch wins (the race cancels the others with `lose()`).
+  /// `referee` hears of the claim (it makes the others `lose()`); `quality_gate`: the request
+  /// offers tools, so pseudo tool-call markup declines.
   BranchWriter(http::ResponseWriter& client, racing::ClaimGate& gate, int branch,
-               std::function<void(int branch)> on_claimed);
+               RaceReferee& referee, bool quality_gate);
   ~BranchWriter() override;
   BranchWriter(BranchWriter const&) = delete;
   BranchWriter& operator=(BranchWriter const&) = delete;
@@ -44,16 +62,21 @@ class BranchWriter final : public http::ResponseWriter {
   void lose();
   bool won() const { return won_; }
   bool lost() const { return lost_; }
+  /// Why the branch declined to claim ("" when it did not): "error_answer", "pseudo_tool_call".
+  std::string_view declined() const { return declined_; }
   int branch() const { return branch_; }
 
  private:
-  /// True when this branch may write: it won before, or wins now.
-  bool claim();
+  /// True when this branch may write: it won before, or wins now with an answer of `status`
+  /// beginning with `first_piece`.
+  bool claim(int status, std::string_view first_piece);
 
   http::ResponseWriter& client_;
   racing::ClaimGate& gate_;
   int const branch_;
-  std::function<void(int)> on_claimed_;
+  RaceReferee& referee_;
+  bool const quality_gate_;
+  std::string_view declined_;
   http::Cancellation own_;
   std::size_t client_cancel_id_ = 0;
   bool won_ = false;

@@ -10,6 +10,7 @@
 #include "proxy/attempt_gates.h"
 #include "proxy/attempt_request.h"
 #include "proxy/error_reply.h"
+#include "proxy/race_arming.h"
 #include "proxy/forwarder_support.h"
 #include "proxy/secret_redactor.h"
 #include "proxy/upstream_request.h"
@@ -279,6 +280,28 @@ Task<Forwarder::AttemptResult> Forwarder::answerPassthroughError(
   co_return result;
 }
 
+void Forwarder::describePlacement(RequestContext const& ctx, routing::PlannedCandidate const& candidate,
+                                  AttemptRecord& record) {
+  config::Strategy strategy = ctx.gateway_key ? ctx.gateway_key->strategy : config::Strategy::Intelligent;
+  record.strategy = std::string(config::strategyName(strategy));
+  record.depth = candidate.depth;
+  if (strategy == config::Strategy::Intelligent || strategy == config::Strategy::Fast) {
+    record.score = candidate.factors.score;
+    record.factors = routing::formatFactors(candidate.factors);
+  }
+}
+
+routing::Outcome Forwarder::concludeAttempt(RequestContext& ctx, routing::PlannedCandidate const& candidate,
+                                            AttemptResult const& result, AttemptRecord& record,
+                                            bool probe) {
+  auto const& channel = ctx.catalog->settings().channels[candidate.channel];
+  routing::Outcome outcome = report(ctx, candidate, result, record);
+  services_.breakers.record(channel.name, candidate.upstream_model, channel.breaker,
+                            breakerSignal(outcome), probe, services_.clock.now());
+  publishBreakerTransitions();
+  return outcome;
+}
+
 Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedCandidate> candidates) {
   auto const& settings = ctx.catalog->settings();
   auto const& channels = settings.channels;
@@ -308,11 +331,16 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
   std::size_t attempts = 0;
   bool deadline_passed = false;  // no attempt could start: the retry deadline had passed
   BreakerRefusals refusals;
+  // Racing (docs/racing.md): decided once per request; an unarmed one takes the plain path.
+  std::optional<RaceArming> const arming = armRace(services_.racing, ctx);
+  if (arming) services_.metrics_registry.counter(telemetry::MetricId::RacesTotal).labels({"armed"}).inc();
+  std::vector<std::size_t> raced;  // candidates that ran as shadows: failover skips them
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     auto const& candidate = candidates[i];
     auto const& channel = channels[candidate.channel];
     auto const& key = channel.keys[candidate.key];
     if (skipped(candidate.channel)) continue;
+    if (!raced.empty() && std::find(raced.begin(), raced.end(), i) != raced.end()) continue;
     if (attempts > 0) {
       // What earlier attempts of this request (or others meanwhile) learned.
       if (services_.key_health.pausedUntil(key.id, candidate.upstream_model)) continue;
@@ -364,29 +392,27 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
       break;
     }
 
-    ctx.record.attempts.emplace_back();
-    AttemptRecord& record = ctx.record.attempts.back();
-    config::Strategy strategy = ctx.gateway_key ? ctx.gateway_key->strategy : config::Strategy::Intelligent;
-    record.strategy = std::string(config::strategyName(strategy));
-    record.depth = candidate.depth;
-    if (strategy == config::Strategy::Intelligent || strategy == config::Strategy::Fast) {
-      record.score = candidate.factors.score;
-      record.factors = routing::formatFactors(candidate.factors);
+    AttemptResult result;
+    if (arming && channelRaces(channel)) {
+      // Racing: this candidate is the primary; shadows may join it past its threshold.
+      result = co_await race(ctx, candidates, i, is_last, probe, std::move(buckets), *arming,
+                             raced, attempts);
+    } else {
+      ctx.record.attempts.emplace_back();
+      AttemptRecord& record = ctx.record.attempts.back();
+      describePlacement(ctx, candidate, record);
+      ++attempts;
+      services_.router_state.attemptStarted(key.id, key, ctx.prompt_tokens);
+      result = co_await attempt(ctx, candidate, is_last, record);
+      routing::Outcome outcome = concludeAttempt(ctx, candidate, result, record, probe);
+      if (buckets.grant.taken && outcome == routing::Outcome::Success && ctx.record.usage) {
+        // What the answer really used (a failed attempt is not settled: its estimate stays taken).
+        co_await services_.limits.settleBuckets(std::move(buckets.demands), buckets.grant,
+                                                buckets.reserved, ctx.record.usage->total());
+      }
+      ctx.record.channel = record.channel;
+      ctx.record.key_label = record.key_label;
     }
-    ++attempts;
-    services_.router_state.attemptStarted(key.id, key, ctx.prompt_tokens);
-    AttemptResult result = co_await attempt(ctx, candidate, is_last, record);
-    routing::Outcome outcome = report(ctx, candidate, result, record);
-    services_.breakers.record(channel.name, candidate.upstream_model, channel.breaker,
-                              breakerSignal(outcome), probe, services_.clock.now());
-    publishBreakerTransitions();
-    if (buckets.grant.taken && outcome == routing::Outcome::Success && ctx.record.usage) {
-      // What the answer really used (a failed attempt is not settled: its estimate stays taken).
-      co_await services_.limits.settleBuckets(std::move(buckets.demands), buckets.grant,
-                                              buckets.reserved, ctx.record.usage->total());
-    }
-    ctx.record.channel = record.channel;
-    ctx.record.key_label = record.key_label;
     switch (result.kind) {
       case AttemptResult::Kind::Answered: co_return;
       case AttemptResult::Kind::Aborted:

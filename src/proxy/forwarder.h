@@ -1,6 +1,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include "net/asio_types.h"
 #include "proxy/attempt_gates.h"
 #include "proxy/forwarder_support.h"
+#include "proxy/race_arming.h"
 #include "proxy/request_context.h"
 #include "proxy/services.h"
 #include "routing/candidates.h"
@@ -103,6 +105,13 @@ class Forwarder {
   /// outcome it was classified as.
   routing::Outcome report(RequestContext& ctx, routing::PlannedCandidate const& candidate,
                           AttemptResult const& result, AttemptRecord& record);
+  /// A finished attempt reported to the router and to its breakers (`probe`: it held the
+  /// half-open breaker's probe slot).
+  routing::Outcome concludeAttempt(RequestContext& ctx, routing::PlannedCandidate const& candidate,
+                                   AttemptResult const& result, AttemptRecord& record, bool probe);
+  /// How a candidate is placed, into its attempt's record (strategy, score, factors, depth).
+  static void describePlacement(RequestContext const& ctx, routing::PlannedCandidate const& candidate,
+                                AttemptRecord& record);
   /// A candidate's token buckets: `passed` when taken (or none are configured, or the last
   /// candidate waited its maximum and goes anyway); `demands` and `reserved` settle them.
   struct BucketPass {
@@ -111,6 +120,25 @@ class Forwarder {
     std::int64_t reserved = 0;
     bool passed = true;
   };
+  // Racing (raced_attempt.cpp, docs/racing.md).
+  struct Race;
+  struct Branch;
+  /// The attempt of `candidates[primary]` as the primary of a race: when it has not delivered its
+  /// first content by the threshold, shadows from the rest of the plan run too, and the first
+  /// branch to claim answers the client. The indexes of the candidates run as shadows go into
+  /// `raced` (failover does not try them again); `attempts` counts every branch.
+  net::Task<AttemptResult> race(RequestContext& ctx,
+                                std::span<routing::PlannedCandidate const> candidates,
+                                std::size_t primary, bool last, bool probe, BucketPass buckets,
+                                RaceArming const& arming, std::vector<std::size_t>& raced,
+                                std::size_t& attempts);
+  /// One branch's attempt, start to end.
+  net::Task<void> runBranch(Race& race, Branch& branch);
+  /// Shadows for a primary past its threshold, started (none when nothing fits: counted).
+  void startShadows(Race& race);
+  /// Every branch ended: reports them, learns, and merges the winner's answer into `ctx`.
+  AttemptResult settleRace(RequestContext& ctx, Race& race, std::vector<std::size_t>& raced,
+                           std::size_t& attempts);
   /// Takes `demands` (not empty: a candidate without buckets skips this coroutine); the last
   /// candidate waits for them, at most until `no_attempt_after`.
   net::Task<BucketPass> takeBuckets(RequestContext& ctx,

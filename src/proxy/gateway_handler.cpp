@@ -477,8 +477,10 @@ Task<void> GatewayHandler::serveModelRequest(RequestContext& ctx) {
   }
   ClientSlot slot(services_.limits, ctx.gateway_key->name, limits, std::move(ticket), estimate);
   co_await serveAdmitted(ctx, std::move(route_request));
-  std::int64_t used = ctx.record.usage ? ctx.record.usage->total() : 0;
-  double cost = ctx.record.usage ? costOf(ctx.catalog->settings().prices, ctx.record, *ctx.record.usage) : 0;
+  // What the request used, its race's losers included (racing overhead is the key's too).
+  std::int64_t used = (ctx.record.usage ? ctx.record.usage->total() : 0) +
+                      (ctx.record.racing_overhead ? ctx.record.racing_overhead->total() : 0);
+  double cost = requestCostOf(ctx.catalog->settings().prices, ctx.record);
   co_await services_.limits.finishClient(ctx.gateway_key->name, limits, slot.take(), estimate,
                                          used, cost);
 }

@@ -20,11 +20,10 @@ class ResponseWriter;
 
 namespace llmux::proxy {
 
-/// Everything one client request carries through the pipeline: the pinned configuration, what
-/// inspection found, timings, and the record that becomes its log line.
-struct RequestContext {
-  http::ServerRequest& request;
-  http::ResponseWriter& response;
+/// What one client request carries through the pipeline besides its client: the pinned
+/// configuration, what inspection found, timings, and the record that becomes its log line.
+/// Copyable: each branch of a raced request works on a copy of its own (RequestContext below).
+struct RequestState {
   std::shared_ptr<const routing::Catalog> catalog;  ///< pinned for the whole request
   protocol::Route route;
   Protocol protocol = Protocol::OpenAiChat;  ///< the client's protocol (error shapes)
@@ -33,8 +32,8 @@ struct RequestContext {
   MonoTime started{};
   std::chrono::nanoseconds upstream_wait{0};  ///< spent waiting on upstreams (not overhead)
   /// The client's request in the neutral model, decoded on the first attempt that needs
-  /// translation (see translation.h).
-  std::optional<translate::Request> neutral;
+  /// translation (see translation.h). Never changed once decoded: the branches of a race share it.
+  std::shared_ptr<translate::Request const> neutral;
   /// The tool names the latest translated attempt renamed for its target: planned again by every
   /// translatedBody call (failover may change the protocol), restored by the translated relay.
   translate::ToolNameMap tool_names;
@@ -58,6 +57,25 @@ struct RequestContext {
   /// The prompt's estimated size in tokens (protocol/request_needs.h): routing and TPM headroom.
   std::int64_t prompt_tokens = 0;
   RequestRecord record;
+};
+
+/// One client request: its state, the request as read and the writer of its answer.
+struct RequestContext : RequestState {
+  RequestContext(http::ServerRequest& request, http::ResponseWriter& response,
+                 std::shared_ptr<const routing::Catalog> pinned = {})
+      : request(request), response(response) {
+    catalog = std::move(pinned);
+  }
+  /// A branch of a raced request (docs/racing.md): a copy of the request's state as it is now,
+  /// answering through `branch_writer`. What the branch records stays its own until the race
+  /// merges the winner's back.
+  RequestContext(RequestContext const& parent, http::ResponseWriter& branch_writer)
+      : RequestState(parent), request(parent.request), response(branch_writer) {
+    upstream_wait = std::chrono::nanoseconds(0);
+  }
+
+  http::ServerRequest& request;
+  http::ResponseWriter& response;
 };
 
 }  // namespace llmux::proxy

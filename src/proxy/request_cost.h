@@ -16,4 +16,9 @@ namespace llmux::proxy {
 double costOf(std::map<std::string, config::ModelPrice> const& prices, RequestRecord const& record,
               TokenUsage const& usage);
 
+/// What the whole request cost: its answer (`usage`, as costOf) and the tokens its race's losing
+/// branches reported (`racing_overhead`, each at its own model's price).
+double requestCostOf(std::map<std::string, config::ModelPrice> const& prices,
+                     RequestRecord const& record);
+
 }  // namespace llmux::proxy

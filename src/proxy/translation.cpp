@@ -59,7 +59,7 @@ Result<void> decodeClientRequest(RequestContext& ctx) {
   auto decoded = translate::decodeRequest(ctx.protocol, ctx.request.body, ctx.profile.model,
                                           ctx.profile.stream);
   if (!decoded) return decoded.error();
-  ctx.neutral = std::move(*decoded);
+  ctx.neutral = std::make_shared<translate::Request const>(std::move(*decoded));
   return {};
 }
 

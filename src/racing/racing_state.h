@@ -12,6 +12,7 @@
 #include "racing/hedge_budget.h"
 #include "racing/latency_memory.h"
 #include "racing/threshold_registry.h"
+#include "racing/tool_failures.h"
 
 namespace llmux::racing {
 
@@ -71,6 +72,7 @@ class RacingState {
   LatencyMemory latency;
   HedgeBudget budget;
   ShadowSlots slots;
+  ToolFailures tool_failures;  ///< routes that answered tools with markup as text
   RaceCounters counters;
 
  private:

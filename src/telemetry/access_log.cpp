@@ -99,6 +99,12 @@ void appendAttempts(std::string& out, std::vector<AttemptRecord> const& attempts
     if (a.score >= 0) appendMillisField(out, "score", a.score);
     if (!a.factors.empty()) appendStringField(out, "factors", a.factors);
     if (a.depth > 0) appendIntField(out, "depth", a.depth);
+    if (a.role != AttemptRole::None) appendStringField(out, "role", attemptRoleName(a.role));
+    if (a.usage) {
+      appendKey(out, "tokens");
+      out += std::to_string(a.usage->total());
+      out.push_back(',');
+    }
     out.back() = '}';
     out.push_back(',');
   }
@@ -107,8 +113,9 @@ void appendAttempts(std::string& out, std::vector<AttemptRecord> const& attempts
 }
 
 /// "usage":{input, output, cache_read, cache_write, reasoning, total[, estimated]} or null.
-void appendUsage(std::string& out, std::optional<TokenUsage> const& usage) {
-  appendKey(out, "usage");
+void appendUsage(std::string& out, std::optional<TokenUsage> const& usage,
+                 std::string_view key = "usage") {
+  appendKey(out, key);
   if (!usage) {
     out += "null,";
     return;
@@ -162,6 +169,7 @@ void appendAccessLine(std::string& out, RequestRecord const& r) {
   appendIntField(out, "bytes_in", r.bytes_in);
   appendIntField(out, "bytes_out", r.bytes_out);
   appendUsage(out, r.usage);
+  if (r.racing_overhead) appendUsage(out, r.racing_overhead, "racing_overhead");
   out.back() = '}';
   out.push_back('\n');
 }

@@ -127,7 +127,20 @@ inline constexpr std::span<double const> kOverheadSecondsBuckets{kOverheadSecond
   X(StoreWriteFailuresTotal, Counter, "llmux_store_write_failures_total", kNoBuckets,             \
     "Writes to the state database given up on after their retries, by store: request_log (a "     \
     "batch, whose records also count as dropped), freezes (one freeze saved or removed; the "      \
-    "freeze table in memory stays right).", "store")
+    "freeze table in memory stays right).", "store")                                            \
+  X(RacesTotal, Counter, "llmux_races_total", kNoBuckets,                                         \
+    "Raced requests by event: armed (could race), triggered (the primary passed its threshold), " \
+    "won_by_shadow, won_by_primary, blocked_budget (hedge budget spent), blocked_cap "            \
+    "(max_shadows_in_flight), no_candidate (nothing could shadow).", "event")                    \
+  X(ShadowsSentTotal, Counter, "llmux_shadows_sent_total", kNoBuckets,                            \
+    "Shadow attempts sent by racing, by channel.", "channel")                                     \
+  X(ShadowsInFlight, Gauge, "llmux_shadows_in_flight", kNoBuckets,                                \
+    "Shadow attempts running now (process-wide; at most racing.max_shadows_in_flight).")          \
+  X(RacingThresholdSeconds, Gauge, "llmux_racing_threshold_seconds", kNoBuckets,                  \
+    "The racing threshold last used, by model family (claude, gpt, gemini, other) and stage "     \
+    "(stream_first_content, non_stream_completion).", "family", "stage")                          \
+  X(RacingLoserTokensTotal, Counter, "llmux_racing_loser_tokens_total", kNoBuckets,               \
+    "Tokens the losing branches of races reported (racing overhead).")
 
 /// Index of a gateway metric in `kGatewayMetrics`.
 enum class MetricId : std::size_t {

@@ -82,6 +82,8 @@ std::string_view attemptOutcomeLabel(AttemptOutcome const& outcome) {
     case Kind::Ok: return "ok";
     case Kind::ClientError: return "client_error";
     case Kind::Cancelled: return "cancelled";
+    case Kind::RacingWon: return "racing_won";
+    case Kind::RacingLost: return "racing_lost";
     case Kind::Failover:
     case Kind::Failed: return outcome.reason();
   }

@@ -16,19 +16,22 @@ TEST(AttemptOutcome, NamesAreTheOnesTheRequestLogHasAlwaysUsed) {
   EXPECT_EQ(AttemptOutcome::failed("mid_stream").text(), "failed:mid_stream");
   EXPECT_EQ(AttemptOutcome::failure(false, "connect").text(), "failover:connect");
   EXPECT_EQ(AttemptOutcome::failure(true, "connect").text(), "failed:connect");
+  EXPECT_EQ(AttemptOutcome::racingWon().text(), "racing_won");
+  EXPECT_EQ(AttemptOutcome::racingLost().text(), "racing_lost");
 }
 
 TEST(AttemptOutcome, TextReadsBackAsTheSameOutcome) {
   for (AttemptOutcome const& outcome :
        {AttemptOutcome(), AttemptOutcome::ok(), AttemptOutcome::clientError(),
         AttemptOutcome::cancelled(), AttemptOutcome::failover("timeout_first_byte"),
-        AttemptOutcome::failed("deadline")}) {
+        AttemptOutcome::failed("deadline"), AttemptOutcome::racingWon(),
+        AttemptOutcome::racingLost()}) {
     EXPECT_EQ(AttemptOutcome::parse(outcome.text()), outcome) << outcome.text();
   }
   // A name this version does not know stays readable as a failure.
-  AttemptOutcome unknown = AttemptOutcome::parse("racing_lost");
+  AttemptOutcome unknown = AttemptOutcome::parse("some_future_outcome");
   EXPECT_TRUE(unknown.is(Kind::Failed));
-  EXPECT_EQ(unknown.reason(), "racing_lost");
+  EXPECT_EQ(unknown.reason(), "some_future_outcome");
 }
 
 TEST(AttemptOutcome, KindsAreAskedWithoutComparingText) {

@@ -62,12 +62,21 @@ bool run(net::Task<bool> task) {
 
 using Log = std::vector<std::string>;
 
+/// A race as its branches see it: which claimed, and whether another branch may still answer.
+struct RecordingReferee final : RaceReferee {
+  bool othersMayAnswer(int) const override { return others_may_answer; }
+  void claimed(int branch) override { claims.push_back(branch); }
+  std::vector<int> claims;
+  bool others_may_answer = false;
+};
+
 struct BranchWriterTest : ::testing::Test {
   TranscriptWriter client;
   racing::ClaimGate gate;
-  std::vector<int> claimed;
-  BranchWriter primary{client, gate, 0, [this](int b) { claimed.push_back(b); }};
-  BranchWriter shadow{client, gate, 1, [this](int b) { claimed.push_back(b); }};
+  RecordingReferee referee;
+  std::vector<int>& claimed = referee.claims;
+  BranchWriter primary{client, gate, 0, referee, /*quality_gate=*/true};
+  BranchWriter shadow{client, gate, 1, referee, /*quality_gate=*/true};
 };
 
 TEST_F(BranchWriterTest, TheFirstBranchToWriteAnswersAndTheOtherIsSilenced) {
@@ -130,11 +139,46 @@ TEST_F(BranchWriterTest, TheWinnerSeesTheClientsOwnFailures) {
   EXPECT_EQ(client.log, (Log{"begin 200 x", "break"}));
 }
 
+TEST_F(BranchWriterTest, AnErrorAnswerDeclinesWhileAnotherBranchMayAnswer) {
+  referee.others_may_answer = true;
+  EXPECT_FALSE(run(primary.send(503, {}, "{\"error\":{}}")));
+  EXPECT_EQ(primary.declined(), "error_answer");
+  EXPECT_FALSE(gate.claimed());
+  EXPECT_TRUE(client.log.empty());
+  // Alone, a branch's error is the client's answer.
+  referee.others_may_answer = false;
+  EXPECT_TRUE(run(shadow.send(400, {}, "{\"error\":{}}")));
+  EXPECT_TRUE(shadow.won());
+  EXPECT_EQ(client.log, (Log{"send 400 {\"error\":{}}"}));
+}
+
+TEST_F(BranchWriterTest, PseudoToolCallMarkupDeclinesWhileAnotherBranchMayAnswer) {
+  referee.others_may_answer = true;
+  // As a relay's stand-in model streams it, with Go's JSON escapes.
+  EXPECT_FALSE(run(primary.beginBody(
+      200, {}, std::nullopt, "data: {\"choices\":[{\"delta\":{\"content\":\"\\u003ctool_call\\u003e{\"}}]}\n\n")));
+  EXPECT_EQ(primary.declined(), "pseudo_tool_call");
+  EXPECT_FALSE(gate.claimed());
+  EXPECT_TRUE(run(shadow.beginBody(200, {}, std::nullopt, "data: {\"content\":\"Hello\"}\n\n")));
+  EXPECT_TRUE(shadow.won());
+}
+
+TEST(BranchWriter, WithoutToolsMarkupIsJustText) {
+  TranscriptWriter client;
+  racing::ClaimGate gate;
+  RecordingReferee referee;
+  referee.others_may_answer = true;
+  BranchWriter branch(client, gate, 0, referee, /*quality_gate=*/false);
+  EXPECT_TRUE(run(branch.beginBody(200, {}, std::nullopt, "<tool_call>")));
+  EXPECT_TRUE(branch.won());
+}
+
 TEST(BranchWriter, ADestroyedBranchLeavesTheClientsCancellationClean) {
   TranscriptWriter client;
   racing::ClaimGate gate;
+  RecordingReferee referee;
   bool fired = false;
-  auto branch = std::make_unique<BranchWriter>(client, gate, 0, nullptr);
+  auto branch = std::make_unique<BranchWriter>(client, gate, 0, referee, false);
   branch->cancellation().add([&](http::CancelReason) { fired = true; });
   branch.reset();
   // The branch removed its callback: nothing reaches the destroyed branch (ASan would see it).
@@ -142,7 +186,7 @@ TEST(BranchWriter, ADestroyedBranchLeavesTheClientsCancellationClean) {
   EXPECT_FALSE(fired);
   // A live branch does hear it.
   TranscriptWriter other;
-  BranchWriter live(other, gate, 1, nullptr);
+  BranchWriter live(other, gate, 1, referee, false);
   other.cancellation().cancel(http::CancelReason::Shutdown);
   EXPECT_EQ(live.cancellation().reason(), http::CancelReason::Shutdown);
 }

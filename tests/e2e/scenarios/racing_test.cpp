@@ -1,0 +1,349 @@
+// Racing end to end (docs/racing.md): a primary slow to its first token loses to a fast shadow in
+// every client protocol, passthrough and translated; what does not race; failover after a race
+// in which every branch failed; the cost preference's price rule; the hedge budget.
+//
+// Thresholds here are the policy's floors (no samples yet): 4 s for quality_first streams, the
+// preference the tests send in X-Cost-Preference unless they test another.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+#include <string>
+#include <vector>
+
+#include "e2e/scenarios/failover_helpers.h"
+#include "e2e/support/e2e_test.h"
+#include "e2e/support/sse_reader.h"
+
+namespace llmux::e2e {
+namespace {
+
+using namespace failover;
+
+constexpr double kQualityFirstFloorMs = 4000;
+
+/// The racing switches, with a hedge budget that lets a lone request race (the default 10 %
+/// needs ten armed requests in the minute before the first shadow).
+constexpr char kRacingOn[] = "racing: {enabled: true, hedge_budget: 1.0}\n";
+
+class Racing : public E2eTest {
+ protected:
+  std::string accessLog() { return temp().path() + "/access.log"; }
+
+  /// `call` with the cost preference header.
+  static ClientCall prefer(ClientCall call, std::string_view preference) {
+    call.headers.add("X-Cost-Preference", std::string(preference));
+    return call;
+  }
+};
+
+struct Attempt {
+  std::string channel;
+  std::string outcome;
+  std::string role;
+  double first_token_ms = -1;
+};
+
+std::vector<Attempt> attemptsIn(boost::json::object const& line) {
+  std::vector<Attempt> out;
+  for (auto const& value : line.at("attempt_list").as_array()) {
+    auto const& a = value.as_object();
+    Attempt attempt;
+    attempt.channel = std::string(a.at("channel").as_string());
+    attempt.outcome = std::string(a.at("outcome").as_string());
+    if (auto const* role = a.if_contains("role")) attempt.role = std::string(role->as_string());
+    if (auto const* ttft = a.if_contains("first_token_ms")) attempt.first_token_ms = ttft->to_number<double>();
+    out.push_back(attempt);
+  }
+  return out;
+}
+
+/// Whether a streamed body carries content in `protocol`'s shape and ends as that protocol ends.
+void expectWholeStream(Protocol protocol, std::string const& body) {
+  EXPECT_FALSE(body.empty());
+  switch (protocol) {
+    case Protocol::OpenAiChat:
+      EXPECT_NE(body.find("\"content\""), std::string::npos) << body;
+      EXPECT_NE(body.find("data: [DONE]"), std::string::npos) << body;
+      break;
+    case Protocol::OpenAiResponses:
+      EXPECT_NE(body.find("response.output_text.delta"), std::string::npos) << body;
+      EXPECT_NE(body.find("response.completed"), std::string::npos) << body;
+      break;
+    case Protocol::Anthropic:
+      EXPECT_NE(body.find("content_block_delta"), std::string::npos) << body;
+      EXPECT_NE(body.find("message_stop"), std::string::npos) << body;
+      break;
+    case Protocol::Gemini:
+      EXPECT_NE(body.find("\"text\""), std::string::npos) << body;
+      EXPECT_NE(body.find("finishReason"), std::string::npos) << body;
+      break;
+  }
+}
+
+// ---- A slow primary loses to a fast shadow: every client protocol, passthrough and translated.
+
+struct RaceCase {
+  Protocol client;
+  bool translated;  ///< the shadow speaks another protocol than the client
+};
+
+class SlowPrimary : public Racing, public ::testing::WithParamInterface<RaceCase> {};
+
+TEST_P(SlowPrimary, LosesToAFastShadow) {
+  RaceCase const param = GetParam();
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto slow = channel("slow", param.client, mock->baseUrl(), {"k-slow"}, 1);
+  slow.headers = {{"x-mock-fault", "slow-first-token=8000"}};
+  Protocol shadow_protocol = param.translated ? (param.client == Protocol::OpenAiChat
+                                                     ? Protocol::Anthropic
+                                                     : Protocol::OpenAiChat)
+                                              : param.client;
+  auto fast = channel("fast", shadow_protocol, mock->baseUrl(), {"k-fast"}, 0);
+  GatewayConfig config = gatewayConfig({slow, fast}, accessLog());
+  config.extra_yaml += kRacingOn;
+  auto gateway = startGateway(config);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  auto call = prefer(clientCall(param.client, true), "quality_first");
+  auto started = std::chrono::steady_clock::now();
+  auto answer = callGateway(gateway->port, call, "race-1", Millis(15'000));
+  auto took = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  ASSERT_TRUE(answer.ok()) << answer.error().message;
+  EXPECT_EQ(answer->status(), 200) << answer->body;
+  expectWholeStream(param.client, answer->body);
+  EXPECT_LT(took, 7000) << "the shadow answered, not the primary (8 s to its first token)";
+
+  auto line = waitForAccessLine(accessLog(), "race-1");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  auto attempts = attemptsIn(*line);
+  ASSERT_EQ(attempts.size(), 2u) << boost::json::serialize(*line);
+  EXPECT_EQ(attempts[0].channel, "slow");
+  EXPECT_EQ(attempts[0].role, "primary");
+  EXPECT_EQ(attempts[0].outcome, "racing_lost");
+  EXPECT_EQ(attempts[1].channel, "fast");
+  EXPECT_EQ(attempts[1].role, "shadow");
+  EXPECT_EQ(attempts[1].outcome, "racing_won");
+  EXPECT_EQ(line->at("channel").as_string(), "fast");
+  // The client's first byte came within threshold + the shadow's time to its first token + 5 ms.
+  double first_byte = line->at("first_byte_ms").to_number<double>();
+  EXPECT_GE(first_byte, kQualityFirstFloorMs);
+  EXPECT_LE(first_byte, kQualityFirstFloorMs + attempts[1].first_token_ms + 5)
+      << boost::json::serialize(*line);
+  // Both upstreams were asked, and the slow one's connection closed once the shadow claimed.
+  auto journal = waitForJournal(mock->port, 2);
+  ASSERT_TRUE(journal.ok()) << journal.error().message;
+}
+
+std::string raceCaseName(::testing::TestParamInfo<RaceCase> const& info) {
+  return shortName(info.param.client) + (info.param.translated ? "_translated" : "_passthrough");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryProtocol, SlowPrimary,
+    ::testing::Values(RaceCase{Protocol::OpenAiChat, false}, RaceCase{Protocol::OpenAiChat, true},
+                      RaceCase{Protocol::OpenAiResponses, false},
+                      RaceCase{Protocol::OpenAiResponses, true},
+                      RaceCase{Protocol::Anthropic, false},
+                      RaceCase{Protocol::Anthropic, true},
+                      RaceCase{Protocol::Gemini, false}, RaceCase{Protocol::Gemini, true}),
+    raceCaseName);
+
+// ---- What does not race.
+
+TEST_F(Racing, AFastPrimarySendsNoShadow) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto first = channel("first", Protocol::OpenAiChat, mock->baseUrl(), {"k-first"}, 1);
+  auto second = channel("second", Protocol::OpenAiChat, mock->baseUrl(), {"k-second"}, 0);
+  GatewayConfig config = gatewayConfig({first, second}, accessLog());
+  config.extra_yaml += kRacingOn;
+  auto gateway = startGateway(config);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  auto answer = callGateway(gateway->port, prefer(clientCall(Protocol::OpenAiChat, true), "quality_first"),
+                            "fast-1");
+  ASSERT_TRUE(answer.ok()) << answer.error().message;
+  EXPECT_EQ(answer->status(), 200) << answer->body;
+  auto line = waitForAccessLine(accessLog(), "fast-1");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  auto attempts = attemptsIn(*line);
+  ASSERT_EQ(attempts.size(), 1u);
+  EXPECT_EQ(attempts[0].channel, "first");
+  EXPECT_EQ(attempts[0].role, "primary");
+  EXPECT_EQ(attempts[0].outcome, "ok");
+  auto journal = fetchJournal(mock->port);
+  ASSERT_TRUE(journal.ok()) << journal.error().message;
+  EXPECT_EQ(keysOf(*journal), std::vector<std::string>{"k-first"});
+}
+
+TEST_F(Racing, AChannelSwitchedOffNeverRaces) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto slow = channel("slow", Protocol::OpenAiChat, mock->baseUrl(), {"k-slow"}, 1);
+  slow.headers = {{"x-mock-fault", "slow-first-token=4500"}};
+  slow.extra_yaml = "racing: {enabled: false}\n";
+  auto fast = channel("fast", Protocol::OpenAiChat, mock->baseUrl(), {"k-fast"}, 0);
+  GatewayConfig config = gatewayConfig({slow, fast}, accessLog());
+  config.extra_yaml += kRacingOn;
+  auto gateway = startGateway(config);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  auto answer = callGateway(gateway->port, prefer(clientCall(Protocol::OpenAiChat, true), "quality_first"),
+                            "off-1", Millis(10'000));
+  ASSERT_TRUE(answer.ok()) << answer.error().message;
+  EXPECT_EQ(answer->status(), 200) << answer->body;
+  auto line = waitForAccessLine(accessLog(), "off-1");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  auto attempts = attemptsIn(*line);
+  ASSERT_EQ(attempts.size(), 1u) << boost::json::serialize(*line);
+  EXPECT_EQ(attempts[0].channel, "slow");
+  EXPECT_EQ(attempts[0].role, "") << "the sequential path";
+  EXPECT_EQ(attempts[0].outcome, "ok");
+}
+
+TEST_F(Racing, APinnedChannelNeverRaces) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto slow = channel("slow", Protocol::OpenAiChat, mock->baseUrl(), {"k-slow"}, 1);
+  slow.headers = {{"x-mock-fault", "slow-first-token=4500"}};
+  auto fast = channel("fast", Protocol::OpenAiChat, mock->baseUrl(), {"k-fast"}, 0);
+  GatewayConfig config = gatewayConfig({slow, fast}, accessLog());
+  config.extra_yaml += kRacingOn;
+  auto gateway = startGateway(config);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  auto call = prefer(clientCall(Protocol::OpenAiChat, true), "quality_first");
+  call.headers.add("X-Channel", "slow");
+  auto answer = callGateway(gateway->port, call, "pin-1", Millis(10'000));
+  ASSERT_TRUE(answer.ok()) << answer.error().message;
+  EXPECT_EQ(answer->status(), 200) << answer->body;
+  auto line = waitForAccessLine(accessLog(), "pin-1");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  auto attempts = attemptsIn(*line);
+  ASSERT_EQ(attempts.size(), 1u) << boost::json::serialize(*line);
+  EXPECT_EQ(attempts[0].channel, "slow");
+}
+
+// ---- Every branch failing: failover goes on along the plan.
+
+TEST_F(Racing, WhenEveryBranchFailsFailoverContinues) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  // The primary passes its threshold (4 s) and then its own first-token clock (5 s); the shadow
+  // answers 500 at once; the backup (never a shadow) answers.
+  auto slow = channel("slow", Protocol::OpenAiChat, mock->baseUrl(), {"k-slow"}, 2);
+  slow.headers = {{"x-mock-fault", "slow-first-token=9000"}};
+  slow.timeouts = TimeoutsSpec{.first_token_ms = 5000};
+  auto broken = channel("broken", Protocol::OpenAiChat, mock->baseUrl(), {"k-broken"}, 1);
+  broken.headers = {{"x-mock-fault", "500"}};
+  auto backup = channel("backup", Protocol::OpenAiChat, mock->baseUrl(), {"k-backup"}, 0);
+  backup.extra_yaml = "racing: {enabled: false}\n";
+  GatewayConfig config = gatewayConfig({slow, broken, backup}, accessLog());
+  config.extra_yaml += kRacingOn;
+  auto gateway = startGateway(config);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  auto answer = callGateway(gateway->port, prefer(clientCall(Protocol::OpenAiChat, true), "quality_first"),
+                            "fail-1", Millis(15'000));
+  ASSERT_TRUE(answer.ok()) << answer.error().message;
+  EXPECT_EQ(answer->status(), 200) << answer->body;
+  auto line = waitForAccessLine(accessLog(), "fail-1");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  auto attempts = attemptsIn(*line);
+  ASSERT_EQ(attempts.size(), 3u) << boost::json::serialize(*line);
+  EXPECT_EQ(attempts[0].channel, "slow");
+  EXPECT_EQ(attempts[0].outcome, "failover:timeout_first_token");
+  EXPECT_EQ(attempts[1].channel, "broken");
+  EXPECT_EQ(attempts[1].role, "shadow");
+  EXPECT_EQ(attempts[1].outcome.rfind("failover:", 0), 0u) << attempts[1].outcome;
+  EXPECT_EQ(attempts[2].channel, "backup");
+  EXPECT_EQ(attempts[2].outcome, "ok");
+}
+
+// ---- cost_first: a shadow priced at most half the primary's.
+
+TEST_F(Racing, CostFirstTakesOnlyAShadowAtMostHalfThePrimarysPrice) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto slow = channel("slow", Protocol::OpenAiChat, mock->baseUrl(), {"k-slow"}, 2);
+  slow.model_map = {{kModel, "m-primary"}};
+  slow.headers = {{"x-mock-fault", "slow-first-token=11000"}};
+  auto dear = channel("dear", Protocol::OpenAiChat, mock->baseUrl(), {"k-dear"}, 1);
+  dear.model_map = {{kModel, "m-dear"}};
+  auto cheap = channel("cheap", Protocol::OpenAiChat, mock->baseUrl(), {"k-cheap"}, 0);
+  cheap.model_map = {{kModel, "m-cheap"}};
+  GatewayConfig config = gatewayConfig({slow, dear, cheap}, accessLog());
+  // Ratios to the primary's 10: dear 0.8 (refused), cheap 0.4 (accepted).
+  config.extra_yaml += std::string(kRacingOn) +
+                      "prices:\n"
+                      "  m-primary: {input: 5, output: 5}\n"
+                      "  m-dear: {input: 4, output: 4}\n"
+                      "  m-cheap: {input: 2, output: 2}\n";
+  auto gateway = startGateway(config);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  auto answer = callGateway(gateway->port, prefer(clientCall(Protocol::OpenAiChat, true), "cost_first"),
+                            "cost-1", Millis(15'000));
+  ASSERT_TRUE(answer.ok()) << answer.error().message;
+  EXPECT_EQ(answer->status(), 200) << answer->body;
+  auto line = waitForAccessLine(accessLog(), "cost-1");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  auto attempts = attemptsIn(*line);
+  ASSERT_EQ(attempts.size(), 2u) << boost::json::serialize(*line);
+  EXPECT_EQ(attempts[1].channel, "cheap");
+  EXPECT_EQ(attempts[1].outcome, "racing_won");
+  // cost_first's floor is balanced's: 8 s.
+  EXPECT_GE(line->at("first_byte_ms").to_number<double>(), 8000);
+}
+
+// ---- The hedge budget: shadows at most 10 % of armed requests while every channel is slow.
+
+TEST_F(Racing, TheHedgeBudgetCapsShadowsAtTenPercent) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  std::vector<ChannelSpec> channels;
+  for (int i = 0; i < 4; ++i) {
+    auto c = channel("slow-" + std::to_string(i), Protocol::OpenAiChat, mock->baseUrl(),
+                     {"k-slow-" + std::to_string(i)}, 0);
+    c.headers = {{"x-mock-fault", "slow-first-token=4600"}};
+    channels.push_back(c);
+  }
+  GatewayConfig config = gatewayConfig(channels, accessLog());
+  config.extra_yaml += "racing: {enabled: true, cost_preference: quality_first}\n";  // budget 10 %
+  auto gateway = startGateway(config);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  constexpr int kRequests = 20;
+  std::vector<std::future<Result<Response>>> calls;
+  for (int i = 0; i < kRequests; ++i) {
+    calls.push_back(std::async(std::launch::async, [&, i] {
+      return callGateway(gateway->port, clientCall(Protocol::OpenAiChat, true),
+                         "budget-" + std::to_string(i), Millis(15'000));
+    }));
+  }
+  for (auto& call : calls) {
+    auto answer = call.get();
+    ASSERT_TRUE(answer.ok()) << answer.error().message;
+    EXPECT_EQ(answer->status(), 200);
+  }
+  auto metrics = fetchMetrics(gateway->port);
+  ASSERT_TRUE(metrics.ok()) << metrics.error().message;
+  EXPECT_EQ(metricValue(*metrics, "llmux_races_total", {{"event", "armed"}}).value_or(0), kRequests);
+  double sent = metricValue(*metrics, "llmux_shadows_sent_total", {}).value_or(0);
+  EXPECT_GE(sent, 1) << *metrics;
+  EXPECT_LE(sent, kRequests / 10) << *metrics;
+  // Every request passed its threshold. Those that found a candidate were refused by the budget
+  // beyond the first two; the rest found none (each channel, slow three times in a row as a
+  // primary, is learned to be slow and no longer shadows).
+  double triggered = metricValue(*metrics, "llmux_races_total", {{"event", "triggered"}}).value_or(0);
+  double blocked = metricValue(*metrics, "llmux_races_total", {{"event", "blocked_budget"}}).value_or(0);
+  double none = metricValue(*metrics, "llmux_races_total", {{"event", "no_candidate"}}).value_or(0);
+  EXPECT_EQ(triggered, kRequests) << *metrics;
+  EXPECT_GE(blocked, 1) << *metrics;
+  EXPECT_GE(blocked + none, kRequests - sent) << *metrics;
+}
+
+}  // namespace
+}  // namespace llmux::e2e
