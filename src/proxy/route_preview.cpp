@@ -35,7 +35,7 @@ std::string_view statusName(routing::RouteStatus status) {
 json::object factorsOf(routing::Factors const& f) {
   return {{"headroom", f.headroom}, {"failures", f.failures},   {"cooldown", f.cooldown},
           {"affinity", f.affinity}, {"billing", f.billing},     {"yield", f.yield},
-          {"performance", f.performance}};
+          {"performance", f.performance}, {"latency", f.latency}};
 }
 
 }  // namespace

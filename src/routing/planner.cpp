@@ -20,9 +20,9 @@ std::string formatFactors(Factors const& f) {
   char text[256];
   std::snprintf(text, sizeof text,
                 "score=%.4g weight=%.4g headroom=%.4g failures=%.4g cooldown=%.4g affinity=%.4g "
-                "billing=%.4g yield=%.4g performance=%.4g",
+                "billing=%.4g yield=%.4g performance=%.4g latency=%.4g",
                 f.score, f.weight, f.headroom, f.failures, f.cooldown, f.affinity, f.billing, f.yield,
-                f.performance);
+                f.performance, f.latency);
   return text;
 }
 
@@ -220,9 +220,10 @@ void scoreFactors(PlanKey const& key, CandidateState const& cs, SessionState con
   f.billing = billingFactor(key.key->billing, needs.prompt_tokens, cs.quota_remaining);
   f.yield = session_key ? 1.0 : yieldFactor(cs.success_streak);  // a session's key never yields
   f.performance = performanceFactor(cs.success_rate, cs.first_token_ms, scoring);
+  f.latency = latencyFactor(cs.latency_degraded);
   // The weight is not in the score (the heavier candidate would then always lead): it shares
   // the load among equal scores (weightedRank).
-  f.score = f.headroom * f.failures * f.cooldown * f.affinity * f.billing * f.yield * f.performance;
+  f.score = f.headroom * f.failures * f.cooldown * f.affinity * f.billing * f.yield * f.performance * f.latency;
 }
 
 void addOnce(std::vector<std::string>& list, std::string item) {

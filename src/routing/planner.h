@@ -36,7 +36,7 @@ struct RouteRequest {
 /// factors multiply (channel weight × key weight); score = weight × every factor.
 struct Factors {
   double headroom = 1, failures = 1, cooldown = 1, affinity = 1, billing = 1, yield = 1,
-         performance = 1;
+         performance = 1, latency = 1;
   double weight = 1;
   double score = 0;
 };

@@ -75,6 +75,7 @@ struct ModelStats {
   std::optional<MonoTime> last_failure;
   double success_rate = 1;
   std::optional<double> first_token_ms;
+  bool latency_degraded = false;
 };
 
 /// One attempt start in the RPM/TPM window.
@@ -276,6 +277,12 @@ void RouterState::attemptStarted(std::string_view key_id, config::ChannelKey con
   entry.cumulative_tokens += std::max<std::int64_t>(estimated_tokens, 0);
 }
 
+void RouterState::setLatencyDegraded(std::string_view key_id, std::string_view upstream_model,
+                                     bool degraded) {
+  std::unique_lock lock(impl_->mutex);
+  impl_->keyEntry(key_id).at(upstream_model).latency_degraded = degraded;
+}
+
 void RouterState::attemptFinished(AttemptReport const& report, config::ChannelKey const& key) {
   MonoTime now = clock_.now();
   WallTime wall_now = clock_.wallNow();
@@ -437,6 +444,7 @@ void candidateOf(config::ChannelKey const& key, KeyEntry const& entry, ModelStat
     out.success_streak = stats->success_streak;
     out.success_rate = stats->success_rate;
     out.first_token_ms = stats->first_token_ms;
+    out.latency_degraded = stats->latency_degraded;
   }
 }
 

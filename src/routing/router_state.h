@@ -47,6 +47,7 @@ struct CandidateState {
   int success_streak = 0;             ///< factor 7
   double success_rate = 1;            ///< factor 8 (optimistic before any attempt)
   std::optional<double> first_token_ms;
+  bool latency_degraded = false;      ///< factor 9 (latency learning, docs/racing.md)
 };
 
 /// A key that failed a session, with how often in a row (anti-affinity).
@@ -110,6 +111,8 @@ class RouterState {
   /// upstream's rate-limit headers. Only outcomes that count against the key are failures;
   /// Success resets the consecutive failures; RateLimited and ClientGone neither count nor reset.
   void attemptFinished(AttemptReport const& report, config::ChannelKey const& key);
+  /// Latency learning's verdict on a (key, upstream model): degraded costs it factor 9.
+  void setLatencyDegraded(std::string_view key_id, std::string_view upstream_model, bool degraded);
 
   /// (key, model) pairs on a window cooldown right now (metrics).
   std::size_t cooldownsActive() const;

@@ -64,6 +64,11 @@ inline constexpr double kLowQuotaFactor = 0.3;
 inline constexpr int kYieldAfterSuccesses = 10;
 inline constexpr double kYieldFactor = 0.85;
 
+// Factor 9, latency learning (docs/racing.md): a (key, model) that kept losing races or passing
+// its family's first-token threshold gives up 15 % of its score. Soft: slowness is not a missing
+// capability, so it never excludes.
+inline constexpr double kSlowLatencyFactor = 0.85;
+
 // Factor 8, performance. Ours: an EWMA weight of 0.1 per attempt remembers about the last 10
 // attempts; the latency scale is where the factor halves (2 s first token for intelligent, 0.5 s
 // for fast, whose factor is also squared so that speed dominates its score).
@@ -162,6 +167,11 @@ inline double performanceFactor(double success_rate, std::optional<double> first
   }
   double latency = first_token_ms ? 1 / (1 + *first_token_ms / sc::kIntelligentLatencyScaleMs) : 1;
   return rate * latency;
+}
+
+/// Factor 9: kSlowLatencyFactor for a (key, model) latency learning marked degraded, else 1.
+inline double latencyFactor(bool degraded) {
+  return degraded ? scoring_constants::kSlowLatencyFactor : 1.0;
 }
 
 }  // namespace llmux::routing

@@ -13,7 +13,7 @@
 
 #include "e2e/scenarios/failover_helpers.h"
 #include "e2e/support/e2e_test.h"
-#include "e2e/support/sse_reader.h"
+#include "e2e/support/scripted_server.h"
 
 namespace llmux::e2e {
 namespace {
@@ -149,6 +149,55 @@ INSTANTIATE_TEST_SUITE_P(
                       RaceCase{Protocol::Anthropic, true},
                       RaceCase{Protocol::Gemini, false}, RaceCase{Protocol::Gemini, true}),
     raceCaseName);
+
+// ---- The loser's upstream connection is closed (never pooled) as soon as the shadow claims.
+
+TEST_F(Racing, TheLosersConnectionClosesWithinAHundredMillisecondsOfTheClaim) {
+  ScriptedServer silent;  // a primary that sends its stream's head, then nothing
+  silent.stepTimeout(Millis(15'000));
+  silent.accept()
+      .expect("\r\n\r\n")
+      .send("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n")
+      .expectClose()
+      .start();
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto slow = channel("slow", Protocol::OpenAiChat, loopbackUrl(silent.port()), {"k-slow"}, 1);
+  auto fast = channel("fast", Protocol::OpenAiChat, mock->baseUrl(), {"k-fast"}, 0);
+  fast.headers = {{"x-mock-chunk-delay", "100"}};  // the winner streams on after its claim
+  GatewayConfig config = gatewayConfig({slow, fast}, accessLog());
+  config.extra_yaml += kRacingOn;
+  auto gateway = startGateway(config);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  auto sent_at = std::chrono::steady_clock::now();
+  auto pending = std::async(std::launch::async, [&] {
+    return callGateway(gateway->port, prefer(clientCall(Protocol::OpenAiChat, true), "quality_first"),
+                       "close-1", Millis(15'000));
+  });
+  // The claim comes at the threshold (4 s) plus the shadow's first token.
+  ASSERT_FALSE(silent.waitForSteps(4, Millis(3900))) << "closed before any claim";
+  ASSERT_TRUE(silent.waitForSteps(4, Millis(2000))) << "the loser's connection stayed open";
+  double closed_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sent_at).count();
+  auto answer = pending.get();
+  ASSERT_TRUE(answer.ok()) << answer.error().message;
+  EXPECT_EQ(answer->status(), 200) << answer->body;
+  expectWholeStream(Protocol::OpenAiChat, answer->body);
+  auto line = waitForAccessLine(accessLog(), "close-1");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  auto attempts = attemptsIn(*line);
+  ASSERT_EQ(attempts.size(), 2u);
+  EXPECT_EQ(attempts[0].outcome, "racing_lost");
+  EXPECT_EQ(attempts[1].outcome, "racing_won");
+  // The claim is the client's first byte; the close came within 100 ms of it, while the winner
+  // was still streaming.
+  double claim_ms = line->at("first_byte_ms").to_number<double>();
+  double total_ms = line->at("total_ms").to_number<double>();
+  EXPECT_LE(closed_ms - claim_ms, 100) << "closed " << closed_ms << " ms, claimed " << claim_ms;
+  EXPECT_LT(closed_ms, total_ms) << "closed before the winner's stream ended";
+  ASSERT_TRUE(silent.finish(Millis(1000)).ok());
+}
 
 // ---- What does not race.
 

@@ -286,6 +286,26 @@ TEST_F(PlannerTest, IntelligentScoresEveryCandidateAndFailuresLowerIt) {
   EXPECT_NE(formatFactors(p.candidates[0].factors).find("score=1 "), std::string::npos);
 }
 
+TEST_F(PlannerTest, LatencyLearningCostsADegradedKeyFifteenPercentUntilItRecovers) {
+  state.setLatencyDegraded(key("high", 1).id, "gpt-4o", true);
+  auto p = plan("gpt-4o", Strategy::Intelligent);
+  ASSERT_EQ(p.status, RouteStatus::Ready);
+  EXPECT_EQ(label(p.candidates[0]), "high#0:gpt-4o") << "the equal, undegraded key leads";
+  bool seen = false;
+  for (auto const& c : p.candidates) {
+    if (label(c) != "high#1:gpt-4o") continue;
+    seen = true;  // soft: still a candidate
+    EXPECT_DOUBLE_EQ(c.factors.latency, 0.85);
+    EXPECT_NEAR(c.factors.score, 0.85, 1e-12);
+    EXPECT_NE(formatFactors(c.factors).find("latency=0.85"), std::string::npos);
+  }
+  EXPECT_TRUE(seen);
+  // Recovered: neutral again.
+  state.setLatencyDegraded(key("high", 1).id, "gpt-4o", false);
+  p = plan("gpt-4o", Strategy::Intelligent);
+  for (auto const& c : p.candidates) EXPECT_DOUBLE_EQ(c.factors.latency, 1.0) << label(c);
+}
+
 TEST_F(PlannerTest, CoolingCandidatesGoLastInEveryStrategy) {
   attempt("high", 0, Outcome::ServerError);
   attempt("high", 0, Outcome::ServerError);
