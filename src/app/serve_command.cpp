@@ -22,6 +22,8 @@
 #include "racing/racing_state.h"
 #include "store/freeze_store.h"
 #include "store/freeze_writer.h"
+#include "store/racing_store.h"
+#include "store/racing_writer.h"
 #include "store/sqlite_store.h"
 #include "store/state_dir.h"
 #include "telemetry/access_log.h"
@@ -167,6 +169,20 @@ int runServe(std::string const& config_path) {
   shared_state::SharedLimits limits(clock, settings->redis);
   proxy::ConfigHolder config_holder(std::make_shared<const routing::Catalog>(settings));
   racing::RacingState racing(settings->racing);
+  // An operator's racing switches and the latency learning outlive restarts too, written behind
+  // the memory by a thread of their own.
+  auto racing_rows = store::SqliteRacingStore::open(state_dir);
+  if (!racing_rows) {
+    std::fprintf(stderr, "cannot open the racing state in %s: %s\n", state_dir.c_str(),
+                 racing_rows.error().message.c_str());
+    return 1;
+  }
+  store::RacingWriter racing_writer(**racing_rows, racing, clock);
+  if (auto restored = racing_writer.restore(); !restored) {
+    std::fprintf(stderr, "cannot read the racing state in %s: %s\n", state_dir.c_str(),
+                 restored.error().message.c_str());
+    return 1;
+  }
   std::atomic<bool> draining{false};
   store::RequestLogSink* request_log = settings->log.request_log ? store->get() : nullptr;
   proxy::AuthFailureLimiter auth_failures(clock);
@@ -290,6 +306,7 @@ int runServe(std::string const& config_path) {
   (*access_log)->flush();
   (*store)->flush();
   freeze_writer.flush();  // the freezes applied, lifted or expired during the drain
+  racing_writer.flush();  // the learning and switches changed during the drain
   telemetry::logInfo("llmux stopped");
   return 0;
 }

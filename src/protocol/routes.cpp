@@ -47,9 +47,27 @@ std::optional<Route> geminiGenerate(std::string_view tail) {
   return route;
 }
 
+/// `/admin/{kind}/{id}` with `rest` = "/{kind}/{id}": the route with the id, or none when the
+/// id is empty or holds a '/'.
+RouteLookup adminIdRoute(std::string_view method, std::string_view id, RouteKind kind) {
+  if (id.empty() || id.find('/') != std::string_view::npos) return RouteLookup{};
+  Route route = simple(kind, std::nullopt);
+  route.admin_id = std::string(id);
+  return byMethod(method, std::move(route));
+}
+
 /// `rest` is what follows "/admin".
 RouteLookup adminRoute(std::string_view method, std::string_view rest) {
   if (rest == "/freezes") return byMethod(method, simple(RouteKind::AdminFreezes, std::nullopt));
+  if (rest == "/racing") {
+    // Read and change on one path: the kind tells which; a 405 allows both.
+    if (method == "GET") return {RouteMatch::Found, simple(RouteKind::AdminRacing, std::nullopt)};
+    if (method == "PUT") return {RouteMatch::Found, simple(RouteKind::AdminRacingSet, std::nullopt)};
+    return {RouteMatch::MethodNotAllowed, simple(RouteKind::AdminRacing, std::nullopt)};
+  }
+  if (rest == "/latency-penalties") {
+    return byMethod(method, simple(RouteKind::AdminLatencyPenalties, std::nullopt));
+  }
   if (rest == "/route-preview") {
     return byMethod(method, simple(RouteKind::AdminRoutePreview, std::nullopt));
   }
@@ -65,11 +83,11 @@ RouteLookup adminRoute(std::string_view method, std::string_view rest) {
   }
   constexpr std::string_view kFreezes = "/freezes/";
   if (rest.starts_with(kFreezes)) {
-    std::string_view id = rest.substr(kFreezes.size());
-    if (id.empty() || id.find('/') != std::string_view::npos) return RouteLookup{};
-    Route route = simple(RouteKind::AdminFreeze, std::nullopt);
-    route.admin_id = std::string(id);
-    return byMethod(method, std::move(route));
+    return adminIdRoute(method, rest.substr(kFreezes.size()), RouteKind::AdminFreeze);
+  }
+  constexpr std::string_view kPenalties = "/latency-penalties/";
+  if (rest.starts_with(kPenalties)) {
+    return adminIdRoute(method, rest.substr(kPenalties.size()), RouteKind::AdminLatencyPenalty);
   }
   return RouteLookup{};
 }
@@ -79,7 +97,9 @@ RouteLookup adminRoute(std::string_view method, std::string_view rest) {
 bool isAdminRoute(RouteKind kind) {
   return kind == RouteKind::AdminFreezes || kind == RouteKind::AdminFreeze ||
          kind == RouteKind::AdminRoutePreview || kind == RouteKind::AdminBreakers ||
-         kind == RouteKind::AdminBreaker;
+         kind == RouteKind::AdminBreaker || kind == RouteKind::AdminRacing ||
+         kind == RouteKind::AdminRacingSet || kind == RouteKind::AdminLatencyPenalties ||
+         kind == RouteKind::AdminLatencyPenalty;
 }
 
 RouteLookup matchRoute(std::string_view method, std::string_view path) {
@@ -133,7 +153,11 @@ std::string_view routeMethod(RouteKind kind) {
       return "POST";
     case RouteKind::AdminFreeze:
     case RouteKind::AdminBreaker:
+    case RouteKind::AdminLatencyPenalty:
       return "DELETE";
+    case RouteKind::AdminRacing:
+    case RouteKind::AdminRacingSet:
+      return "GET, PUT";
     case RouteKind::ListModels:
     case RouteKind::GeminiListModels:
     case RouteKind::Healthz:
@@ -141,6 +165,7 @@ std::string_view routeMethod(RouteKind kind) {
     case RouteKind::Metrics:
     case RouteKind::AdminFreezes:
     case RouteKind::AdminBreakers:
+    case RouteKind::AdminLatencyPenalties:
       return "GET";
   }
   return "GET";
@@ -181,6 +206,13 @@ std::string_view routeLabel(Route const& route) {
       return "/admin/breakers";
     case RouteKind::AdminBreaker:
       return "/admin/breakers/{channel}/{model}";
+    case RouteKind::AdminRacing:
+    case RouteKind::AdminRacingSet:
+      return "/admin/racing";
+    case RouteKind::AdminLatencyPenalties:
+      return "/admin/latency-penalties";
+    case RouteKind::AdminLatencyPenalty:
+      return "/admin/latency-penalties/{id}";
   }
   return "";
 }

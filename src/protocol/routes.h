@@ -27,6 +27,10 @@ enum class RouteKind {
   AdminRoutePreview,  ///< POST /admin/route-preview
   AdminBreakers,      ///< GET /admin/breakers
   AdminBreaker,       ///< DELETE /admin/breakers/{channel}/{model}: reset to closed
+  AdminRacing,            ///< GET /admin/racing
+  AdminRacingSet,         ///< PUT /admin/racing: the global switch and cost preference
+  AdminLatencyPenalties,  ///< GET /admin/latency-penalties
+  AdminLatencyPenalty,    ///< DELETE /admin/latency-penalties/{id}
 };
 
 /// Whether the route belongs to the admin API (/admin/*): authorised by the admin token, before
@@ -40,8 +44,8 @@ struct Route {
   std::optional<Protocol> protocol;
   std::string gemini_model;    ///< Gemini routes: the model id, percent-decoded, no "models/"
   bool gemini_stream = false;  ///< GeminiGenerate: the method was streamGenerateContent
-  std::string admin_id;        ///< AdminFreeze: the freeze id from the path, as sent;
-                               ///< AdminBreaker: "{channel}/{model}" (the model may hold '/')
+  std::string admin_id;        ///< AdminFreeze, AdminLatencyPenalty: the id from the path, as
+                               ///< sent; AdminBreaker: "{channel}/{model}" (the model may hold '/')
 };
 
 /// Outcome of a lookup.
@@ -61,7 +65,8 @@ struct RouteLookup {
 /// `/models/...`, with a percent-encoded model id that may carry a redundant `models/` prefix.
 RouteLookup matchRoute(std::string_view method, std::string_view path);
 
-/// The one HTTP method the route answers (for an `Allow` header on 405).
+/// The HTTP method the route answers, or for a path with several, all of them ("GET, PUT" on
+/// /admin/racing): the `Allow` header of a 405.
 std::string_view routeMethod(RouteKind kind);
 
 /// Canonical path of the route, with `{model}` and `{id}` unexpanded: a bounded label for logs and metrics.

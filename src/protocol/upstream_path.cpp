@@ -52,6 +52,10 @@ std::string upstreamPath(std::string_view path_prefix, Route const& route,
     case RouteKind::AdminRoutePreview:
     case RouteKind::AdminBreakers:
     case RouteKind::AdminBreaker:
+    case RouteKind::AdminRacing:
+    case RouteKind::AdminRacingSet:
+    case RouteKind::AdminLatencyPenalties:
+    case RouteKind::AdminLatencyPenalty:
       return {};
   }
   return {};

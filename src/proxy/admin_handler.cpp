@@ -9,6 +9,9 @@
 #include "protocol/admin_auth.h"
 #include "protocol/percent_encoding.h"
 #include "protocol/routes.h"
+#include "proxy/racing_admin.h"
+#include "racing/racing_state.h"
+#include "telemetry/log.h"
 
 namespace llmux::proxy {
 
@@ -26,6 +29,14 @@ void appendField(std::string& out, std::string_view name, std::string_view value
 Task<void> sendError(RequestContext& ctx, int status, std::string_view message,
                      std::string_view type) {
   co_await sendAdminJson(ctx, status, adminErrorJson(message, type), message);
+}
+
+/// 204: the thing named by the path is gone (lifted, reset, cleared).
+Task<void> sendNoContent(RequestContext& ctx) {
+  HeaderList headers;
+  headers.add("X-Request-Id", ctx.request_id);
+  ctx.record.status = 204;
+  co_await ctx.response.send(204, headers, "");
 }
 
 }  // namespace
@@ -168,6 +179,18 @@ Task<void> AdminHandler::serve(RequestContext& ctx) {
     case RouteKind::AdminBreaker:
       co_await serveBreakerReset(ctx);
       co_return;
+    case RouteKind::AdminRacing:
+      co_await serveRacing(ctx);
+      co_return;
+    case RouteKind::AdminRacingSet:
+      co_await serveRacingSet(ctx);
+      co_return;
+    case RouteKind::AdminLatencyPenalties:
+      co_await serveLatencyPenalties(ctx);
+      co_return;
+    case RouteKind::AdminLatencyPenalty:
+      co_await serveLatencyPenaltyClear(ctx);
+      co_return;
     case RouteKind::AdminRoutePreview:
       if (preview) {
         co_await preview(ctx);
@@ -192,10 +215,7 @@ Task<void> AdminHandler::serveLift(RequestContext& ctx) {
     co_await sendError(ctx, 404, "no active freeze with this id", "not_found_error");
     co_return;
   }
-  HeaderList headers;
-  headers.add("X-Request-Id", ctx.request_id);
-  ctx.record.status = 204;
-  co_await ctx.response.send(204, headers, "");
+  co_await sendNoContent(ctx);
 }
 
 Task<void> AdminHandler::serveBreakers(RequestContext& ctx) {
@@ -211,10 +231,44 @@ Task<void> AdminHandler::serveBreakerReset(RequestContext& ctx) {
     co_await sendError(ctx, 404, "no breaker for this channel and model", "not_found_error");
     co_return;
   }
-  HeaderList headers;
-  headers.add("X-Request-Id", ctx.request_id);
-  ctx.record.status = 204;
-  co_await ctx.response.send(204, headers, "");
+  co_await sendNoContent(ctx);
+}
+
+Task<void> AdminHandler::serveRacing(RequestContext& ctx) {
+  co_await sendAdminJson(ctx, 200,
+                         racingJson(racing_, ctx.catalog->settings().racing, clock_.now()));
+}
+
+Task<void> AdminHandler::serveRacingSet(RequestContext& ctx) {
+  auto change = parseRacingChange(ctx.request.body);
+  if (!change.ok()) {
+    co_await sendError(ctx, 400, change.error().message, "invalid_request_error");
+    co_return;
+  }
+  // Holds at once; the state store's write is queued for the racing writer's thread.
+  applyRacingChange(racing_, *change);
+  config::RacingSettings const& settings = ctx.catalog->settings().racing;
+  if (change->enabled || change->cost_preference) {
+    telemetry::logInfo("racing set through the admin API: enabled {} ({}), cost preference {} ({})",
+                       racing_.enabled(settings) ? "true" : "false",
+                       racing_.enabledOverride() ? "admin" : "config",
+                       config::costPreferenceName(racing_.preference(settings)),
+                       racing_.preferenceOverride() ? "admin" : "config");
+  }
+  co_await sendAdminJson(ctx, 200, racingJson(racing_, settings, clock_.now()));
+}
+
+Task<void> AdminHandler::serveLatencyPenalties(RequestContext& ctx) {
+  co_await sendAdminJson(
+      ctx, 200, latencyPenaltiesJson(racing_.latency.list(clock_.wallNow()), ctx.catalog->settings()));
+}
+
+Task<void> AdminHandler::serveLatencyPenaltyClear(RequestContext& ctx) {
+  if (!racing_.latency.clear(ctx.route.admin_id)) {
+    co_await sendError(ctx, 404, "no latency penalty with this id", "not_found_error");
+    co_return;
+  }
+  co_await sendNoContent(ctx);
 }
 
 }  // namespace llmux::proxy

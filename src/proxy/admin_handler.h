@@ -10,6 +10,10 @@
 #include "routing/breakers.h"
 #include "routing/freezes.h"
 
+namespace llmux::racing {
+class RacingState;
+}
+
 namespace llmux::proxy {
 
 /// The admin API (/admin/*): every route requires the admin token of the pinned configuration
@@ -21,6 +25,11 @@ namespace llmux::proxy {
 ///   POST   /admin/route-preview  → the `preview` hook (501 while unset)
 ///   GET    /admin/breakers       → 200 {"breakers":[...]} (breakersJson)
 ///   DELETE /admin/breakers/{channel}/{model} → 204 when reset to closed, 404 when unknown
+///   GET    /admin/racing         → 200 racingJson
+///   PUT    /admin/racing         → 200 racingJson after the change (kept in the state store),
+///                                  400 for a body parseRacingChange refuses
+///   GET    /admin/latency-penalties      → 200 latencyPenaltiesJson
+///   DELETE /admin/latency-penalties/{id} → 204 when cleared, 404 when unknown
 ///
 /// The gateway dispatches admin routes here before client (gateway key) admission. Thread-safe
 /// as long as `preview` is set before serving starts.
@@ -30,8 +39,9 @@ class AdminHandler {
   /// knows the planner); while unset the route answers 501.
   using PreviewHook = std::function<net::Task<void>(RequestContext&)>;
 
-  AdminHandler(routing::FreezeTable& freezes, routing::BreakerBoard& breakers, TimeSource const& clock)
-      : freezes_(freezes), breakers_(breakers), clock_(clock) {}
+  AdminHandler(routing::FreezeTable& freezes, routing::BreakerBoard& breakers,
+               racing::RacingState& racing, TimeSource const& clock)
+      : freezes_(freezes), breakers_(breakers), racing_(racing), clock_(clock) {}
 
   /// Serves `ctx.route`, which must be an admin route (protocol::isAdminRoute).
   net::Task<void> serve(RequestContext& ctx);
@@ -43,9 +53,14 @@ class AdminHandler {
   net::Task<void> serveLift(RequestContext& ctx);
   net::Task<void> serveBreakers(RequestContext& ctx);
   net::Task<void> serveBreakerReset(RequestContext& ctx);
+  net::Task<void> serveRacing(RequestContext& ctx);
+  net::Task<void> serveRacingSet(RequestContext& ctx);
+  net::Task<void> serveLatencyPenalties(RequestContext& ctx);
+  net::Task<void> serveLatencyPenaltyClear(RequestContext& ctx);
 
   routing::FreezeTable& freezes_;
   routing::BreakerBoard& breakers_;
+  racing::RacingState& racing_;
   TimeSource const& clock_;
 };
 

@@ -139,7 +139,7 @@ std::string gateReasons(routing::RoutePlan const& plan) {
 
 GatewayHandler::GatewayHandler(GatewayServices& services, http::UpstreamPool& pool)
     : services_(services), forwarder_(services, pool),
-      admin_(services.freezes, services.breakers, services.clock),
+      admin_(services.freezes, services.breakers, services.racing, services.clock),
       rng_(std::random_device{}()) {
   admin_.preview = [this](RequestContext& ctx) { return servePreview(ctx); };
 }

@@ -25,14 +25,30 @@ std::string LatencyMemory::idOf(Combination const& combination) {
   return out;
 }
 
+void LatencyMemory::saved(Combination const& combination, State const& state) {
+  if (sink_) {
+    sink_->latencySaved({idOf(combination), combination, state.slow_streak, state.degraded,
+                         state.updated_at});
+  }
+}
+
+void LatencyMemory::removed(Combination const& combination) {
+  if (sink_) sink_->latencyRemoved(idOf(combination));
+}
+
 void LatencyMemory::forgetExpired(WallTime now) {
-  std::erase_if(states_, [&](auto const& item) { return now - item.second.updated_at > kKeep; });
+  std::erase_if(states_, [&](auto const& item) {
+    if (now - item.second.updated_at <= kKeep) return false;
+    removed(item.first);
+    return true;
+  });
 }
 
 LatencyMemory::State* LatencyMemory::find(Combination const& combination, WallTime now) {
   auto it = states_.find(combination);
   if (it == states_.end()) return nullptr;
   if (now - it->second.updated_at > kKeep) {
+    removed(it->first);
     states_.erase(it);
     return nullptr;
   }
@@ -45,11 +61,10 @@ LatencyMemory::Change LatencyMemory::noteSlow(Combination const& combination, Wa
   State& state = states_[combination];
   state.updated_at = now;
   state.slow_streak = std::min(state.slow_streak + 1, kSlowStreak);
-  if (state.slow_streak >= kSlowStreak && !state.degraded) {
-    state.degraded = true;
-    return Change::Degraded;
-  }
-  return Change::None;
+  bool const degrades = state.slow_streak >= kSlowStreak && !state.degraded;
+  if (degrades) state.degraded = true;
+  saved(combination, state);
+  return degrades ? Change::Degraded : Change::None;
 }
 
 LatencyMemory::Change LatencyMemory::noteFast(Combination const& combination, WallTime now) {
@@ -58,6 +73,7 @@ LatencyMemory::Change LatencyMemory::noteFast(Combination const& combination, Wa
   if (!state) return Change::None;
   bool const was_degraded = state->degraded;
   states_.erase(combination);  // nothing left to remember
+  removed(combination);
   return was_degraded ? Change::Recovered : Change::None;
 }
 
@@ -96,11 +112,26 @@ bool LatencyMemory::clear(std::string const& id) {
   std::lock_guard lock(mutex_);
   for (auto it = states_.begin(); it != states_.end(); ++it) {
     if (idOf(it->first) == id) {
+      removed(it->first);
       states_.erase(it);
       return true;
     }
   }
   return false;
+}
+
+void LatencyMemory::load(std::vector<Entry> const& entries, WallTime now) {
+  std::lock_guard lock(mutex_);
+  for (Entry const& entry : entries) {
+    if (now - entry.updated_at > kKeep) continue;
+    states_[entry.combination] = {std::clamp(entry.slow_streak, 0, kSlowStreak), entry.degraded,
+                                  entry.updated_at};
+  }
+}
+
+void LatencyMemory::setSink(LatencySink* sink) {
+  std::lock_guard lock(mutex_);
+  sink_ = sink;
 }
 
 }  // namespace llmux::racing

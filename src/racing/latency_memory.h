@@ -3,7 +3,8 @@
 // Latency learning: a (channel key, upstream model, task class) combination that keeps being slow
 // to its first token is marked degraded — a soft penalty in the router's score and never a
 // shadow — until one fast sample shows it recovered. Slowness is not a missing capability, so it
-// never excludes. Thread-safe.
+// never excludes. Evidence is kept for a day, across restarts: a sink (the state store's writer)
+// is told every change, and start-up loads what it kept. Thread-safe.
 
 #include <cstddef>
 #include <map>
@@ -23,6 +24,8 @@ struct Combination {
 
   auto operator<=>(Combination const&) const = default;
 };
+
+class LatencySink;
 
 class LatencyMemory {
  public:
@@ -63,6 +66,12 @@ class LatencyMemory {
   /// The id `list` gives a combination.
   static std::string idOf(Combination const& combination);
 
+  /// Start-up: the entries kept before a restart (`list`'s, ids aside: they are derived). Those
+  /// older than kKeep at `now` are dropped. The sink is not told: the entries came from it.
+  void load(std::vector<Entry> const& entries, WallTime now);
+  /// Where every later change is told (nullptr: none). Set before the memory is shared.
+  void setSink(LatencySink* sink);
+
  private:
   struct State {
     int slow_streak = 0;
@@ -71,9 +80,23 @@ class LatencyMemory {
   };
   void forgetExpired(WallTime now);
   State* find(Combination const& combination, WallTime now);
+  void saved(Combination const& combination, State const& state);
+  void removed(Combination const& combination);
 
   std::mutex mutex_;
   std::map<Combination, State> states_;
+  LatencySink* sink_ = nullptr;
+};
+
+/// Keeps a LatencyMemory's entries (the state store's writer). Told under the memory's lock, so
+/// the calls come in the order of the changes; they must only queue, never wait for a disk.
+class LatencySink {
+ public:
+  virtual ~LatencySink() = default;
+  /// The entry was created or changed; `entry` is what it is now.
+  virtual void latencySaved(LatencyMemory::Entry const& entry) = 0;
+  /// The entry is gone: recovered, expired or cleared by an operator.
+  virtual void latencyRemoved(std::string const& id) = 0;
 };
 
 }  // namespace llmux::racing

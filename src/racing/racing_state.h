@@ -29,6 +29,16 @@ struct RaceCounters {
   std::atomic<std::uint64_t> loser_tokens{0};     ///< tokens losers reported (racing overhead)
 };
 
+/// Keeps the admin switches across restarts (the state store's writer).
+class SwitchSink {
+ public:
+  virtual ~SwitchSink() = default;
+  /// An operator changed the switches: keep them as the state's `enabledOverride()` and
+  /// `preferenceOverride()` are when the write is made (so the last change wins, whatever the
+  /// order of concurrent calls). Called on an I/O thread: it must only queue.
+  virtual void switchesChanged() = 0;
+};
+
 class RacingState {
  public:
   explicit RacingState(config::RacingSettings const& settings)
@@ -67,6 +77,12 @@ class RacingState {
     if (set < 0) return std::nullopt;
     return static_cast<config::CostPreference>(set);
   }
+  /// Where `switchesChanged` goes (nullptr: nowhere). Set before serving.
+  void setSwitchSink(SwitchSink* sink) { switch_sink_.store(sink, std::memory_order_release); }
+  /// After an operator's overrideEnabled / overridePreference: has the sink keep them.
+  void switchesChanged() {
+    if (SwitchSink* sink = switch_sink_.load(std::memory_order_acquire)) sink->switchesChanged();
+  }
 
   ThresholdRegistry thresholds;
   LatencyMemory latency;
@@ -78,6 +94,7 @@ class RacingState {
  private:
   std::atomic<int> enabled_override_{-1};     ///< -1: the configuration's
   std::atomic<int> preference_override_{-1};  ///< -1: the configuration's
+  std::atomic<SwitchSink*> switch_sink_{nullptr};
 };
 
 }  // namespace llmux::racing

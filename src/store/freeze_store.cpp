@@ -3,10 +3,8 @@
 #include <chrono>
 #include <optional>
 #include <string_view>
-#include <system_error>
 
-#include "store/sqlite_schema.h"
-#include "store/sqlite_store.h"
+#include "store/state_dir.h"
 
 namespace llmux::store {
 namespace {
@@ -44,20 +42,9 @@ std::optional<config::FreezePeriod> periodNamed(std::string_view name) {
 
 Result<std::unique_ptr<SqliteFreezeStore>> SqliteFreezeStore::open(
     std::filesystem::path const& state_dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(state_dir, ec);
-  if (ec) {
-    return makeError(ErrorKind::Internal,
-                     "cannot create state directory '" + state_dir.string() + "': " + ec.message());
-  }
-  auto db = SqliteDb::open((state_dir / SqliteStore::kFileName).string());
+  // Full durability: a freeze is rare and must survive a crash.
+  auto db = openStateDatabase(state_dir, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;");
   if (!db.ok()) return db.takeError();
-  // The same journal mode as the request log (WAL is a property of the file; setting it again is
-  // harmless) and full durability: a freeze is rare and must survive a crash.
-  if (auto r = db->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"); !r.ok()) {
-    return r.error();
-  }
-  if (auto r = migrate(*db); !r.ok()) return r.error();
   return std::unique_ptr<SqliteFreezeStore>(new SqliteFreezeStore(std::move(*db)));
 }
 

@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "store/writer_support.h"
-#include "telemetry/failure_burst_log.h"
 
 namespace llmux::store {
 
@@ -52,25 +51,10 @@ void FreezeWriter::enqueue(Op op) {
 }
 
 void FreezeWriter::run() {
-  telemetry::FailureBurstLog failures("freeze persistence", options_.failure_log_interval);
-  QueueDropLog drops("freeze persistence queue", "write(s)", options_.failure_log_interval);
-  std::vector<Op> batch;
-  while (queue_.popBatch(batch)) {
-    for (Op const& op : batch) {
-      Result<void> written = writeWithRetries(options_.write_retries, [&] {
-        return op.freeze ? rows_.save(*op.freeze) : rows_.remove(op.id);
-      });
-      if (written.ok()) {
-        failures.succeeded();
-      } else {
-        failed_.fetch_add(1, std::memory_order_relaxed);
-        failures.failed(clock_.now(), written.error().message);
-      }
-    }
-    drops.check(clock_.now(), queue_.dropped());
-    queue_.markDone(batch.size());
-    batch.clear();
-  }
+  OpWriterTuning tuning{"freeze persistence", options_.write_retries, options_.failure_log_interval};
+  runOpWriter(queue_, tuning, clock_, failed_, [&](Op const& op) {
+    return op.freeze ? rows_.save(*op.freeze) : rows_.remove(op.id);
+  });
 }
 
 }  // namespace llmux::store

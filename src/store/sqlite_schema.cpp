@@ -91,6 +91,26 @@ ALTER TABLE attempts ADD COLUMN route_score TEXT;
     R"sql(
 ALTER TABLE attempts ADD COLUMN first_token_ms REAL;
 )sql",
+    // 5: racing (docs/racing.md). The switches an operator set with PUT /admin/racing, one row
+    // (NULL: the configuration's; the preference by its config name), and latency learning per
+    // (channel key id, upstream model, task class), kept 24 h. Key ids hold no secret.
+    R"sql(
+CREATE TABLE racing_switches (
+  id              INTEGER PRIMARY KEY CHECK (id = 1),
+  enabled         INTEGER,
+  cost_preference TEXT,
+  updated_ms      INTEGER NOT NULL
+);
+CREATE TABLE latency_penalties (
+  id             TEXT    PRIMARY KEY,
+  key_id         TEXT    NOT NULL,
+  upstream_model TEXT    NOT NULL,
+  task_class     TEXT    NOT NULL,
+  slow_streak    INTEGER NOT NULL,
+  degraded       INTEGER NOT NULL,
+  updated_ms     INTEGER NOT NULL
+) WITHOUT ROWID;
+)sql",
 };
 
 constexpr int kVersion = static_cast<int>(std::size(kMigrations));

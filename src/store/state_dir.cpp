@@ -1,6 +1,11 @@
 #include "store/state_dir.h"
 
 #include <cstdlib>
+#include <string>
+#include <system_error>
+
+#include "store/sqlite_schema.h"
+#include "store/sqlite_store.h"
 
 namespace llmux::store {
 
@@ -12,6 +17,20 @@ std::filesystem::path resolveStateDir(std::string_view configured, char const* l
 
 std::filesystem::path resolveStateDir(std::string_view configured) {
   return resolveStateDir(configured, std::getenv("LLMUX_HOME"));  // NOLINT(concurrency-mt-unsafe)
+}
+
+Result<SqliteDb> openStateDatabase(std::filesystem::path const& state_dir, char const* pragmas) {
+  std::error_code ec;
+  std::filesystem::create_directories(state_dir, ec);
+  if (ec) {
+    return makeError(ErrorKind::Internal,
+                     "cannot create state directory '" + state_dir.string() + "': " + ec.message());
+  }
+  auto db = SqliteDb::open((state_dir / SqliteStore::kFileName).string());
+  if (!db.ok()) return db.takeError();
+  if (auto r = db->exec(pragmas); !r.ok()) return r.error();
+  if (auto r = migrate(*db); !r.ok()) return r.error();
+  return db;
 }
 
 }  // namespace llmux::store

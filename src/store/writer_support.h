@@ -1,13 +1,16 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "core/clock.h"
 #include "core/result.h"
+#include "store/record_queue.h"
 #include "telemetry/failure_burst_log.h"
 
 // What the store's writer threads share. All of it runs on a writer thread, never on a request
@@ -53,5 +56,38 @@ class QueueDropLog {
   std::string items_;
   std::uint64_t seen_ = 0;
 };
+
+/// How a writer of queued operations (freezes, racing) retries and logs.
+struct OpWriterTuning {
+  std::string what;  ///< names the writer in log lines ("freeze persistence")
+  int write_retries = 3;
+  std::chrono::seconds failure_log_interval{60};
+};
+
+/// The loop of a writer thread that makes queued operations one at a time, in order: each with
+/// retries (`write(op)` returns Result<void>); one given up on is counted in `failed` and logged
+/// once per burst, and what a full queue dropped is logged after each batch. Returns once the
+/// queue is closed and drained.
+template <class Op, class Write>
+void runOpWriter(WriteQueue<Op>& queue, OpWriterTuning const& tuning, TimeSource const& clock,
+                 std::atomic<std::uint64_t>& failed, Write&& write) {
+  telemetry::FailureBurstLog failures(tuning.what, tuning.failure_log_interval);
+  QueueDropLog drops(tuning.what + " queue", "write(s)", tuning.failure_log_interval);
+  std::vector<Op> batch;
+  while (queue.popBatch(batch)) {
+    for (Op const& op : batch) {
+      Result<void> written = writeWithRetries(tuning.write_retries, [&] { return write(op); });
+      if (written.ok()) {
+        failures.succeeded();
+      } else {
+        failed.fetch_add(1, std::memory_order_relaxed);
+        failures.failed(clock.now(), written.error().message);
+      }
+    }
+    drops.check(clock.now(), queue.dropped());
+    queue.markDone(batch.size());
+    batch.clear();
+  }
+}
 
 }  // namespace llmux::store

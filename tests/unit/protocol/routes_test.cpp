@@ -38,6 +38,12 @@ TEST(Routes, MatchesEveryRouteWithAndWithoutTheV1Prefix) {
        std::nullopt},
       {"POST", "/admin/route-preview", RouteMatch::Found, RouteKind::AdminRoutePreview,
        std::nullopt},
+      {"GET", "/admin/racing", RouteMatch::Found, RouteKind::AdminRacing, std::nullopt},
+      {"PUT", "/admin/racing", RouteMatch::Found, RouteKind::AdminRacingSet, std::nullopt},
+      {"GET", "/admin/latency-penalties", RouteMatch::Found, RouteKind::AdminLatencyPenalties,
+       std::nullopt},
+      {"DELETE", "/admin/latency-penalties/0123456789abcdef", RouteMatch::Found,
+       RouteKind::AdminLatencyPenalty, std::nullopt},
       // Known paths, wrong method.
       {"GET", "/v1/chat/completions", RouteMatch::MethodNotAllowed, RouteKind::ChatCompletions,
        Protocol::OpenAiChat},
@@ -51,6 +57,12 @@ TEST(Routes, MatchesEveryRouteWithAndWithoutTheV1Prefix) {
        std::nullopt},
       {"GET", "/admin/route-preview", RouteMatch::MethodNotAllowed, RouteKind::AdminRoutePreview,
        std::nullopt},
+      {"POST", "/admin/racing", RouteMatch::MethodNotAllowed, RouteKind::AdminRacing,
+       std::nullopt},
+      {"DELETE", "/admin/latency-penalties", RouteMatch::MethodNotAllowed,
+       RouteKind::AdminLatencyPenalties, std::nullopt},
+      {"GET", "/admin/latency-penalties/0123", RouteMatch::MethodNotAllowed,
+       RouteKind::AdminLatencyPenalty, std::nullopt},
       {"post", "/v1/responses", RouteMatch::MethodNotAllowed, RouteKind::Responses,
        Protocol::OpenAiResponses},
   };
@@ -150,6 +162,26 @@ TEST(Routes, AdminRoutes) {
   EXPECT_TRUE(isAdminRoute(RouteKind::AdminRoutePreview));
   EXPECT_FALSE(isAdminRoute(RouteKind::Metrics));
   EXPECT_FALSE(isAdminRoute(RouteKind::ChatCompletions));
+}
+
+TEST(Routes, RacingAdminRoutes) {
+  auto lookup = matchRoute("DELETE", "/admin/latency-penalties/00ff00ff00ff00ff");
+  ASSERT_EQ(lookup.match, RouteMatch::Found);
+  EXPECT_EQ(lookup.route.admin_id, "00ff00ff00ff00ff");
+  EXPECT_EQ(routeLabel(lookup.route), "/admin/latency-penalties/{id}");
+  EXPECT_EQ(matchRoute("DELETE", "/admin/latency-penalties/").match, RouteMatch::NotFound);
+  EXPECT_EQ(matchRoute("DELETE", "/admin/latency-penalties/a/b").match, RouteMatch::NotFound);
+  EXPECT_EQ(routeLabel(matchRoute("GET", "/admin/latency-penalties").route),
+            "/admin/latency-penalties");
+  EXPECT_EQ(routeLabel(matchRoute("GET", "/admin/racing").route), "/admin/racing");
+  EXPECT_EQ(routeLabel(matchRoute("PUT", "/admin/racing").route), "/admin/racing");
+  // One path, two methods: a 405 allows both.
+  EXPECT_EQ(routeMethod(matchRoute("DELETE", "/admin/racing").route.kind), "GET, PUT");
+  EXPECT_EQ(routeMethod(RouteKind::AdminLatencyPenalty), "DELETE");
+  for (auto kind : {RouteKind::AdminRacing, RouteKind::AdminRacingSet,
+                    RouteKind::AdminLatencyPenalties, RouteKind::AdminLatencyPenalty}) {
+    EXPECT_TRUE(isAdminRoute(kind));
+  }
 }
 
 TEST(Routes, GeminiCountTokens) {

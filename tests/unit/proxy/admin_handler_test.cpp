@@ -2,55 +2,14 @@
 
 #include <gtest/gtest.h>
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/io_context.hpp>
 #include <boost/json/parse.hpp>
 
-#include "http/cancellation.h"
-#include "http/response_writer.h"
-#include "http/server_request.h"
-#include "protocol/routes.h"
+#include "admin_fixture.h"
 
 namespace llmux::proxy {
 namespace {
 
 namespace json = boost::json;
-
-/// Keeps what the handler sent.
-class RecordingWriter final : public http::ResponseWriter {
- public:
-  net::Task<bool> send(int s, HeaderList const& h, std::string_view b) override {
-    status = s;
-    headers = h;
-    body = std::string(b);
-    co_return true;
-  }
-  net::Task<bool> beginBody(int, HeaderList const&, std::optional<std::uint64_t>,
-                            std::string_view) override {
-    co_return false;
-  }
-  net::Task<bool> writeBody(std::string_view) override { co_return false; }
-  net::Task<bool> endBody(std::string_view) override { co_return false; }
-  void breakConnection() override {}
-  bool headSent() const override { return status != 0; }
-  std::uint64_t bodyBytesSent() const override { return body.size(); }
-  MonoTime firstByteAt() const override { return {}; }
-  http::Cancellation& cancellation() override { return cancellation_; }
-
-  int status = 0;
-  HeaderList headers;
-  std::string body;
-
- private:
-  http::Cancellation cancellation_;
-};
-
-std::shared_ptr<const routing::Catalog> catalogWithToken(std::string token) {
-  auto settings = std::make_shared<config::Settings>();
-  settings->admin_token = std::move(token);
-  return std::make_shared<const routing::Catalog>(settings);
-}
 
 config::FreezeRule forbidden() {
   config::FreezeRule rule;
@@ -58,37 +17,6 @@ config::FreezeRule forbidden() {
   rule.status = 403;
   return rule;
 }
-
-struct Exchange {
-  int status;
-  std::string body;
-};
-
-class AdminHandlerTest : public ::testing::Test {
- protected:
-  Exchange call(std::string method, std::string path, std::string token) {
-    http::ServerRequest request;
-    request.method = method;
-    request.target = path;
-    if (!token.empty()) request.headers.add("Authorization", "Bearer " + token);
-    RecordingWriter writer;
-    RequestContext ctx{request, writer};
-    ctx.catalog = catalog;
-    ctx.request_id = "req-1";
-    ctx.route = protocol::matchRoute(method, path).route;
-    boost::asio::io_context io;
-    boost::asio::co_spawn(io, handler.serve(ctx), boost::asio::detached);
-    io.run();
-    EXPECT_EQ(ctx.record.status, writer.status);
-    return {writer.status, writer.body};
-  }
-
-  ManualTimeSource clock;
-  routing::FreezeTable freezes{clock};
-  routing::BreakerBoard breakers;
-  AdminHandler handler{freezes, breakers, clock};
-  std::shared_ptr<const routing::Catalog> catalog = catalogWithToken("adm");
-};
 
 TEST_F(AdminHandlerTest, ListsFreezesWithLabelsNeverSecrets) {
   freezes.apply(forbidden(), {"openai", "kid-secretish", "openai#0", "gpt-4o"}, std::nullopt,

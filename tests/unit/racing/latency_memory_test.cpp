@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace llmux::racing {
 namespace {
 
@@ -83,6 +86,71 @@ TEST(LatencyMemory, EntriesAreListedAndClearedByAStableId) {
   EXPECT_FALSE(memory.clear(entries[0].id));
   EXPECT_FALSE(memory.degraded(kSlowRelay, kT0));
   EXPECT_EQ(memory.list(kT0).size(), 1u);
+}
+
+/// Writes down what a sink is told, as "save <id> <streak> <degraded>" and "remove <id>".
+class RecordingSink final : public LatencySink {
+ public:
+  void latencySaved(LatencyMemory::Entry const& entry) override {
+    told.push_back("save " + entry.id + " " + std::to_string(entry.slow_streak) +
+                   (entry.degraded ? " degraded" : ""));
+    last_saved = entry;
+  }
+  void latencyRemoved(std::string const& id) override { told.push_back("remove " + id); }
+
+  std::vector<std::string> told;
+  LatencyMemory::Entry last_saved;
+};
+
+TEST(LatencyMemory, EveryChangeIsToldToTheSinkInOrder) {
+  LatencyMemory memory;
+  RecordingSink sink;
+  memory.setSink(&sink);
+  std::string const id = LatencyMemory::idOf(kSlowRelay);
+  for (int i = 0; i < 3; ++i) memory.noteSlow(kSlowRelay, kT0 + std::chrono::seconds(i));
+  EXPECT_EQ(sink.last_saved.combination, kSlowRelay);
+  EXPECT_EQ(sink.last_saved.updated_at, kT0 + 2s);
+  memory.noteFirstToken(kSlowRelay, 6s, 8s, kT0 + 3s);  // neither slow nor fast: nothing changes
+  memory.noteFast(kSlowRelay, kT0 + 4s);                 // recovered: forgotten
+  memory.noteFast(kSlowRelay, kT0 + 5s);                 // nothing left to forget
+  memory.noteSlow(kSlowRelay, kT0 + 6s);
+  EXPECT_TRUE(memory.clear(id));
+  memory.noteSlow(kSlowRelay, kT0 + 7s);
+  memory.list(kT0 + 7s + 24h + 1s);  // expired
+  EXPECT_EQ(sink.told, (std::vector<std::string>{
+                           "save " + id + " 1", "save " + id + " 2", "save " + id + " 3 degraded",
+                           "remove " + id, "save " + id + " 1", "remove " + id,
+                           "save " + id + " 1", "remove " + id}));
+  memory.setSink(nullptr);
+  memory.noteSlow(kSlowRelay, kT0);
+  EXPECT_EQ(sink.told.size(), 8u);
+}
+
+TEST(LatencyMemory, LoadsKeptEntriesAndDropsThoseOverADayOld) {
+  Combination mild{"relay-b/77aa", "gpt-4o", "unknown"};
+  Combination old{"relay-c/0101", "gemini-2.5-pro", "chat"};
+  std::vector<LatencyMemory::Entry> kept{
+      {"ignored", kSlowRelay, 3, true, kT0 - 23h},
+      {"", mild, 1, false, kT0 - 1h},
+      {"", old, 3, true, kT0 - 24h - 1s},
+  };
+  LatencyMemory memory;
+  RecordingSink sink;
+  memory.setSink(&sink);
+  memory.load(kept, kT0);
+  EXPECT_TRUE(sink.told.empty()) << "what was loaded came from the store";
+  EXPECT_TRUE(memory.degraded(kSlowRelay, kT0));
+  EXPECT_FALSE(memory.degraded(old, kT0));
+  auto entries = memory.list(kT0);
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].id, LatencyMemory::idOf(kSlowRelay));  // ids are derived, not loaded
+  EXPECT_EQ(entries[1].combination, mild);
+  EXPECT_EQ(entries[1].slow_streak, 1);
+  // The streak goes on from where it was: two more slow pieces of evidence degrade.
+  memory.noteSlow(mild, kT0);
+  EXPECT_EQ(memory.noteSlow(mild, kT0), LatencyMemory::Change::Degraded);
+  // Kept for a day from its last evidence, as before the restart.
+  EXPECT_FALSE(memory.degraded(kSlowRelay, kT0 + 1h + 1s));
 }
 
 }  // namespace

@@ -440,9 +440,10 @@ TEST(SqliteSchema, AVersionThreeDatabaseGainsTheFirstTokenColumnAndKeepsItsRows)
   { ASSERT_TRUE(openStore(dir.path())); }
   std::string path = (dir.path() / "llmux.db").string();
   {
-    // Back to the schema before migration 4, with a row written by that version.
+    // Back to the schema before migration 4 (and 5), with a row written by that version.
     auto db = SqliteDb::open(path);
     ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(db->exec("DROP TABLE racing_switches; DROP TABLE latency_penalties").ok());
     ASSERT_TRUE(db->exec("ALTER TABLE attempts DROP COLUMN first_token_ms").ok());
     ASSERT_TRUE(db->exec("UPDATE schema_version SET version = 3").ok());
     ASSERT_TRUE(
