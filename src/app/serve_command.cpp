@@ -22,6 +22,7 @@
 #include "racing/racing_state.h"
 #include "store/freeze_store.h"
 #include "store/freeze_writer.h"
+#include "proxy/latency_router_sync.h"
 #include "store/racing_store.h"
 #include "store/racing_writer.h"
 #include "store/sqlite_store.h"
@@ -183,6 +184,8 @@ int runServe(std::string const& config_path) {
                  restored.error().message.c_str());
     return 1;
   }
+  // Latency learning's verdicts reach the router's score (and then the writer).
+  proxy::LatencyRouterSync latency_sync(racing.latency, router_state, &racing_writer, clock.wallNow());
   std::atomic<bool> draining{false};
   store::RequestLogSink* request_log = settings->log.request_log ? store->get() : nullptr;
   proxy::AuthFailureLimiter auth_failures(clock);

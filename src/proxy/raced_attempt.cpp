@@ -107,12 +107,9 @@ racing::Combination combinationOf(config::Channel const& channel,
           std::string(task_class)};
 }
 
-/// What latency learning concluded: logged, and told to the router (factor 9 of its score).
-void applyLearning(routing::RouterState& router, racing::LatencyMemory::Change change,
-                   racing::Combination const& combination, std::string_view key_label) {
-  if (change == racing::LatencyMemory::Change::None) return;
-  router.setLatencyDegraded(combination.key_id, combination.upstream_model,
-                            change == racing::LatencyMemory::Change::Degraded);
+/// What latency learning concluded, logged (the router hears of it through LatencyRouterSync).
+void logLearning(racing::LatencyMemory::Change change, racing::Combination const& combination,
+                 std::string_view key_label) {
   if (change == racing::LatencyMemory::Change::Degraded) {
     telemetry::logWarn("racing: {} {} ({}) is slow to its first token: degraded", key_label,
                        combination.upstream_model, combination.task_class);
@@ -197,8 +194,8 @@ void Forwarder::startShadows(Race& race) {
   races.labels({"triggered"}).inc();
   // A race started for the primary is slow evidence against it.
   auto primary_combination = combinationOf(primary_channel, primary, race.arming.task_class);
-  applyLearning(services_.router_state, state.latency.noteSlow(primary_combination, wall_now),
-                primary_combination, primary_channel.keys[primary.key].label);
+  logLearning(state.latency.noteSlow(primary_combination, wall_now), primary_combination,
+              primary_channel.keys[primary.key].label);
 
   // The candidates as the shadow choice sees them, with this moment's pauses, freezes and
   // breakers (buckets are tried when a shadow starts: try, never wait).
@@ -412,11 +409,10 @@ Forwarder::AttemptResult Forwarder::settleRace(RequestContext& ctx, Race& race,
       if (!shadows_ran && ctx.profile.stream && record.first_token_ms >= 0) {
         // A plain stream teaches latency learning its first token against the threshold.
         auto combination = combinationOf(channel, candidate, race.arming.task_class);
-        applyLearning(services_.router_state,
-                      state.latency.noteFirstToken(
-                          combination, Millis(static_cast<std::int64_t>(record.first_token_ms)),
-                          race.threshold, wall_now),
-                      combination, key.label);
+        logLearning(state.latency.noteFirstToken(
+                        combination, Millis(static_cast<std::int64_t>(record.first_token_ms)),
+                        race.threshold, wall_now),
+                    combination, key.label);
       }
     } else if (!winner && (branch.index == 0 || !have_failure ||
                            result.kind == AttemptResult::Kind::Aborted)) {

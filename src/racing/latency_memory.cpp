@@ -33,7 +33,7 @@ void LatencyMemory::saved(Combination const& combination, State const& state) {
 }
 
 void LatencyMemory::removed(Combination const& combination) {
-  if (sink_) sink_->latencyRemoved(idOf(combination));
+  if (sink_) sink_->latencyRemoved(idOf(combination), combination);
 }
 
 void LatencyMemory::forgetExpired(WallTime now) {

@@ -95,8 +95,9 @@ class LatencySink {
   virtual ~LatencySink() = default;
   /// The entry was created or changed; `entry` is what it is now.
   virtual void latencySaved(LatencyMemory::Entry const& entry) = 0;
-  /// The entry is gone: recovered, expired or cleared by an operator.
-  virtual void latencyRemoved(std::string const& id) = 0;
+  /// The entry of `combination` (its id `id`) is gone: recovered, expired or cleared by an
+  /// operator.
+  virtual void latencyRemoved(std::string const& id, Combination const& combination) = 0;
 };
 
 }  // namespace llmux::racing

@@ -42,7 +42,7 @@ void RacingWriter::latencySaved(racing::LatencyMemory::Entry const& entry) {
   (void)queue_.push(Op{Op::Kind::SaveLatency, entry, {}});  // a drop is counted by the queue
 }
 
-void RacingWriter::latencyRemoved(std::string const& id) {
+void RacingWriter::latencyRemoved(std::string const& id, racing::Combination const&) {
   (void)queue_.push(Op{Op::Kind::RemoveLatency, {}, id});
 }
 

@@ -35,7 +35,7 @@ class RacingWriter final : public racing::LatencySink, public racing::SwitchSink
   Result<void> restore();
 
   void latencySaved(racing::LatencyMemory::Entry const& entry) override;
-  void latencyRemoved(std::string const& id) override;
+  void latencyRemoved(std::string const& id, racing::Combination const& combination) override;
   /// Queues a write of the switches as they are when it is made.
   void switchesChanged() override;
 

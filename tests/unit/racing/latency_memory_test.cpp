@@ -96,7 +96,9 @@ class RecordingSink final : public LatencySink {
                    (entry.degraded ? " degraded" : ""));
     last_saved = entry;
   }
-  void latencyRemoved(std::string const& id) override { told.push_back("remove " + id); }
+  void latencyRemoved(std::string const& id, Combination const&) override {
+    told.push_back("remove " + id);
+  }
 
   std::vector<std::string> told;
   LatencyMemory::Entry last_saved;
