@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "e2e/scenarios/failover_helpers.h"
+#include "e2e/scenarios/routing_support.h"
 #include "e2e/support/e2e_test.h"
 #include "e2e/support/scripted_server.h"
 
@@ -197,6 +198,150 @@ TEST_F(Racing, TheLosersConnectionClosesWithinAHundredMillisecondsOfTheClaim) {
   EXPECT_LE(closed_ms - claim_ms, 100) << "closed " << closed_ms << " ms, claimed " << claim_ms;
   EXPECT_LT(closed_ms, total_ms) << "closed before the winner's stream ended";
   ASSERT_TRUE(silent.finish(Millis(1000)).ok());
+}
+
+// ---- Latency learning: a primary that keeps losing is degraded, scored down, listed and cleared.
+
+/// The latency factor of `channel`'s candidate in a route preview of a chat request.
+std::optional<double> previewedLatency(std::uint16_t port, std::string_view channel_name) {
+  std::string request = R"({"path":"/v1/chat/completions","headers":{},"body":{"model":")" +
+                        std::string(kModel) + R"(","messages":[{"role":"user","content":"hi"}]}})";
+  auto preview = callGateway(port, routing_scenarios::adminCall("POST", "/admin/route-preview", request));
+  if (!preview.ok() || preview->status() != 200) return std::nullopt;
+  auto doc = parseObject(preview->body);
+  if (!doc.ok()) return std::nullopt;
+  for (auto const& value : doc->at("candidates").as_array()) {
+    auto const& c = value.as_object();
+    if (c.at("channel").as_string() == channel_name) {
+      return c.at("factors").as_object().at("latency").to_number<double>();
+    }
+  }
+  return std::nullopt;
+}
+
+TEST_F(Racing, APrimaryThatKeepsLosingIsDegradedScoredDownAndCanBeCleared) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto slow = channel("slow", Protocol::OpenAiChat, mock->baseUrl(), {"k-slow"}, 1);
+  slow.headers = {{"x-mock-fault", "slow-first-token=8000"}};
+  auto fast = channel("fast", Protocol::OpenAiChat, mock->baseUrl(), {"k-fast"}, 0);
+  GatewayConfig config = gatewayConfig({slow, fast}, accessLog());
+  config.extra_yaml += kRacingOn;
+  config.extra_yaml += std::string("admin_token: ") + routing_scenarios::kAdminToken + "\n";
+  auto gateway = startGateway(config);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  EXPECT_EQ(previewedLatency(gateway->port, "slow"), 1.0);
+
+  // Three races at once, each started for the same primary: three pieces of slow evidence.
+  std::vector<std::future<Result<Response>>> calls;
+  for (int i = 0; i < 3; ++i) {
+    calls.push_back(std::async(std::launch::async, [&, i] {
+      return callGateway(gateway->port, prefer(clientCall(Protocol::OpenAiChat, true), "quality_first"),
+                         "learn-" + std::to_string(i), Millis(15'000));
+    }));
+  }
+  for (auto& call : calls) {
+    auto answer = call.get();
+    ASSERT_TRUE(answer.ok()) << answer.error().message;
+    EXPECT_EQ(answer->status(), 200);
+  }
+  auto listed = callGateway(gateway->port, routing_scenarios::adminCall("GET", "/admin/latency-penalties"));
+  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  auto doc = parseObject(listed->body);
+  ASSERT_TRUE(doc.ok()) << listed->body;
+  auto const& penalties = doc->at("latency_penalties").as_array();
+  ASSERT_EQ(penalties.size(), 1u) << listed->body;
+  auto const& penalty = penalties[0].as_object();
+  EXPECT_EQ(penalty.at("key").as_string(), "slow#0");
+  EXPECT_EQ(penalty.at("degraded").as_bool(), true);
+  EXPECT_EQ(previewedLatency(gateway->port, "slow"), 0.85) << "soft: still a candidate, scored down";
+
+  std::string id(penalty.at("id").as_string());
+  auto cleared = callGateway(gateway->port,
+                             routing_scenarios::adminCall("DELETE", "/admin/latency-penalties/" + id));
+  ASSERT_TRUE(cleared.ok()) << cleared.error().message;
+  EXPECT_EQ(cleared->status(), 204) << cleared->body;
+  EXPECT_EQ(previewedLatency(gateway->port, "slow"), 1.0) << "cleared for the router too";
+}
+
+// ---- The quality gate: a fast shadow writing tool-call markup as text does not win.
+
+TEST_F(Racing, AShadowAnsweringToolsWithMarkupAsTextYieldsToTheSlowPrimary) {
+  // A relay whose stand-in model prints the tool call as text, at once.
+  ScriptedServer relay;
+  std::string const markup_chunk =
+      R"(data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m-fail",)"
+      R"("choices":[{"index":0,"delta":{"role":"assistant","content":"<tool_call>{\"name\": )"
+      R"(\"get_weather\"}</tool_call>"},"finish_reason":null}]})";
+  relay.accept()
+      .expect("\r\n\r\n")
+      .send("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n" + markup_chunk +
+            "\n\ndata: [DONE]\n\n")
+      .expectClose()
+      .start();
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto slow = channel("slow", Protocol::OpenAiChat, mock->baseUrl(), {"k-slow"}, 1);
+  slow.headers = {{"x-mock-fault", "slow-first-token=5000"}};
+  auto relay_channel = channel("relay", Protocol::OpenAiChat, loopbackUrl(relay.port()), {"k-relay"}, 0);
+  GatewayConfig config = gatewayConfig({slow, relay_channel}, accessLog());
+  config.extra_yaml += kRacingOn;
+  auto gateway = startGateway(config);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  auto call = prefer(routing_scenarios::chatCallWithTool(kModel), "quality_first");
+  call.body.insert(call.body.size() - 1, ",\"stream\":true");
+  auto answer = callGateway(gateway->port, call, "gate-1", Millis(15'000));
+  ASSERT_TRUE(answer.ok()) << answer.error().message;
+  EXPECT_EQ(answer->status(), 200) << answer->body;
+  EXPECT_EQ(answer->body.find("<tool_call>"), std::string::npos) << answer->body;
+  EXPECT_NE(answer->body.find("\"tool_calls\""), std::string::npos) << "the primary's real tool call";
+  auto line = waitForAccessLine(accessLog(), "gate-1");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  auto attempts = attemptsIn(*line);
+  ASSERT_EQ(attempts.size(), 2u) << boost::json::serialize(*line);
+  EXPECT_EQ(attempts[0].channel, "slow");
+  EXPECT_EQ(attempts[0].outcome, "racing_won");
+  EXPECT_EQ(attempts[1].channel, "relay");
+  EXPECT_EQ(attempts[1].outcome, "failover:pseudo_tool_call");
+  EXPECT_GE(line->at("first_byte_ms").to_number<double>(), 5000) << "the primary's own time";
+}
+
+// ---- A cooling candidate (its breaker open) is never a shadow.
+
+TEST_F(Racing, ACandidateWhoseBreakerIsOpenIsSkipped) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto slow = channel("slow", Protocol::OpenAiChat, mock->baseUrl(), {"k-slow"}, 2);
+  slow.headers = {{"x-mock-fault", "slow-first-token=8000"}};
+  auto cooling = channel("cooling", Protocol::OpenAiChat, mock->baseUrl(), {"k-cooling"}, 1);
+  cooling.headers = {{"x-mock-fault", "500"}};
+  cooling.breaker = BreakerSpec{.failure_threshold = 1, .open_ms = 60'000};
+  auto fast = channel("fast", Protocol::OpenAiChat, mock->baseUrl(), {"k-fast"}, 0);
+  GatewayConfig config = gatewayConfig({slow, cooling, fast}, accessLog());
+  config.extra_yaml += kRacingOn;
+  auto gateway = startGateway(config);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  // One failure opens the cooling channel's breaker (a pinned request races nothing).
+  auto pinned = clientCall(Protocol::OpenAiChat, false);
+  pinned.headers.add("X-Channel", "cooling");
+  auto opened = callGateway(gateway->port, pinned, "open-1");
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  EXPECT_EQ(opened->status(), 500) << opened->body;
+  ASSERT_TRUE(waitForAccessLine(accessLog(), "open-1").ok());
+
+  auto answer = callGateway(gateway->port, prefer(clientCall(Protocol::OpenAiChat, true), "quality_first"),
+                            "cool-1", Millis(15'000));
+  ASSERT_TRUE(answer.ok()) << answer.error().message;
+  EXPECT_EQ(answer->status(), 200) << answer->body;
+  auto line = waitForAccessLine(accessLog(), "cool-1");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  auto attempts = attemptsIn(*line);
+  ASSERT_EQ(attempts.size(), 2u) << boost::json::serialize(*line);
+  EXPECT_EQ(attempts[0].channel, "slow");
+  EXPECT_EQ(attempts[1].channel, "fast") << "the cooling channel was passed over";
+  EXPECT_EQ(attempts[1].outcome, "racing_won");
 }
 
 // ---- What does not race.
