@@ -344,6 +344,38 @@ TEST_F(Racing, ACandidateWhoseBreakerIsOpenIsSkipped) {
   EXPECT_EQ(attempts[1].outcome, "racing_won");
 }
 
+// ---- A whole (non-stream) answer races at its own floor, 10 s.
+
+TEST_F(Racing, ASlowWholeAnswerLosesToAShadowAtTheNonStreamFloor) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto slow = channel("slow", Protocol::Anthropic, mock->baseUrl(), {"k-slow"}, 1);
+  slow.headers = {{"x-mock-fault", "slow-first-byte=14000"}};
+  auto fast = channel("fast", Protocol::OpenAiResponses, mock->baseUrl(), {"k-fast"}, 0);
+  GatewayConfig config = gatewayConfig({slow, fast}, accessLog());
+  config.extra_yaml += kRacingOn;
+  auto gateway = startGateway(config);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  auto answer = callGateway(gateway->port, prefer(clientCall(Protocol::Anthropic, false), "balanced"),
+                            "whole-1", Millis(20'000));
+  ASSERT_TRUE(answer.ok()) << answer.error().message;
+  EXPECT_EQ(answer->status(), 200) << answer->body;
+  auto doc = parseObject(answer->body);
+  ASSERT_TRUE(doc.ok()) << answer->body;
+  EXPECT_EQ(doc->at("type").as_string(), "message") << "the translated winner, in the client's shape";
+  auto line = waitForAccessLine(accessLog(), "whole-1");
+  ASSERT_TRUE(line.ok()) << line.error().message;
+  auto attempts = attemptsIn(*line);
+  ASSERT_EQ(attempts.size(), 2u) << boost::json::serialize(*line);
+  EXPECT_EQ(attempts[0].outcome, "racing_lost");
+  EXPECT_EQ(attempts[1].channel, "fast");
+  EXPECT_EQ(attempts[1].outcome, "racing_won");
+  double first_byte = line->at("first_byte_ms").to_number<double>();
+  EXPECT_GE(first_byte, 10'000);
+  EXPECT_LT(first_byte, 11'000);
+}
+
 // ---- What does not race.
 
 TEST_F(Racing, AFastPrimarySendsNoShadow) {
