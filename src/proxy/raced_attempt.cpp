@@ -393,6 +393,7 @@ Forwarder::AttemptResult Forwarder::settleRace(RequestContext& ctx, Race& race,
     if (won) {
       answer = result;
       // The winner's answer is the request's.
+      if (shadows_ran) record.usage = branch.ctx.record.usage;
       ctx.record.status = branch.ctx.record.status;
       ctx.record.error = branch.ctx.record.error;
       ctx.record.usage = branch.ctx.record.usage;

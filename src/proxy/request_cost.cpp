@@ -39,9 +39,9 @@ double requestCostOf(std::map<std::string, config::ModelPrice> const& prices,
                      RequestRecord const& record) {
   double cost = record.usage ? costOf(prices, record, *record.usage) : 0;
   if (!record.racing_overhead || prices.empty()) return cost;
-  // Losers, each at its own model's price.
+  // Losers, each at its own model's price (the winner's tokens are `usage`).
   for (auto const& attempt : record.attempts) {
-    if (!attempt.usage) continue;
+    if (!attempt.usage || attempt.outcome.is(AttemptOutcome::Kind::RacingWon)) continue;
     auto it = prices.find(attempt.upstream_model);
     if (it == prices.end()) it = prices.find(record.model);
     if (it != prices.end()) cost += priced(it->second, *attempt.usage);

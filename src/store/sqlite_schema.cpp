@@ -111,6 +111,13 @@ CREATE TABLE latency_penalties (
   updated_ms     INTEGER NOT NULL
 ) WITHOUT ROWID;
 )sql",
+    // 6: a raced attempt's part (docs/racing.md: 'primary' or 'shadow'; NULL when the request did
+    // not race) and the tokens the branch reported (the winner's are the request's; a loser's
+    // are racing overhead); NULL when none were reported and for older rows.
+    R"sql(
+ALTER TABLE attempts ADD COLUMN role TEXT;
+ALTER TABLE attempts ADD COLUMN total_tokens INTEGER;
+)sql",
 };
 
 constexpr int kVersion = static_cast<int>(std::size(kMigrations));

@@ -24,8 +24,8 @@ constexpr char const* kInsertRequest =
 constexpr char const* kInsertAttempt =
     "INSERT INTO attempts (request_seq, request_id, attempt, channel, key_label, upstream_model, "
     "status, outcome, first_byte_ms, duration_ms, upstream_protocol, translated, strategy, "
-    "route_score, first_token_ms) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    "route_score, first_token_ms, role, total_tokens) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 constexpr char const* kSelectRecent =
     "SELECT seq, id, started_at, route, client_protocol, gateway_key, model, stream, channel, "
@@ -35,7 +35,7 @@ constexpr char const* kSelectRecent =
 
 constexpr char const* kSelectAttempts =
     "SELECT request_seq, channel, key_label, upstream_model, status, outcome, first_byte_ms, "
-    "duration_ms, upstream_protocol, translated, strategy, route_score, first_token_ms "
+    "duration_ms, upstream_protocol, translated, strategy, route_score, first_token_ms, role "
     "FROM attempts WHERE request_seq BETWEEN ? AND ? ORDER BY request_seq, attempt";
 
 /// attempts.route_score holds the factor text (routing::formatFactors), which starts with
@@ -322,6 +322,8 @@ Result<void> SqliteStore::writeBatch(WriterState& s, std::vector<RequestRecord> 
       if (a.strategy.empty()) qa.bindNull(13); else qa.bind(13, a.strategy);
       if (a.factors.empty()) qa.bindNull(14); else qa.bind(14, a.factors);
       bindMillis(qa, 15, a.first_token_ms);
+      if (a.role == AttemptRole::None) qa.bindNull(16); else qa.bind(16, std::string(attemptRoleName(a.role)));
+      if (a.usage) qa.bind(17, a.usage->total()); else qa.bindNull(17);
       if (auto done = qa.step(); !done.ok()) return fail(done.takeError());
     }
   }
@@ -432,6 +434,9 @@ Result<std::vector<RequestRecord>> SqliteStore::recentRequests(std::size_t limit
     a.factors = q.columnText(11);
     a.score = scoreOfFactors(a.factors);
     a.first_token_ms = columnMillis(q, 12);
+    std::string_view role = q.columnText(13);
+    if (role == "primary") a.role = AttemptRole::Primary;
+    if (role == "shadow") a.role = AttemptRole::Shadow;
     out[it->second].attempts.push_back(std::move(a));
   }
   return out;

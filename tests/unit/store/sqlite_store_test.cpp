@@ -135,6 +135,37 @@ TEST(SqliteStore, TotalTokensAreStoredAsInputPlusOutput) {
   EXPECT_EQ(stmt->columnInt(1), 0);
 }
 
+TEST(SqliteStore, ARacedAttemptKeepsItsRoleAndTokens) {
+  TempDir dir;
+  auto store = openStore(dir.path());
+  ASSERT_TRUE(store);
+  RequestRecord r = failedOverRecord("r-race");
+  r.attempts[0].outcome = AttemptOutcome::racingLost();
+  r.attempts[0].role = AttemptRole::Primary;
+  r.attempts[1].outcome = AttemptOutcome::racingWon();
+  r.attempts[1].role = AttemptRole::Shadow;
+  r.attempts[1].usage = r.usage;
+  store->record(r);
+  store->flush();
+  auto recent = store->recentRequests(1);
+  ASSERT_TRUE(recent.ok()) << recent.error().message;
+  ASSERT_EQ((*recent)[0].attempts.size(), 2u);
+  EXPECT_EQ((*recent)[0].attempts[0].role, AttemptRole::Primary);
+  EXPECT_EQ((*recent)[0].attempts[0].outcome, AttemptOutcome::racingLost());
+  EXPECT_EQ((*recent)[0].attempts[1].role, AttemptRole::Shadow);
+  EXPECT_EQ((*recent)[0].attempts[1].outcome, AttemptOutcome::racingWon());
+  auto db = SqliteDb::open((dir.path() / "llmux.db").string());
+  ASSERT_TRUE(db.ok()) << db.error().message;
+  auto stmt = db->prepare("SELECT role, total_tokens FROM attempts ORDER BY attempt");
+  ASSERT_TRUE(stmt.ok()) << stmt.error().message;
+  ASSERT_TRUE(*stmt->step());
+  EXPECT_EQ(stmt->columnText(0), "primary");
+  EXPECT_TRUE(stmt->columnIsNull(1)) << "the loser reported nothing";
+  ASSERT_TRUE(*stmt->step());
+  EXPECT_EQ(stmt->columnText(0), "shadow");
+  EXPECT_EQ(stmt->columnInt(1), 1020);
+}
+
 TEST(SqliteStore, RecentRequestsHonoursTheLimitAndKeepsDuplicateIds) {
   TempDir dir;
   auto store = openStore(dir.path());
@@ -445,6 +476,8 @@ TEST(SqliteSchema, AVersionThreeDatabaseGainsTheFirstTokenColumnAndKeepsItsRows)
     ASSERT_TRUE(db.ok());
     ASSERT_TRUE(db->exec("DROP TABLE racing_switches; DROP TABLE latency_penalties").ok());
     ASSERT_TRUE(db->exec("ALTER TABLE attempts DROP COLUMN first_token_ms").ok());
+    ASSERT_TRUE(db->exec("ALTER TABLE attempts DROP COLUMN role").ok());
+    ASSERT_TRUE(db->exec("ALTER TABLE attempts DROP COLUMN total_tokens").ok());
     ASSERT_TRUE(db->exec("UPDATE schema_version SET version = 3").ok());
     ASSERT_TRUE(
         db->exec("INSERT INTO requests (id, started_at, route, client_protocol, gateway_key, "
