@@ -269,6 +269,7 @@ TEST_F(Racing, APrimaryThatKeepsLosingIsDegradedScoredDownAndCanBeCleared) {
 TEST_F(Racing, AShadowAnsweringToolsWithMarkupAsTextYieldsToTheSlowPrimary) {
   // A relay whose stand-in model prints the tool call as text, at once.
   ScriptedServer relay;
+  relay.stepTimeout(Millis(15'000));  // it is asked at the threshold, 4 s in
   std::string const markup_chunk =
       R"(data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m-fail",)"
       R"("choices":[{"index":0,"delta":{"role":"assistant","content":"<tool_call>{\"name\": )"
