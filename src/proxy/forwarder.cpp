@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <optional>
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/this_coro.hpp>
+
 #include "http/response_writer.h"
 #include "http/server_request.h"
 #include "http/upstream_connection.h"
@@ -37,7 +41,9 @@ bool mayHideContextOverflow(int status) { return status == 413 || status == 422 
 }  // namespace
 
 Forwarder::Forwarder(GatewayServices& services, http::UpstreamPool& pool)
-    : services_(services), pool_(pool) {}
+    : services_(services),
+      pool_(pool),
+      races_armed_(services.metrics_registry.counter(telemetry::MetricId::RacesTotal).labels({"armed"})) {}
 
 Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
                                                   routing::PlannedCandidate const& candidate,
@@ -333,7 +339,14 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
   BreakerRefusals refusals;
   // Racing (docs/racing.md): decided once per request; an unarmed one takes the plain path.
   std::optional<RaceArming> const arming = armRace(services_.racing, ctx);
-  if (arming) services_.metrics_registry.counter(telemetry::MetricId::RacesTotal).labels({"armed"}).inc();
+  if (arming) {
+    races_armed_.inc();
+    if (services_.limits.sharesHedgeBudget()) {
+      // The fleet's hedge budget counts it too; the request does not wait for Redis.
+      boost::asio::co_spawn(co_await boost::asio::this_coro::executor,
+                            services_.limits.noteHedgeRequest(), boost::asio::detached);
+    }
+  }
   std::vector<std::size_t> raced;  // candidates that ran as shadows: failover skips them
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     auto const& candidate = candidates[i];

@@ -21,6 +21,9 @@ namespace llmux::http {
 class UpstreamPool;
 class UpstreamExchange;
 }  // namespace llmux::http
+namespace llmux::telemetry {
+class Counter;
+}
 
 namespace llmux::proxy {
 
@@ -134,6 +137,9 @@ class Forwarder {
                                 std::size_t& attempts);
   /// One branch's attempt, start to end.
   net::Task<void> runBranch(Race& race, Branch& branch);
+  /// Whether the hedge budget (the fleet's through Redis, else this replica's) has room for one
+  /// more shadow, which it then takes; a refusal is counted.
+  net::Task<bool> hedgeBudgetAllows(Race& race);
   /// Shadows for a primary past its threshold, started (none when nothing fits: counted).
   void startShadows(Race& race);
   /// Every branch ended: reports them, learns, and merges the winner's answer into `ctx`.
@@ -158,6 +164,7 @@ class Forwarder {
 
   GatewayServices& services_;
   http::UpstreamPool& pool_;
+  telemetry::Counter& races_armed_;  ///< llmux_races_total{event="armed"}, resolved once
 };
 
 }  // namespace llmux::proxy

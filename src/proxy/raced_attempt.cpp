@@ -46,6 +46,7 @@ struct Forwarder::Branch {
   AttemptRecord record;
   AttemptResult result;
   MonoTime started{};
+  Millis sought_after{0};     ///< a shadow: how long after the primary's start it was sought
   bool attempted = false;     ///< it got as far as an attempt (a shadow may fail its buckets)
   bool done = false;
   bool lost_race = false;     ///< still running when another branch claimed: a silent loser
@@ -142,10 +143,6 @@ Task<Forwarder::AttemptResult> Forwarder::race(RequestContext& ctx,
   Millis const ceiling = stream ? firstTokenTimeout(channel.timeouts, tier) : channel.timeouts.first_byte;
   race.threshold = services_.racing.thresholds.threshold(
       race.family, race.stage, racing::boundsFor(floor, ceiling), MonoClock::now());
-  services_.metrics_registry.gauge(telemetry::MetricId::RacingThresholdSeconds)
-      .labels({racing::familyName(race.family), racing::stageName(race.stage)})
-      .set(std::chrono::duration<double>(race.threshold).count());
-
   auto& first = *race.branches.emplace_back(
       std::make_unique<Branch>(ctx, race.gate, 0, race, arming.tools));
   first.candidate = primary;
@@ -192,6 +189,9 @@ void Forwarder::startShadows(Race& race) {
   WallTime const wall_now = services_.clock.wallNow();
   counters.triggered.fetch_add(1, std::memory_order_relaxed);
   races.labels({"triggered"}).inc();
+  services_.metrics_registry.gauge(telemetry::MetricId::RacingThresholdSeconds)
+      .labels({racing::familyName(race.family), racing::stageName(race.stage)})
+      .set(std::chrono::duration<double>(race.threshold).count());
   // A race started for the primary is slow evidence against it.
   auto primary_combination = combinationOf(primary_channel, primary, race.arming.task_class);
   logLearning(state.latency.noteSlow(primary_combination, wall_now), primary_combination,
@@ -232,7 +232,7 @@ void Forwarder::startShadows(Race& race) {
     telemetry::logDebug("request {}: racing: no shadow ({})", ctx.request_id, choice.none_because);
     return;
   }
-  auto const elapsed = std::chrono::duration_cast<Millis>(now - race.primary().started);
+  Millis const elapsed = std::chrono::duration_cast<Millis>(now - race.primary().started);
   for (std::size_t index : choice.shadows) {
     auto const& candidate = race.candidates[index];
     auto const& channel = settings.channels[candidate.channel];
@@ -242,21 +242,10 @@ void Forwarder::startShadows(Race& race) {
       races.labels({"blocked_cap"}).inc();
       break;
     }
-    if (!state.budget.tryTakeShadow(now)) {
-      counters.blocked_by_budget.fetch_add(1, std::memory_order_relaxed);
-      races.labels({"blocked_budget"}).inc();
-      break;
-    }
     routing::BreakerDecision admission = services_.breakers.admit(
         channel.name, candidate.upstream_model, channel.breaker, services_.clock.now());
     if (admission.admission == routing::Admission::Refused) continue;
-    counters.shadows_sent.fetch_add(1, std::memory_order_relaxed);
-    services_.metrics_registry.counter(telemetry::MetricId::ShadowsSentTotal).labels({channel.name}).inc();
     services_.metrics_registry.gauge(telemetry::MetricId::ShadowsInFlight).get().inc();
-    telemetry::logInfo("request {}: racing: shadow {} {} {} after {} ms (threshold {} ms, {})",
-                       ctx.request_id, channel.name, channel.keys[candidate.key].label,
-                       candidate.upstream_model, elapsed.count(), race.threshold.count(),
-                       config::costPreferenceName(race.arming.preference));
     auto& shadow = *race.branches.emplace_back(std::make_unique<Branch>(
         ctx, race.gate, static_cast<int>(race.branches.size()), race, race.arming.tools));
     shadow.candidate = index;
@@ -264,6 +253,7 @@ void Forwarder::startShadows(Race& race) {
     shadow.slot.emplace(std::move(*slot));
     shadow.buckets.demands = bucketDemandsFor(channel, channel.keys[candidate.key], candidate.upstream_model);
     shadow.started = MonoClock::now();
+    shadow.sought_after = elapsed;
     boost::asio::co_spawn(race.wake.get_executor(), runBranch(race, shadow),
                           [&race, &shadow](std::exception_ptr e) {
                             shadow.failure = e;
@@ -277,11 +267,21 @@ Task<void> Forwarder::runBranch(Race& race, Branch& branch) {
   auto const& candidate = race.candidates[branch.candidate];
   auto const& channel = branch.ctx.catalog->settings().channels[candidate.channel];
   auto const& key = channel.keys[candidate.key];
-  if (branch.index > 0 && !branch.buckets.demands.empty()) {
-    // A shadow takes its tokens or does not go (never waits).
-    branch.buckets = co_await takeBuckets(branch.ctx, std::move(branch.buckets.demands), false,
-                                          MonoTime::max());
-    if (!branch.buckets.passed) co_return;
+  if (branch.index > 0) {
+    // A shadow goes only within the hedge budget and with its bucket tokens (never waits).
+    if (!co_await hedgeBudgetAllows(race)) co_return;
+    if (!branch.buckets.demands.empty()) {
+      branch.buckets = co_await takeBuckets(branch.ctx, std::move(branch.buckets.demands), false,
+                                            MonoTime::max());
+      if (!branch.buckets.passed) co_return;
+    }
+    auto& state = services_.racing;
+    state.counters.shadows_sent.fetch_add(1, std::memory_order_relaxed);
+    services_.metrics_registry.counter(telemetry::MetricId::ShadowsSentTotal).labels({channel.name}).inc();
+    telemetry::logInfo("request {}: racing: shadow {} {} {} after {} ms (threshold {} ms, {})",
+                       branch.ctx.request_id, channel.name, key.label, candidate.upstream_model,
+                       branch.sought_after.count(), race.threshold.count(),
+                       config::costPreferenceName(race.arming.preference));
   }
   describePlacement(branch.ctx, candidate, branch.record);
   branch.record.role = branch.index == 0 ? AttemptRole::Primary : AttemptRole::Shadow;
@@ -293,6 +293,21 @@ Task<void> Forwarder::runBranch(Race& race, Branch& branch) {
                                             branch.buckets.reserved,
                                             branch.ctx.record.usage->total());
   }
+}
+
+Task<bool> Forwarder::hedgeBudgetAllows(Race& race) {
+  auto& state = services_.racing;
+  double const share = race.parent.catalog->settings().racing.hedge_budget;
+  // With Redis the fleet's budget decides; without it (or when it does not answer) this
+  // replica's.
+  std::optional<bool> allowed;
+  if (services_.limits.sharesHedgeBudget()) allowed = co_await services_.limits.takeHedgeShadow(share);
+  if (!allowed) allowed = state.budget.tryTakeShadow(MonoClock::now());
+  if (!*allowed) {
+    state.counters.blocked_by_budget.fetch_add(1, std::memory_order_relaxed);
+    services_.metrics_registry.counter(telemetry::MetricId::RacesTotal).labels({"blocked_budget"}).inc();
+  }
+  co_return *allowed;
 }
 
 Forwarder::AttemptResult Forwarder::settleRace(RequestContext& ctx, Race& race,
@@ -376,9 +391,8 @@ Forwarder::AttemptResult Forwarder::settleRace(RequestContext& ctx, Race& race,
     if (!branch.writer.declined().empty()) {
       // An error answer or pseudo tool-call markup while another branch could still answer: a
       // failure of this candidate, nothing sent.
-      std::string_view reason = branch.writer.declined() == "pseudo_tool_call"
-                                    ? std::string_view("pseudo_tool_call")
-                                    : std::string_view(result.policy.reason);
+      std::string_view reason = branch.writer.declined();  // "pseudo_tool_call", "error_answer"
+      if (reason == "error_answer" && !result.policy.reason.empty()) reason = result.policy.reason;
       if (branch.writer.declined() == "pseudo_tool_call") {
         state.tool_failures.note(key.id, candidate.upstream_model, wall_now);
         result.policy = {routing::Verdict::NextChannel, "pseudo_tool_call"};

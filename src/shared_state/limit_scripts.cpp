@@ -286,6 +286,41 @@ return 1
 )lua");
 }
 
+LuaScript hedgeNoteScript() {
+  return script("hedge_note", R"lua(
+redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
+redis.call('PEXPIRE', KEYS[1], 120000)
+return 1
+)lua");
+}
+
+LuaScript hedgeTakeScript() {
+  return script("hedge_take", R"lua(
+local second = tonumber(ARGV[1])
+local share = tonumber(ARGV[2])
+-- The minute's count, dropping seconds that left it (each hash holds at most ~60 fields).
+local function minute(key)
+  local total = 0
+  local fields = redis.call('HGETALL', key)
+  for i = 1, #fields, 2 do
+    local at = tonumber(fields[i])
+    if at <= second - 60 then
+      redis.call('HDEL', key, fields[i])
+    elseif at <= second then
+      total = total + tonumber(fields[i + 1])
+    end
+  end
+  return total
+end
+local requests = minute(KEYS[1])
+local shadows = minute(KEYS[2])
+if shadows + 1 > share * requests then return 0 end
+redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
+redis.call('PEXPIRE', KEYS[2], 120000)
+return 1
+)lua");
+}
+
 LuaScript heartbeatScript() {
   return script("heartbeat", R"lua(
 beat(KEYS[1], ARGV[2], tonumber(ARGV[1]), tonumber(ARGV[3]))

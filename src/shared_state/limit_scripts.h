@@ -50,6 +50,15 @@ LuaScript clientFinishScript();
 /// Returns 1.
 LuaScript heartbeatScript();
 
+/// Racing's hedge budget shared by every replica (docs/racing.md): counts one armed request in
+/// its UTC second. KEYS: 1 requests (a hash by second). ARGV: 1 second. Returns 1.
+LuaScript hedgeNoteScript();
+
+/// Takes one shadow when shadows + 1 <= share x armed requests over the last 60 seconds (seconds
+/// a minute old are dropped). KEYS: 1 requests, 2 shadows (hashes by second). ARGV: 1 second,
+/// 2 share. Returns 1 taken, 0 over the budget.
+LuaScript hedgeTakeScript();
+
 /// SHA1 of `text` as 40 lowercase hex digits (what SCRIPT LOAD answers for it).
 std::string sha1Hex(std::string_view text);
 

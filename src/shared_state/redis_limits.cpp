@@ -274,6 +274,29 @@ Task<Result<std::int64_t>> RedisLimits::leaseCount(RedisClient& redis, std::stri
   co_return reply->integer;
 }
 
+namespace {
+std::string utcSecond(WallTime now) {
+  return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count());
+}
+}  // namespace
+
+Task<Result<void>> RedisLimits::noteHedgeRequest(RedisClient& redis, WallTime now) const {
+  std::vector<std::string> keys = {prefix_ + "hedge:requests"};
+  std::vector<std::string> argv = {utcSecond(now)};
+  auto reply = co_await runScript(redis, hedge_note_, std::move(keys), std::move(argv));
+  if (!reply) co_return reply.takeError();
+  co_return Result<void>{};
+}
+
+Task<Result<bool>> RedisLimits::takeHedgeShadow(RedisClient& redis, double share, WallTime now) const {
+  std::vector<std::string> keys = {prefix_ + "hedge:requests", prefix_ + "hedge:shadows"};
+  std::vector<std::string> argv = {utcSecond(now), number(share)};
+  auto reply = co_await runScript(redis, hedge_take_, std::move(keys), std::move(argv));
+  if (!reply) co_return reply.takeError();
+  if (reply->kind != RedisReply::Kind::Integer) co_return unexpected(hedge_take_, *reply);
+  co_return reply->integer == 1;
+}
+
 Task<Result<void>> RedisLimits::heartbeat(RedisClient& redis, WallTime now) const {
   std::vector<std::string> keys = {prefix_ + "replicas"};
   std::vector<std::string> argv = {number(nowMs(now)), replica_, number(kHeartbeatTtl.count())};

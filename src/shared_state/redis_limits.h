@@ -95,6 +95,10 @@ class RedisLimits {
   /// Leases held for `key`, crashed replicas' included until purged (tests, admin).
   net::Task<Result<std::int64_t>> leaseCount(RedisClient& redis, std::string_view key) const;
 
+  /// Racing's shared hedge budget: an armed request, and one shadow taken if it fits `share`.
+  net::Task<Result<void>> noteHedgeRequest(RedisClient& redis, WallTime now) const;
+  net::Task<Result<bool>> takeHedgeShadow(RedisClient& redis, double share, WallTime now) const;
+
   /// This replica is alive for kHeartbeatTtl from `now`.
   net::Task<Result<void>> heartbeat(RedisClient& redis, WallTime now) const;
 
@@ -110,6 +114,8 @@ class RedisLimits {
   LuaScript admit_ = clientAdmitScript();
   LuaScript finish_ = clientFinishScript();
   LuaScript heartbeat_ = heartbeatScript();
+  LuaScript hedge_note_ = hedgeNoteScript();
+  LuaScript hedge_take_ = hedgeTakeScript();
 };
 
 }  // namespace llmux::shared_state

@@ -370,4 +370,35 @@ void SharedLimits::stop() {
   }
 }
 
+Task<void> SharedLimits::noteHedgeRequest() {
+  if (!useRedis()) co_return;
+  ++redis_calls_;
+  auto executor = co_await asio::this_coro::executor;
+  auto client = clientFor(executor.context());
+  auto noted = co_await remote_->limits.noteHedgeRequest(*client, clock_.wallNow());
+  if (noted) {
+    redisAnswered();
+  } else {
+    redisFailed();
+  }
+}
+
+Task<std::optional<bool>> SharedLimits::takeHedgeShadow(double share) {
+  if (!useRedis()) {
+    countLocal();
+    co_return std::nullopt;
+  }
+  ++redis_calls_;
+  auto executor = co_await asio::this_coro::executor;
+  auto client = clientFor(executor.context());
+  auto taken = co_await remote_->limits.takeHedgeShadow(*client, share, clock_.wallNow());
+  if (!taken) {
+    redisFailed();
+    countLocal();
+    co_return std::nullopt;
+  }
+  redisAnswered();
+  co_return *taken;
+}
+
 }  // namespace llmux::shared_state

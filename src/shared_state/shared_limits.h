@@ -106,6 +106,13 @@ class SharedLimits {
   void abandonClient(std::string key, routing::ClientLimits const& limits, ClientTicket ticket,
                      std::int64_t estimated_tokens);
 
+  /// Racing's hedge budget across replicas (docs/racing.md): with Redis, armed requests and
+  /// shadows are counted there, so the budget is the fleet's. Without Redis (or when it does not
+  /// answer) these do nothing and takeHedgeShadow gives nullopt: the caller's own budget decides.
+  bool sharesHedgeBudget() const { return remote_ != nullptr; }
+  net::Task<void> noteHedgeRequest();
+  net::Task<std::optional<bool>> takeHedgeShadow(double share);
+
   /// One heartbeat on the caller's executor: renews this replica in Redis and releases the
   /// leases owed since the last one. The loop of start() runs it every kHeartbeatEvery.
   net::Task<void> heartbeat();

@@ -528,5 +528,65 @@ TEST_F(SharedLimits, TwoReplicasShareOneGatewayKeyConcurrencyLimit) {
   }
 }
 
+// Racing's hedge budget (docs/racing.md) is the fleet's with Redis: requests armed on one replica
+// give room to shadows on another. Replica A serves 20 fast armed requests (no race); replica B
+// then races 2 slow ones. On its own, B's budget (10 % of its 2 requests) would send no shadow.
+TEST_F(SharedLimits, TheHedgeBudgetIsTheFleets) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  GatewayConfig fast_config;
+  fast_config.gateway_keys = {{kKeyName, kGatewayKey, "sequential", std::nullopt}};
+  fast_config.channels = {channel("fast", Protocol::OpenAiChat, mock->baseUrl(), {"k-a"})};
+  fast_config.redis = redisSpec();
+  fast_config.extra_yaml = "racing: {enabled: true, cost_preference: quality_first}\n";
+  GatewayConfig slow_config = fast_config;
+  auto slow = channel("slow", Protocol::OpenAiChat, mock->baseUrl(), {"k-slow"}, 1);
+  slow.headers = {{"x-mock-fault", "slow-first-token=8000"}};
+  slow_config.channels = {slow, channel("fast", Protocol::OpenAiChat, mock->baseUrl(), {"k-b"})};
+  auto a = startReplicas(fast_config, 1);
+  ASSERT_EQ(a.size(), 1u);
+  for (int i = 0; i < 20; ++i) {
+    auto answer = callGateway(a[0].port, clientCall(Protocol::OpenAiChat, true));
+    ASSERT_TRUE(answer.ok()) << answer.error().message;
+    EXPECT_EQ(answer->status(), 200);
+  }
+  // The fleet's count of armed requests (each replica notes its own without waiting).
+  auto armed = [&] {
+    RedisValue fields = redis({"HVALS", std::string(kPrefix) + "hedge:requests"});
+    long long sum = 0;
+    for (auto const& value : fields.elements) sum += std::stoll(value.text);
+    return sum;
+  };
+  for (int i = 0; i < 50 && armed() < 20; ++i) std::this_thread::sleep_for(Millis(20));
+  EXPECT_EQ(armed(), 20);
+
+  std::string path = writeTempFile(toYaml(slow_config));
+  ChildOptions options = gatewayOptions(binary(), path);
+  std::string home = temp().path() + "/replica-b";
+  std::filesystem::create_directories(home);
+  options.env.emplace_back("LLMUX_HOME", home);
+  auto b = startServer(std::move(options));
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  std::vector<std::thread> callers;
+  std::vector<double> seconds(2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    callers.emplace_back([&, i] {
+      MonoTime sent = MonoClock::now();
+      auto answer = callGateway(b->port, clientCall(Protocol::OpenAiChat, true), {}, Millis(15'000));
+      EXPECT_TRUE(answer.ok() && answer->status() == 200);
+      seconds[i] = std::chrono::duration<double>(MonoClock::now() - sent).count();
+    });
+  }
+  for (auto& caller : callers) caller.join();
+  EXPECT_EQ(metric(b->port, "llmux_shadows_sent_total"), 2) << "22 armed in the fleet: room for 2";
+  EXPECT_EQ(metric(b->port, "llmux_races_total", {{"event", "blocked_budget"}}), 0);
+  for (double s : seconds) EXPECT_LT(s, 7.0) << "answered by a shadow, not after the primary's 8 s";
+  RedisValue shadows = redis({"HVALS", std::string(kPrefix) + "hedge:shadows"});
+  long long taken = 0;
+  for (auto const& value : shadows.elements) taken += std::stoll(value.text);
+  EXPECT_EQ(taken, 2);
+  EXPECT_EQ(metric(b->port, "llmux_redis_fallbacks_total"), 0);
+}
+
 }  // namespace
 }  // namespace llmux::e2e
