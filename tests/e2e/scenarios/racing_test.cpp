@@ -31,6 +31,32 @@ class Racing : public E2eTest {
  protected:
   std::string accessLog() { return temp().path() + "/access.log"; }
 
+  /// A gateway with racing on (kRacingOn) over `channels`, logging to accessLog(); `extra_yaml`
+  /// is added to its configuration.
+  Result<Server> startRacingGateway(std::vector<ChannelSpec> channels, std::string extra_yaml = {}) {
+    GatewayConfig config = failover::gatewayConfig(std::move(channels), accessLog());
+    config.extra_yaml += std::string(kRacingOn) + extra_yaml;
+    return startGateway(config);
+  }
+
+  /// Sends `call` as request `id` (15 s to answer) and returns its access-log line; an error
+  /// when it is not answered 200.
+  Result<boost::json::object> answeredLine(std::uint16_t port, ClientCall const& call,
+                                           std::string const& id) {
+    auto answer = callGateway(port, call, id, Millis(15'000));
+    if (!answer.ok()) return answer.error();
+    if (answer->status() != 200) {
+      return makeError(ErrorKind::Internal,
+                       "status " + std::to_string(answer->status()) + ": " + answer->body);
+    }
+    return waitForAccessLine(accessLog(), id);
+  }
+
+  /// A streamed OpenAI Chat request with the cost preference header.
+  static ClientCall chatStream(std::string_view preference) {
+    return prefer(failover::clientCall(Protocol::OpenAiChat, true), preference);
+  }
+
   /// `call` with the cost preference header.
   static ClientCall prefer(ClientCall call, std::string_view preference) {
     call.headers.add("X-Cost-Preference", std::string(preference));
@@ -102,9 +128,7 @@ TEST_P(SlowPrimary, LosesToAFastShadow) {
                                                      : Protocol::OpenAiChat)
                                               : param.client;
   auto fast = channel("fast", shadow_protocol, mock->baseUrl(), {"k-fast"}, 0);
-  GatewayConfig config = gatewayConfig({slow, fast}, accessLog());
-  config.extra_yaml += kRacingOn;
-  auto gateway = startGateway(config);
+  auto gateway = startRacingGateway({slow, fast});
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
 
   auto call = prefer(clientCall(param.client, true), "quality_first");
@@ -166,14 +190,12 @@ TEST_F(Racing, TheLosersConnectionClosesWithinAHundredMillisecondsOfTheClaim) {
   auto slow = channel("slow", Protocol::OpenAiChat, loopbackUrl(silent.port()), {"k-slow"}, 1);
   auto fast = channel("fast", Protocol::OpenAiChat, mock->baseUrl(), {"k-fast"}, 0);
   fast.headers = {{"x-mock-chunk-delay", "100"}};  // the winner streams on after its claim
-  GatewayConfig config = gatewayConfig({slow, fast}, accessLog());
-  config.extra_yaml += kRacingOn;
-  auto gateway = startGateway(config);
+  auto gateway = startRacingGateway({slow, fast});
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
 
   auto sent_at = std::chrono::steady_clock::now();
   auto pending = std::async(std::launch::async, [&] {
-    return callGateway(gateway->port, prefer(clientCall(Protocol::OpenAiChat, true), "quality_first"),
+    return callGateway(gateway->port, chatStream("quality_first"),
                        "close-1", Millis(15'000));
   });
   // The claim comes at the threshold (4 s) plus the shadow's first token.
@@ -225,10 +247,8 @@ TEST_F(Racing, APrimaryThatKeepsLosingIsDegradedScoredDownAndCanBeCleared) {
   auto slow = channel("slow", Protocol::OpenAiChat, mock->baseUrl(), {"k-slow"}, 1);
   slow.headers = {{"x-mock-fault", "slow-first-token=8000"}};
   auto fast = channel("fast", Protocol::OpenAiChat, mock->baseUrl(), {"k-fast"}, 0);
-  GatewayConfig config = gatewayConfig({slow, fast}, accessLog());
-  config.extra_yaml += kRacingOn;
-  config.extra_yaml += std::string("admin_token: ") + routing_scenarios::kAdminToken + "\n";
-  auto gateway = startGateway(config);
+  auto gateway = startRacingGateway({slow, fast}, std::string("admin_token: ") +
+                                                     routing_scenarios::kAdminToken + "\n");
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
   EXPECT_EQ(previewedLatency(gateway->port, "slow"), 1.0);
 
@@ -236,7 +256,7 @@ TEST_F(Racing, APrimaryThatKeepsLosingIsDegradedScoredDownAndCanBeCleared) {
   std::vector<std::future<Result<Response>>> calls;
   for (int i = 0; i < 3; ++i) {
     calls.push_back(std::async(std::launch::async, [&, i] {
-      return callGateway(gateway->port, prefer(clientCall(Protocol::OpenAiChat, true), "quality_first"),
+      return callGateway(gateway->port, chatStream("quality_first"),
                          "learn-" + std::to_string(i), Millis(15'000));
     }));
   }
@@ -285,9 +305,7 @@ TEST_F(Racing, AShadowAnsweringToolsWithMarkupAsTextYieldsToTheSlowPrimary) {
   auto slow = channel("slow", Protocol::OpenAiChat, mock->baseUrl(), {"k-slow"}, 1);
   slow.headers = {{"x-mock-fault", "slow-first-token=5000"}};
   auto relay_channel = channel("relay", Protocol::OpenAiChat, loopbackUrl(relay.port()), {"k-relay"}, 0);
-  GatewayConfig config = gatewayConfig({slow, relay_channel}, accessLog());
-  config.extra_yaml += kRacingOn;
-  auto gateway = startGateway(config);
+  auto gateway = startRacingGateway({slow, relay_channel});
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
 
   auto call = prefer(routing_scenarios::chatCallWithTool(kModel), "quality_first");
@@ -319,9 +337,7 @@ TEST_F(Racing, ACandidateWhoseBreakerIsOpenIsSkipped) {
   cooling.headers = {{"x-mock-fault", "500"}};
   cooling.breaker = BreakerSpec{.failure_threshold = 1, .open_ms = 60'000};
   auto fast = channel("fast", Protocol::OpenAiChat, mock->baseUrl(), {"k-fast"}, 0);
-  GatewayConfig config = gatewayConfig({slow, cooling, fast}, accessLog());
-  config.extra_yaml += kRacingOn;
-  auto gateway = startGateway(config);
+  auto gateway = startRacingGateway({slow, cooling, fast});
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
 
   // One failure opens the cooling channel's breaker (a pinned request races nothing).
@@ -332,11 +348,7 @@ TEST_F(Racing, ACandidateWhoseBreakerIsOpenIsSkipped) {
   EXPECT_EQ(opened->status(), 500) << opened->body;
   ASSERT_TRUE(waitForAccessLine(accessLog(), "open-1").ok());
 
-  auto answer = callGateway(gateway->port, prefer(clientCall(Protocol::OpenAiChat, true), "quality_first"),
-                            "cool-1", Millis(15'000));
-  ASSERT_TRUE(answer.ok()) << answer.error().message;
-  EXPECT_EQ(answer->status(), 200) << answer->body;
-  auto line = waitForAccessLine(accessLog(), "cool-1");
+  auto line = answeredLine(gateway->port, chatStream("quality_first"), "cool-1");
   ASSERT_TRUE(line.ok()) << line.error().message;
   auto attempts = attemptsIn(*line);
   ASSERT_EQ(attempts.size(), 2u) << boost::json::serialize(*line);
@@ -353,9 +365,7 @@ TEST_F(Racing, ASlowWholeAnswerLosesToAShadowAtTheNonStreamFloor) {
   auto slow = channel("slow", Protocol::Anthropic, mock->baseUrl(), {"k-slow"}, 1);
   slow.headers = {{"x-mock-fault", "slow-first-byte=14000"}};
   auto fast = channel("fast", Protocol::OpenAiResponses, mock->baseUrl(), {"k-fast"}, 0);
-  GatewayConfig config = gatewayConfig({slow, fast}, accessLog());
-  config.extra_yaml += kRacingOn;
-  auto gateway = startGateway(config);
+  auto gateway = startRacingGateway({slow, fast});
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
 
   auto answer = callGateway(gateway->port, prefer(clientCall(Protocol::Anthropic, false), "balanced"),
@@ -384,16 +394,10 @@ TEST_F(Racing, AFastPrimarySendsNoShadow) {
   ASSERT_TRUE(mock.ok()) << mock.error().message;
   auto first = channel("first", Protocol::OpenAiChat, mock->baseUrl(), {"k-first"}, 1);
   auto second = channel("second", Protocol::OpenAiChat, mock->baseUrl(), {"k-second"}, 0);
-  GatewayConfig config = gatewayConfig({first, second}, accessLog());
-  config.extra_yaml += kRacingOn;
-  auto gateway = startGateway(config);
+  auto gateway = startRacingGateway({first, second});
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
 
-  auto answer = callGateway(gateway->port, prefer(clientCall(Protocol::OpenAiChat, true), "quality_first"),
-                            "fast-1");
-  ASSERT_TRUE(answer.ok()) << answer.error().message;
-  EXPECT_EQ(answer->status(), 200) << answer->body;
-  auto line = waitForAccessLine(accessLog(), "fast-1");
+  auto line = answeredLine(gateway->port, chatStream("quality_first"), "fast-1");
   ASSERT_TRUE(line.ok()) << line.error().message;
   auto attempts = attemptsIn(*line);
   ASSERT_EQ(attempts.size(), 1u);
@@ -412,16 +416,10 @@ TEST_F(Racing, AChannelSwitchedOffNeverRaces) {
   slow.headers = {{"x-mock-fault", "slow-first-token=4500"}};
   slow.extra_yaml = "racing: {enabled: false}\n";
   auto fast = channel("fast", Protocol::OpenAiChat, mock->baseUrl(), {"k-fast"}, 0);
-  GatewayConfig config = gatewayConfig({slow, fast}, accessLog());
-  config.extra_yaml += kRacingOn;
-  auto gateway = startGateway(config);
+  auto gateway = startRacingGateway({slow, fast});
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
 
-  auto answer = callGateway(gateway->port, prefer(clientCall(Protocol::OpenAiChat, true), "quality_first"),
-                            "off-1", Millis(10'000));
-  ASSERT_TRUE(answer.ok()) << answer.error().message;
-  EXPECT_EQ(answer->status(), 200) << answer->body;
-  auto line = waitForAccessLine(accessLog(), "off-1");
+  auto line = answeredLine(gateway->port, chatStream("quality_first"), "off-1");
   ASSERT_TRUE(line.ok()) << line.error().message;
   auto attempts = attemptsIn(*line);
   ASSERT_EQ(attempts.size(), 1u) << boost::json::serialize(*line);
@@ -436,17 +434,12 @@ TEST_F(Racing, APinnedChannelNeverRaces) {
   auto slow = channel("slow", Protocol::OpenAiChat, mock->baseUrl(), {"k-slow"}, 1);
   slow.headers = {{"x-mock-fault", "slow-first-token=4500"}};
   auto fast = channel("fast", Protocol::OpenAiChat, mock->baseUrl(), {"k-fast"}, 0);
-  GatewayConfig config = gatewayConfig({slow, fast}, accessLog());
-  config.extra_yaml += kRacingOn;
-  auto gateway = startGateway(config);
+  auto gateway = startRacingGateway({slow, fast});
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
 
-  auto call = prefer(clientCall(Protocol::OpenAiChat, true), "quality_first");
+  auto call = chatStream("quality_first");
   call.headers.add("X-Channel", "slow");
-  auto answer = callGateway(gateway->port, call, "pin-1", Millis(10'000));
-  ASSERT_TRUE(answer.ok()) << answer.error().message;
-  EXPECT_EQ(answer->status(), 200) << answer->body;
-  auto line = waitForAccessLine(accessLog(), "pin-1");
+  auto line = answeredLine(gateway->port, call, "pin-1");
   ASSERT_TRUE(line.ok()) << line.error().message;
   auto attempts = attemptsIn(*line);
   ASSERT_EQ(attempts.size(), 1u) << boost::json::serialize(*line);
@@ -467,16 +460,10 @@ TEST_F(Racing, WhenEveryBranchFailsFailoverContinues) {
   broken.headers = {{"x-mock-fault", "500"}};
   auto backup = channel("backup", Protocol::OpenAiChat, mock->baseUrl(), {"k-backup"}, 0);
   backup.extra_yaml = "racing: {enabled: false}\n";
-  GatewayConfig config = gatewayConfig({slow, broken, backup}, accessLog());
-  config.extra_yaml += kRacingOn;
-  auto gateway = startGateway(config);
+  auto gateway = startRacingGateway({slow, broken, backup});
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
 
-  auto answer = callGateway(gateway->port, prefer(clientCall(Protocol::OpenAiChat, true), "quality_first"),
-                            "fail-1", Millis(15'000));
-  ASSERT_TRUE(answer.ok()) << answer.error().message;
-  EXPECT_EQ(answer->status(), 200) << answer->body;
-  auto line = waitForAccessLine(accessLog(), "fail-1");
+  auto line = answeredLine(gateway->port, chatStream("quality_first"), "fail-1");
   ASSERT_TRUE(line.ok()) << line.error().message;
   auto attempts = attemptsIn(*line);
   ASSERT_EQ(attempts.size(), 3u) << boost::json::serialize(*line);
@@ -501,21 +488,15 @@ TEST_F(Racing, CostFirstTakesOnlyAShadowAtMostHalfThePrimarysPrice) {
   dear.model_map = {{kModel, "m-dear"}};
   auto cheap = channel("cheap", Protocol::OpenAiChat, mock->baseUrl(), {"k-cheap"}, 0);
   cheap.model_map = {{kModel, "m-cheap"}};
-  GatewayConfig config = gatewayConfig({slow, dear, cheap}, accessLog());
   // Ratios to the primary's 10: dear 0.8 (refused), cheap 0.4 (accepted).
-  config.extra_yaml += std::string(kRacingOn) +
-                      "prices:\n"
-                      "  m-primary: {input: 5, output: 5}\n"
-                      "  m-dear: {input: 4, output: 4}\n"
-                      "  m-cheap: {input: 2, output: 2}\n";
-  auto gateway = startGateway(config);
+  auto gateway = startRacingGateway({slow, dear, cheap},
+                                    "prices:\n"
+                                    "  m-primary: {input: 5, output: 5}\n"
+                                    "  m-dear: {input: 4, output: 4}\n"
+                                    "  m-cheap: {input: 2, output: 2}\n");
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
 
-  auto answer = callGateway(gateway->port, prefer(clientCall(Protocol::OpenAiChat, true), "cost_first"),
-                            "cost-1", Millis(15'000));
-  ASSERT_TRUE(answer.ok()) << answer.error().message;
-  EXPECT_EQ(answer->status(), 200) << answer->body;
-  auto line = waitForAccessLine(accessLog(), "cost-1");
+  auto line = answeredLine(gateway->port, chatStream("cost_first"), "cost-1");
   ASSERT_TRUE(line.ok()) << line.error().message;
   auto attempts = attemptsIn(*line);
   ASSERT_EQ(attempts.size(), 2u) << boost::json::serialize(*line);
