@@ -2,11 +2,10 @@
 // from the rest of the plan run beside it, each an ordinary attempt with a writer and a request
 // state of its own. The first branch to write claims the client; the others are cancelled.
 #include <algorithm>
-#include <exception>
-#include <memory>
-
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/this_coro.hpp>
+#include <exception>
+#include <memory>
 
 #include "http/response_writer.h"
 #include "net/asio_types.h"
@@ -33,7 +32,9 @@ using namespace forwarding;
 struct Forwarder::Branch {
   Branch(RequestContext& parent, racing::ClaimGate& gate, int index, RaceReferee& referee,
          bool quality_gate)
-      : index(index), writer(parent.response, gate, index, referee, quality_gate), ctx(parent, writer) {}
+      : index(index),
+        writer(parent.response, gate, index, referee, quality_gate),
+        ctx(parent, writer) {}
 
   int const index;  ///< 0: the primary
   BranchWriter writer;
@@ -46,10 +47,10 @@ struct Forwarder::Branch {
   AttemptRecord record;
   AttemptResult result;
   MonoTime started{};
-  Millis sought_after{0};     ///< a shadow: how long after the primary's start it was sought
-  bool attempted = false;     ///< it got as far as an attempt (a shadow may fail its buckets)
+  Millis sought_after{0};  ///< a shadow: how long after the primary's start it was sought
+  bool attempted = false;  ///< it got as far as an attempt (a shadow may fail its buckets)
   bool done = false;
-  bool lost_race = false;     ///< still running when another branch claimed: a silent loser
+  bool lost_race = false;  ///< still running when another branch claimed: a silent loser
   std::exception_ptr failure;
 };
 
@@ -122,12 +123,10 @@ void logLearning(racing::LatencyMemory::Change change, racing::Combination const
 
 }  // namespace
 
-Task<Forwarder::AttemptResult> Forwarder::race(RequestContext& ctx,
-                                               std::span<routing::PlannedCandidate const> candidates,
-                                               std::size_t primary, bool last, bool probe,
-                                               BucketPass buckets, RaceArming const& arming,
-                                               std::vector<std::size_t>& raced,
-                                               std::size_t& attempts) {
+Task<Forwarder::AttemptResult> Forwarder::race(
+    RequestContext& ctx, std::span<routing::PlannedCandidate const> candidates, std::size_t primary,
+    bool last, bool probe, BucketPass buckets, RaceArming const& arming,
+    std::vector<std::size_t>& raced, std::size_t& attempts) {
   auto const& settings = ctx.catalog->settings();
   auto const& channel = settings.channels[candidates[primary].channel];
   Race race(ctx, candidates, arming, raced, co_await boost::asio::this_coro::executor);
@@ -140,11 +139,12 @@ Task<Forwarder::AttemptResult> Forwarder::race(RequestContext& ctx,
   auto const tier = reasoningTierOf(ctx.profile.reasoning);
   Millis const floor = stream ? racing::streamFloorForReasoning(arming.policy.stream_floor, tier)
                               : arming.policy.non_stream_floor;
-  Millis const ceiling = stream ? firstTokenTimeout(channel.timeouts, tier) : channel.timeouts.first_byte;
+  Millis const ceiling =
+      stream ? firstTokenTimeout(channel.timeouts, tier) : channel.timeouts.first_byte;
   race.threshold = services_.racing.thresholds.threshold(
       race.family, race.stage, racing::boundsFor(floor, ceiling), MonoClock::now());
-  auto& first = *race.branches.emplace_back(
-      std::make_unique<Branch>(ctx, race.gate, 0, race, arming.tools));
+  auto& first =
+      *race.branches.emplace_back(std::make_unique<Branch>(ctx, race.gate, 0, race, arming.tools));
   first.candidate = primary;
   first.last = last;
   first.probe = probe;
@@ -217,7 +217,8 @@ void Forwarder::startShadows(Race& race) {
                   !services_.freezes.frozen(channel.name, key.id, candidate.upstream_model) &&
                   !services_.breakers.refusing(channel.name, candidate.upstream_model,
                                                channel.breaker, services_.clock.now());
-    d.slow = state.latency.degraded(combinationOf(channel, candidate, race.arming.task_class), wall_now);
+    d.slow =
+        state.latency.degraded(combinationOf(channel, candidate, race.arming.task_class), wall_now);
     d.fails_tools = state.tool_failures.failing(key.id, candidate.upstream_model, wall_now);
     if (auto price = settings.prices.find(std::string(candidate.upstream_model));
         price != settings.prices.end()) {
@@ -251,7 +252,8 @@ void Forwarder::startShadows(Race& race) {
     shadow.candidate = index;
     shadow.probe = admission.admission == routing::Admission::Probe;
     shadow.slot.emplace(std::move(*slot));
-    shadow.buckets.demands = bucketDemandsFor(channel, channel.keys[candidate.key], candidate.upstream_model);
+    shadow.buckets.demands =
+        bucketDemandsFor(channel, channel.keys[candidate.key], candidate.upstream_model);
     shadow.started = MonoClock::now();
     shadow.sought_after = elapsed;
     boost::asio::co_spawn(race.wake.get_executor(), runBranch(race, shadow),
@@ -277,7 +279,9 @@ Task<void> Forwarder::runBranch(Race& race, Branch& branch) {
     }
     auto& state = services_.racing;
     state.counters.shadows_sent.fetch_add(1, std::memory_order_relaxed);
-    services_.metrics_registry.counter(telemetry::MetricId::ShadowsSentTotal).labels({channel.name}).inc();
+    services_.metrics_registry.counter(telemetry::MetricId::ShadowsSentTotal)
+        .labels({channel.name})
+        .inc();
     telemetry::logInfo("request {}: racing: shadow {} {} {} after {} ms (threshold {} ms, {})",
                        branch.ctx.request_id, channel.name, key.label, candidate.upstream_model,
                        branch.sought_after.count(), race.threshold.count(),
@@ -301,11 +305,14 @@ Task<bool> Forwarder::hedgeBudgetAllows(Race& race) {
   // With Redis the fleet's budget decides; without it (or when it does not answer) this
   // replica's.
   std::optional<bool> allowed;
-  if (services_.limits.sharesHedgeBudget()) allowed = co_await services_.limits.takeHedgeShadow(share);
+  if (services_.limits.sharesHedgeBudget())
+    allowed = co_await services_.limits.takeHedgeShadow(share);
   if (!allowed) allowed = state.budget.tryTakeShadow(MonoClock::now());
   if (!*allowed) {
     state.counters.blocked_by_budget.fetch_add(1, std::memory_order_relaxed);
-    services_.metrics_registry.counter(telemetry::MetricId::RacesTotal).labels({"blocked_budget"}).inc();
+    services_.metrics_registry.counter(telemetry::MetricId::RacesTotal)
+        .labels({"blocked_budget"})
+        .inc();
   }
   co_return *allowed;
 }
@@ -341,10 +348,11 @@ Forwarder::AttemptResult Forwarder::settleRace(RequestContext& ctx, Race& race,
       branch.slot.reset();
     }
     if (!branch.attempted) {  // a shadow without bucket tokens: its breaker admission goes back
-      services_.breakers.record(settings.channels[race.candidates[branch.candidate].channel].name,
-                                race.candidates[branch.candidate].upstream_model,
-                                settings.channels[race.candidates[branch.candidate].channel].breaker,
-                                routing::AttemptSignal::Ignored, branch.probe, services_.clock.now());
+      services_.breakers.record(
+          settings.channels[race.candidates[branch.candidate].channel].name,
+          race.candidates[branch.candidate].upstream_model,
+          settings.channels[race.candidates[branch.candidate].channel].breaker,
+          routing::AttemptSignal::Ignored, branch.probe, services_.clock.now());
       continue;
     }
     ++attempts;
@@ -368,9 +376,11 @@ Forwarder::AttemptResult Forwarder::settleRace(RequestContext& ctx, Race& race,
       // A loser's tokens, when it reported them: racing overhead, charged to the gateway key
       // with the winner's (RequestRecord::racing_overhead).
       std::int64_t tokens = branch.ctx.record.usage->total();
-      state.counters.loser_tokens.fetch_add(static_cast<std::uint64_t>(tokens), std::memory_order_relaxed);
-      services_.metrics_registry.counter(telemetry::MetricId::RacingLoserTokensTotal).get().inc(
-          static_cast<double>(tokens));
+      state.counters.loser_tokens.fetch_add(static_cast<std::uint64_t>(tokens),
+                                            std::memory_order_relaxed);
+      services_.metrics_registry.counter(telemetry::MetricId::RacingLoserTokensTotal)
+          .get()
+          .inc(static_cast<double>(tokens));
       record.usage = branch.ctx.record.usage;
       if (!ctx.record.racing_overhead) ctx.record.racing_overhead = TokenUsage{};
       *ctx.record.racing_overhead += *branch.ctx.record.usage;
@@ -384,7 +394,8 @@ Forwarder::AttemptResult Forwarder::settleRace(RequestContext& ctx, Race& race,
       silent.kind = AttemptResult::Kind::Aborted;
       report(branch.ctx, candidate, silent, record);  // ends its in-flight count, as a client gone
       services_.breakers.record(channel.name, candidate.upstream_model, channel.breaker,
-                                routing::AttemptSignal::Ignored, branch.probe, services_.clock.now());
+                                routing::AttemptSignal::Ignored, branch.probe,
+                                services_.clock.now());
       ctx.record.attempts.push_back(std::move(record));
       continue;
     }
@@ -416,10 +427,14 @@ Forwarder::AttemptResult Forwarder::settleRace(RequestContext& ctx, Race& race,
       ctx.dropped_logged = ctx.dropped_logged || branch.ctx.dropped_logged;
       if (branch.index > 0) {
         state.counters.won_by_shadow.fetch_add(1, std::memory_order_relaxed);
-        services_.metrics_registry.counter(telemetry::MetricId::RacesTotal).labels({"won_by_shadow"}).inc();
+        services_.metrics_registry.counter(telemetry::MetricId::RacesTotal)
+            .labels({"won_by_shadow"})
+            .inc();
       } else if (shadows_ran) {
         state.counters.won_by_primary.fetch_add(1, std::memory_order_relaxed);
-        services_.metrics_registry.counter(telemetry::MetricId::RacesTotal).labels({"won_by_primary"}).inc();
+        services_.metrics_registry.counter(telemetry::MetricId::RacesTotal)
+            .labels({"won_by_primary"})
+            .inc();
       }
       if (!shadows_ran && ctx.profile.stream && record.first_token_ms >= 0) {
         // A plain stream teaches latency learning its first token against the threshold.
@@ -443,7 +458,8 @@ Forwarder::AttemptResult Forwarder::settleRace(RequestContext& ctx, Race& race,
     ctx.record.key_label = ctx.record.attempts.back().key_label;
   }
   if (failure) std::rethrow_exception(failure);
-  if (!winner && ctx.response.cancellation().cancelled()) answer.kind = AttemptResult::Kind::Aborted;
+  if (!winner && ctx.response.cancellation().cancelled())
+    answer.kind = AttemptResult::Kind::Aborted;
   return answer;
 }
 

@@ -33,7 +33,8 @@ class Racing : public E2eTest {
 
   /// A gateway with racing on (kRacingOn) over `channels`, logging to accessLog(); `extra_yaml`
   /// is added to its configuration.
-  Result<Server> startRacingGateway(std::vector<ChannelSpec> channels, std::string extra_yaml = {}) {
+  Result<Server> startRacingGateway(std::vector<ChannelSpec> channels,
+                                    std::string extra_yaml = {}) {
     GatewayConfig config = failover::gatewayConfig(std::move(channels), accessLog());
     config.extra_yaml += std::string(kRacingOn) + extra_yaml;
     return startGateway(config);
@@ -79,7 +80,8 @@ std::vector<Attempt> attemptsIn(boost::json::object const& line) {
     attempt.channel = std::string(a.at("channel").as_string());
     attempt.outcome = std::string(a.at("outcome").as_string());
     if (auto const* role = a.if_contains("role")) attempt.role = std::string(role->as_string());
-    if (auto const* ttft = a.if_contains("first_token_ms")) attempt.first_token_ms = ttft->to_number<double>();
+    if (auto const* ttft = a.if_contains("first_token_ms"))
+      attempt.first_token_ms = ttft->to_number<double>();
     out.push_back(attempt);
   }
   return out;
@@ -123,10 +125,10 @@ TEST_P(SlowPrimary, LosesToAFastShadow) {
   ASSERT_TRUE(mock.ok()) << mock.error().message;
   auto slow = channel("slow", param.client, mock->baseUrl(), {"k-slow"}, 1);
   slow.headers = {{"x-mock-fault", "slow-first-token=8000"}};
-  Protocol shadow_protocol = param.translated ? (param.client == Protocol::OpenAiChat
-                                                     ? Protocol::Anthropic
-                                                     : Protocol::OpenAiChat)
-                                              : param.client;
+  Protocol shadow_protocol =
+      param.translated
+          ? (param.client == Protocol::OpenAiChat ? Protocol::Anthropic : Protocol::OpenAiChat)
+          : param.client;
   auto fast = channel("fast", shadow_protocol, mock->baseUrl(), {"k-fast"}, 0);
   auto gateway = startRacingGateway({slow, fast});
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
@@ -134,7 +136,8 @@ TEST_P(SlowPrimary, LosesToAFastShadow) {
   auto call = prefer(clientCall(param.client, true), "quality_first");
   auto started = std::chrono::steady_clock::now();
   auto answer = callGateway(gateway->port, call, "race-1", Millis(15'000));
-  auto took = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  auto took =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   ASSERT_TRUE(answer.ok()) << answer.error().message;
   EXPECT_EQ(answer->status(), 200) << answer->body;
   expectWholeStream(param.client, answer->body);
@@ -170,8 +173,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(RaceCase{Protocol::OpenAiChat, false}, RaceCase{Protocol::OpenAiChat, true},
                       RaceCase{Protocol::OpenAiResponses, false},
                       RaceCase{Protocol::OpenAiResponses, true},
-                      RaceCase{Protocol::Anthropic, false},
-                      RaceCase{Protocol::Anthropic, true},
+                      RaceCase{Protocol::Anthropic, false}, RaceCase{Protocol::Anthropic, true},
                       RaceCase{Protocol::Gemini, false}, RaceCase{Protocol::Gemini, true}),
     raceCaseName);
 
@@ -195,8 +197,7 @@ TEST_F(Racing, TheLosersConnectionClosesWithinAHundredMillisecondsOfTheClaim) {
 
   auto sent_at = std::chrono::steady_clock::now();
   auto pending = std::async(std::launch::async, [&] {
-    return callGateway(gateway->port, chatStream("quality_first"),
-                       "close-1", Millis(15'000));
+    return callGateway(gateway->port, chatStream("quality_first"), "close-1", Millis(15'000));
   });
   // The claim comes at the threshold (4 s) plus the shadow's first token.
   ASSERT_FALSE(silent.waitForSteps(4, Millis(3900))) << "closed before any claim";
@@ -228,7 +229,8 @@ TEST_F(Racing, TheLosersConnectionClosesWithinAHundredMillisecondsOfTheClaim) {
 std::optional<double> previewedLatency(std::uint16_t port, std::string_view channel_name) {
   std::string request = R"({"path":"/v1/chat/completions","headers":{},"body":{"model":")" +
                         std::string(kModel) + R"(","messages":[{"role":"user","content":"hi"}]}})";
-  auto preview = callGateway(port, routing_scenarios::adminCall("POST", "/admin/route-preview", request));
+  auto preview =
+      callGateway(port, routing_scenarios::adminCall("POST", "/admin/route-preview", request));
   if (!preview.ok() || preview->status() != 200) return std::nullopt;
   auto doc = parseObject(preview->body);
   if (!doc.ok()) return std::nullopt;
@@ -247,8 +249,8 @@ TEST_F(Racing, APrimaryThatKeepsLosingIsDegradedScoredDownAndCanBeCleared) {
   auto slow = channel("slow", Protocol::OpenAiChat, mock->baseUrl(), {"k-slow"}, 1);
   slow.headers = {{"x-mock-fault", "slow-first-token=8000"}};
   auto fast = channel("fast", Protocol::OpenAiChat, mock->baseUrl(), {"k-fast"}, 0);
-  auto gateway = startRacingGateway({slow, fast}, std::string("admin_token: ") +
-                                                     routing_scenarios::kAdminToken + "\n");
+  auto gateway = startRacingGateway(
+      {slow, fast}, std::string("admin_token: ") + routing_scenarios::kAdminToken + "\n");
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
   EXPECT_EQ(previewedLatency(gateway->port, "slow"), 1.0);
 
@@ -256,8 +258,8 @@ TEST_F(Racing, APrimaryThatKeepsLosingIsDegradedScoredDownAndCanBeCleared) {
   std::vector<std::future<Result<Response>>> calls;
   for (int i = 0; i < 3; ++i) {
     calls.push_back(std::async(std::launch::async, [&, i] {
-      return callGateway(gateway->port, chatStream("quality_first"),
-                         "learn-" + std::to_string(i), Millis(15'000));
+      return callGateway(gateway->port, chatStream("quality_first"), "learn-" + std::to_string(i),
+                         Millis(15'000));
     }));
   }
   for (auto& call : calls) {
@@ -265,7 +267,8 @@ TEST_F(Racing, APrimaryThatKeepsLosingIsDegradedScoredDownAndCanBeCleared) {
     ASSERT_TRUE(answer.ok()) << answer.error().message;
     EXPECT_EQ(answer->status(), 200);
   }
-  auto listed = callGateway(gateway->port, routing_scenarios::adminCall("GET", "/admin/latency-penalties"));
+  auto listed =
+      callGateway(gateway->port, routing_scenarios::adminCall("GET", "/admin/latency-penalties"));
   ASSERT_TRUE(listed.ok()) << listed.error().message;
   auto doc = parseObject(listed->body);
   ASSERT_TRUE(doc.ok()) << listed->body;
@@ -274,11 +277,12 @@ TEST_F(Racing, APrimaryThatKeepsLosingIsDegradedScoredDownAndCanBeCleared) {
   auto const& penalty = penalties[0].as_object();
   EXPECT_EQ(penalty.at("key").as_string(), "slow#0");
   EXPECT_EQ(penalty.at("degraded").as_bool(), true);
-  EXPECT_EQ(previewedLatency(gateway->port, "slow"), 0.85) << "soft: still a candidate, scored down";
+  EXPECT_EQ(previewedLatency(gateway->port, "slow"), 0.85)
+      << "soft: still a candidate, scored down";
 
   std::string id(penalty.at("id").as_string());
-  auto cleared = callGateway(gateway->port,
-                             routing_scenarios::adminCall("DELETE", "/admin/latency-penalties/" + id));
+  auto cleared = callGateway(
+      gateway->port, routing_scenarios::adminCall("DELETE", "/admin/latency-penalties/" + id));
   ASSERT_TRUE(cleared.ok()) << cleared.error().message;
   EXPECT_EQ(cleared->status(), 204) << cleared->body;
   EXPECT_EQ(previewedLatency(gateway->port, "slow"), 1.0) << "cleared for the router too";
@@ -304,7 +308,8 @@ TEST_F(Racing, AShadowAnsweringToolsWithMarkupAsTextYieldsToTheSlowPrimary) {
   ASSERT_TRUE(mock.ok()) << mock.error().message;
   auto slow = channel("slow", Protocol::OpenAiChat, mock->baseUrl(), {"k-slow"}, 1);
   slow.headers = {{"x-mock-fault", "slow-first-token=5000"}};
-  auto relay_channel = channel("relay", Protocol::OpenAiChat, loopbackUrl(relay.port()), {"k-relay"}, 0);
+  auto relay_channel =
+      channel("relay", Protocol::OpenAiChat, loopbackUrl(relay.port()), {"k-relay"}, 0);
   auto gateway = startRacingGateway({slow, relay_channel});
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
 
@@ -314,7 +319,8 @@ TEST_F(Racing, AShadowAnsweringToolsWithMarkupAsTextYieldsToTheSlowPrimary) {
   ASSERT_TRUE(answer.ok()) << answer.error().message;
   EXPECT_EQ(answer->status(), 200) << answer->body;
   EXPECT_EQ(answer->body.find("<tool_call>"), std::string::npos) << answer->body;
-  EXPECT_NE(answer->body.find("\"tool_calls\""), std::string::npos) << "the primary's real tool call";
+  EXPECT_NE(answer->body.find("\"tool_calls\""), std::string::npos)
+      << "the primary's real tool call";
   auto line = waitForAccessLine(accessLog(), "gate-1");
   ASSERT_TRUE(line.ok()) << line.error().message;
   auto attempts = attemptsIn(*line);
@@ -368,13 +374,15 @@ TEST_F(Racing, ASlowWholeAnswerLosesToAShadowAtTheNonStreamFloor) {
   auto gateway = startRacingGateway({slow, fast});
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
 
-  auto answer = callGateway(gateway->port, prefer(clientCall(Protocol::Anthropic, false), "balanced"),
-                            "whole-1", Millis(20'000));
+  auto answer =
+      callGateway(gateway->port, prefer(clientCall(Protocol::Anthropic, false), "balanced"),
+                  "whole-1", Millis(20'000));
   ASSERT_TRUE(answer.ok()) << answer.error().message;
   EXPECT_EQ(answer->status(), 200) << answer->body;
   auto doc = parseObject(answer->body);
   ASSERT_TRUE(doc.ok()) << answer->body;
-  EXPECT_EQ(doc->at("type").as_string(), "message") << "the translated winner, in the client's shape";
+  EXPECT_EQ(doc->at("type").as_string(), "message")
+      << "the translated winner, in the client's shape";
   auto line = waitForAccessLine(accessLog(), "whole-1");
   ASSERT_TRUE(line.ok()) << line.error().message;
   auto attempts = attemptsIn(*line);
@@ -538,15 +546,18 @@ TEST_F(Racing, TheHedgeBudgetCapsShadowsAtTenPercent) {
   }
   auto metrics = fetchMetrics(gateway->port);
   ASSERT_TRUE(metrics.ok()) << metrics.error().message;
-  EXPECT_EQ(metricValue(*metrics, "llmux_races_total", {{"event", "armed"}}).value_or(0), kRequests);
+  EXPECT_EQ(metricValue(*metrics, "llmux_races_total", {{"event", "armed"}}).value_or(0),
+            kRequests);
   double sent = metricValue(*metrics, "llmux_shadows_sent_total", {}).value_or(0);
   EXPECT_GE(sent, 1) << *metrics;
   EXPECT_LE(sent, kRequests / 10) << *metrics;
   // Every request passed its threshold. Those that found a candidate were refused by the budget
   // beyond the first two; the rest found none (each channel, slow three times in a row as a
   // primary, is learned to be slow and no longer shadows).
-  double triggered = metricValue(*metrics, "llmux_races_total", {{"event", "triggered"}}).value_or(0);
-  double blocked = metricValue(*metrics, "llmux_races_total", {{"event", "blocked_budget"}}).value_or(0);
+  double triggered =
+      metricValue(*metrics, "llmux_races_total", {{"event", "triggered"}}).value_or(0);
+  double blocked =
+      metricValue(*metrics, "llmux_races_total", {{"event", "blocked_budget"}}).value_or(0);
   double none = metricValue(*metrics, "llmux_races_total", {{"event", "no_candidate"}}).value_or(0);
   EXPECT_EQ(triggered, kRequests) << *metrics;
   EXPECT_GE(blocked, 1) << *metrics;
