@@ -272,6 +272,7 @@ Task<void> Forwarder::runBranch(Race& race, Branch& branch) {
   if (branch.index > 0) {
     // A shadow goes only within the hedge budget and with its bucket tokens (never waits).
     if (!co_await hedgeBudgetAllows(race)) co_return;
+    if (branch.writer.lost()) co_return;  // another branch claimed meanwhile
     if (!branch.buckets.demands.empty()) {
       branch.buckets = co_await takeBuckets(branch.ctx, std::move(branch.buckets.demands), false,
                                             MonoTime::max());
@@ -393,6 +394,7 @@ Forwarder::AttemptResult Forwarder::settleRace(RequestContext& ctx, Race& race,
       AttemptResult silent;
       silent.kind = AttemptResult::Kind::Aborted;
       report(branch.ctx, candidate, silent, record);  // ends its in-flight count, as a client gone
+      record.outcome_class = "racing_lost";  // the router took it as neither success nor failure
       services_.breakers.record(channel.name, candidate.upstream_model, channel.breaker,
                                 routing::AttemptSignal::Ignored, branch.probe,
                                 services_.clock.now());
