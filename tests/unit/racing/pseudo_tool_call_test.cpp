@@ -18,6 +18,16 @@ TEST(PseudoToolCall, MarkupFamiliesAreRecognised) {
   EXPECT_TRUE(looksLikePseudoToolCall("<|python_tag|>{\"name\": \"search\"}"));
 }
 
+TEST(PseudoToolCall, MarkupIsSeenThroughJsonEscapes) {
+  // A branch's first content is checked as it came on the wire: Go escapes < and >, Python's
+  // json.dumps everything outside ASCII.
+  EXPECT_TRUE(looksLikePseudoToolCall(R"({"content":"\u003ctool_call\u003e{\"name\":1}"})"));
+  EXPECT_TRUE(looksLikePseudoToolCall(R"({"text":"\u003C|python_tag|\u003E"})"));
+  EXPECT_TRUE(looksLikePseudoToolCall(R"(<\uff5ctool\u2581calls\u2581begin\uff5c>)"));
+  EXPECT_FALSE(looksLikePseudoToolCall(R"({"content":"\u003cb\u003ebold"})"));
+  EXPECT_FALSE(looksLikePseudoToolCall(R"(\u00")"));  // a short escape at the end
+}
+
 TEST(PseudoToolCall, OrdinaryTextIsNot) {
   EXPECT_FALSE(looksLikePseudoToolCall(""));
   EXPECT_FALSE(looksLikePseudoToolCall("I'll call the read_file tool next."));
