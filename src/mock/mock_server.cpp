@@ -38,6 +38,14 @@ Task<void> play(asio::io_context& io, MockReply const& reply, http::ResponseWrit
     co_return;
   }
   if (!reply.streaming && reply.ending == MockEnding::Complete) {
+    // A whole answer is sent when it is done: a slow first token delays all of it, as a
+    // provider's non-streamed answer arrives head and body together.
+    std::chrono::milliseconds done_after{0};
+    for (auto const& chunk : reply.chunks) done_after += chunk.delay;
+    if (!co_await pause(io, cancellation, done_after)) {
+      entry.outcome = "client_gone";
+      co_return;
+    }
     std::string body = reply.body();
     co_await out.send(reply.status, reply.headers, body);
     entry.response_body = std::move(body);

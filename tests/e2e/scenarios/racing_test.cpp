@@ -369,7 +369,7 @@ TEST_F(Racing, ASlowWholeAnswerLosesToAShadowAtTheNonStreamFloor) {
   auto mock = startMockProvider();
   ASSERT_TRUE(mock.ok()) << mock.error().message;
   auto slow = channel("slow", Protocol::Anthropic, mock->baseUrl(), {"k-slow"}, 1);
-  slow.headers = {{"x-mock-fault", "slow-first-byte=14000"}};
+  slow.headers = {{"x-mock-fault", "slow-first-token=14000"}};  // the whole answer waits
   auto fast = channel("fast", Protocol::OpenAiResponses, mock->baseUrl(), {"k-fast"}, 0);
   auto gateway = startRacingGateway({slow, fast});
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
