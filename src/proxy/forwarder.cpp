@@ -14,8 +14,8 @@
 #include "proxy/attempt_gates.h"
 #include "proxy/attempt_request.h"
 #include "proxy/error_reply.h"
-#include "proxy/race_arming.h"
 #include "proxy/forwarder_support.h"
+#include "proxy/race_arming.h"
 #include "proxy/secret_redactor.h"
 #include "proxy/upstream_request.h"
 #include "routing/breakers.h"
@@ -315,6 +315,10 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
   auto const max_attempts = static_cast<std::size_t>(std::max(settings.retry.max_attempts, 1));
   MonoTime const no_attempt_after = ctx.started + settings.retry.deadline;
   std::vector<std::size_t> skipped_channels;
+  std::vector<std::size_t> raced;  // candidates that ran as shadows: failover skips them
+  auto ran_as_shadow = [&](std::size_t i) {
+    return !raced.empty() && std::find(raced.begin(), raced.end(), i) != raced.end();
+  };
   auto skipped = [&](std::size_t channel) {
     return std::find(skipped_channels.begin(), skipped_channels.end(), channel) != skipped_channels.end();
   };
@@ -324,7 +328,7 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
     for (std::size_t j = i + 1; j < candidates.size(); ++j) {
       auto const& next = candidates[j];
       auto const& next_channel = channels[next.channel];
-      if (skipped(next.channel)) continue;
+      if (skipped(next.channel) || ran_as_shadow(j)) continue;
       if (services_.breakers.refusing(next_channel.name, next.upstream_model, next_channel.breaker,
                                       services_.clock.now())) {
         continue;
@@ -347,13 +351,12 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
                             services_.limits.noteHedgeRequest(), boost::asio::detached);
     }
   }
-  std::vector<std::size_t> raced;  // candidates that ran as shadows: failover skips them
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     auto const& candidate = candidates[i];
     auto const& channel = channels[candidate.channel];
     auto const& key = channel.keys[candidate.key];
     if (skipped(candidate.channel)) continue;
-    if (!raced.empty() && std::find(raced.begin(), raced.end(), i) != raced.end()) continue;
+    if (ran_as_shadow(i)) continue;
     if (attempts > 0) {
       // What earlier attempts of this request (or others meanwhile) learned.
       if (services_.key_health.pausedUntil(key.id, candidate.upstream_model)) continue;
