@@ -58,7 +58,12 @@ struct Forwarder::Branch {
 struct Forwarder::Race final : RaceReferee {
   Race(RequestContext& parent, std::span<routing::PlannedCandidate const> candidates,
        RaceArming const& arming, std::vector<std::size_t> const& raced, net::Executor executor)
-      : parent(parent), candidates(candidates), arming(arming), raced(raced), wake(executor) {}
+      : parent(parent),
+        candidates(candidates),
+        arming(arming),
+        raced(raced),
+        threshold_timer(executor),
+        settled(executor) {}
 
   bool othersMayAnswer(int branch) const override {
     // Shadows start only while the primary runs, so a branch alone now stays alone. A branch
@@ -75,10 +80,9 @@ struct Forwarder::Race final : RaceReferee {
     }
     signal();
   }
-  /// Wakes the coordinator (a branch ended or claimed).
+  /// Wakes the coordinator when it waits for the shadows (a branch ended or claimed).
   void signal() {
-    signalled = true;
-    wake.cancel();
+    if (waiting) settled.cancel();
   }
   bool allDone() const {
     return std::all_of(branches.begin(), branches.end(), [](auto const& b) { return b->done; });
@@ -91,8 +95,12 @@ struct Forwarder::Race final : RaceReferee {
   std::vector<std::size_t> const& raced;  ///< candidates earlier races of the request ran
   racing::ClaimGate gate;
   std::vector<std::unique_ptr<Branch>> branches;
-  net::Timer wake;
-  bool signalled = false;
+  /// Fires at the threshold while the primary runs. Its handler holds the race (shared), since
+  /// it may run after the race ended; it then finds `finished` and does nothing.
+  net::Timer threshold_timer;
+  net::Timer settled;    ///< the coordinator's wait for the shadows, cancelled to wake it
+  bool waiting = false;  ///< the coordinator waits on `settled`
+  bool finished = false;
   bool shadows_sought = false;  ///< the threshold passed (shadows sent or not)
   MonoTime threshold_at = MonoTime::max();
   Millis threshold{0};
@@ -129,7 +137,20 @@ Task<Forwarder::AttemptResult> Forwarder::race(
     std::vector<std::size_t>& raced, std::size_t& attempts) {
   auto const& settings = ctx.catalog->settings();
   auto const& channel = settings.channels[candidates[primary].channel];
-  Race race(ctx, candidates, arming, raced, co_await boost::asio::this_coro::executor);
+  // Shared: the threshold's handler may run after the race ended (see Race::threshold_timer).
+  auto owned = std::make_shared<Race>(ctx, candidates, arming, raced,
+                                      co_await boost::asio::this_coro::executor);
+  Race& race = *owned;
+  // Nothing of the request may outlive it, whatever the threshold's handler still holds: the
+  // branches (their writers hold the client's cancellation) go when the race ends, also by an
+  // exception.
+  struct EndRace {
+    Race& race;
+    ~EndRace() {
+      race.finished = true;
+      race.branches.clear();
+    }
+  } end_race{race};
 
   // The threshold: the p90 of the family's recent samples at this stage, within the floor (the
   // policy's, raised for reasoning) and the ceiling (the channel's own clock for that stage).
@@ -150,29 +171,31 @@ Task<Forwarder::AttemptResult> Forwarder::race(
   first.probe = probe;
   first.buckets = std::move(buckets);
   first.started = MonoClock::now();
-  race.threshold_at = first.started + race.threshold;
-  boost::asio::co_spawn(race.wake.get_executor(), runBranch(race, first),
-                        [&race, &first](std::exception_ptr e) {
-                          first.failure = e;
-                          first.done = true;
-                          race.signal();
-                        });
 
-  // The coordinator: wakes when a branch claims or ends, and at the threshold.
+  // Past the threshold, with the primary still running and nothing claimed, shadows join it.
+  race.threshold_timer.expires_at(first.started + race.threshold);
+  race.threshold_timer.async_wait([this, owned](net::ErrorCode error) {
+    Race& r = *owned;
+    if (error || r.finished || r.primary().done || r.gate.claimed()) return;
+    r.shadows_sought = true;
+    startShadows(r);
+  });
+
+  // The primary runs here, in the request's own coroutine: a race that never starts costs no
+  // spawned coroutine and no wake-up.
+  try {
+    co_await runBranch(race, first);
+  } catch (...) {
+    first.failure = std::current_exception();  // rethrown once the shadows ended
+  }
+  first.done = true;
+  race.threshold_timer.cancel();
+  // Shadows still running: the first to claim answers (if none did yet), the losers end at once.
   while (!race.allDone()) {
-    if (!race.shadows_sought && !race.gate.claimed() && !race.primary().done &&
-        MonoClock::now() >= race.threshold_at) {
-      race.shadows_sought = true;
-      startShadows(race);
-      continue;
-    }
-    if (race.signalled) {
-      race.signalled = false;
-      continue;
-    }
-    bool const waiting_for_threshold = !race.shadows_sought && !race.gate.claimed();
-    race.wake.expires_at(waiting_for_threshold ? race.threshold_at : MonoTime::max());
-    co_await race.wake.async_wait(net::kUseTuple);
+    race.settled.expires_at(MonoTime::max());
+    race.waiting = true;
+    co_await race.settled.async_wait(net::kUseTuple);
+    race.waiting = false;
   }
   co_return settleRace(ctx, race, raced, attempts);
 }
@@ -256,7 +279,7 @@ void Forwarder::startShadows(Race& race) {
         bucketDemandsFor(channel, channel.keys[candidate.key], candidate.upstream_model);
     shadow.started = MonoClock::now();
     shadow.sought_after = elapsed;
-    boost::asio::co_spawn(race.wake.get_executor(), runBranch(race, shadow),
+    boost::asio::co_spawn(race.settled.get_executor(), runBranch(race, shadow),
                           [&race, &shadow](std::exception_ptr e) {
                             shadow.failure = e;
                             shadow.done = true;
