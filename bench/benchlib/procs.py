@@ -141,10 +141,10 @@ def mock_channel(mock_port):
 
 
 def start_llmux(llmux, workdir, name, mock_port, threads, access_log, request_log=True,
-                channels=None, key_options=""):
+                channels=None, key_options="", extra=""):
     """llmux serve with one openai-chat channel on the mock; access_log: "off" or a file path.
     `channels` (YAML list items) replaces the mock channel; `key_options` is added to the gateway
-    key's mapping (e.g. "strategy: sequential")."""
+    key's mapping (e.g. "strategy: sequential"); `extra` is top-level YAML, whole lines (e.g. "racing: {enabled: true}\n")."""
     os.makedirs(workdir, exist_ok=True)
     config = os.path.join(workdir, "llmux.yaml")
     key_extra = f", {key_options}" if key_options else ""
@@ -154,7 +154,7 @@ gateway_keys: [{{name: bench, key: sk-bench{key_extra}}}]
 log: {{access_log: "{access_log}", level: warn{"" if request_log else ", request_log: false"}}}
 state_dir: "{os.path.join(workdir, 'state')}"
 server: {{threads: {threads}}}
-channels:
+{extra}channels:
 {channels if channels is not None else mock_channel(mock_port)}""")
     popen = _spawn([llmux, "serve", "--config", config], workdir, name)
     port = _wait_for_port(os.path.join(workdir, "stdout.txt"), popen, name)

@@ -27,12 +27,16 @@ class Context:
 CONTENT_MARKER = "You said"
 
 
-def rounds(ctx, request_file, count, warmup, rate=0.0, names=None, seed=1, content_marker=None):
+def rounds(ctx, request_file, count, warmup, rate=0.0, names=None, seed=1, content_marker=None,
+           timeout_ms=None):
     """Runs llmux-bench-client rounds; returns {name: report} with the raw samples (with
-    `content_marker`, also first_content_us and content_missing)."""
+    `content_marker`, also first_content_us and content_missing). `timeout_ms` replaces the
+    client's per-exchange timeout (10 s)."""
     names = names or list(ctx.targets)
     args = [ctx.client, "rounds", "--request", request_file, "--rounds", str(count),
             "--warmup", str(warmup), "--seed", str(seed)]
+    if timeout_ms:
+        args += ["--timeout-ms", str(timeout_ms)]
     if rate:
         args += ["--rate", str(rate)]
     if content_marker:
@@ -73,6 +77,19 @@ def check_targets(ctx):
 
 # 1. Throughput ------------------------------------------------------------------------------
 
+def wrk_with_cpu(ctx, script, name, conns):
+    """One wrk run against target `name`; adds cpu_us and mock_cpu_us, the CPU time (user +
+    system) the target and the mock spent per request served during the run."""
+    service, mock = ctx.targets[name], ctx.services["mock"]
+    cpu0 = (service.cpu_seconds(), mock.cpu_seconds())
+    r = wrk.run(ctx.wrk, script, service.url, conns, ctx.plan.wrk_seconds)
+    cpu1 = (service.cpu_seconds(), mock.cpu_seconds())
+    if r["requests"]:
+        r["cpu_us"] = (cpu1[0] - cpu0[0]) / r["requests"] * 1e6
+        r["mock_cpu_us"] = (cpu1[1] - cpu0[1]) / r["requests"] * 1e6
+    return r
+
+
 def throughput(ctx):
     script = wrk.write_script(os.path.join(ctx.tmp, "post.lua"), wire.small_body())
     names = list(ctx.targets)
@@ -83,14 +100,7 @@ def throughput(ctx):
         for conns in ctx.plan.connections:
             order = names[rep % len(names):] + names[:rep % len(names)]  # rotate the order
             for name in order:
-                service, mock = ctx.targets[name], ctx.services["mock"]
-                cpu0 = (service.cpu_seconds(), mock.cpu_seconds())
-                r = wrk.run(ctx.wrk, script, service.url, conns, ctx.plan.wrk_seconds)
-                cpu1 = (service.cpu_seconds(), mock.cpu_seconds())
-                if r["requests"]:
-                    r["cpu_us"] = (cpu1[0] - cpu0[0]) / r["requests"] * 1e6
-                    r["mock_cpu_us"] = (cpu1[1] - cpu0[1]) / r["requests"] * 1e6
-                runs[conns][name].append(r)
+                runs[conns][name].append(wrk_with_cpu(ctx, script, name, conns))
             ctx.log(f"  rep {rep + 1}/{ctx.plan.repetitions} c={conns}: " + ", ".join(
                 f"{n} {runs[conns][n][-1]['rps']:,.0f}/s" for n in names))
     result = {}
@@ -112,7 +122,7 @@ def throughput(ctx):
 
 # 2. Added latency at low load ----------------------------------------------------------------
 
-def _added(per_target, field, base="direct"):
+def added(per_target, field, base="direct"):
     """p50/p99 per target and their difference to the base target's."""
     base_samples = per_target[base][field]
     b50, b99 = stats.percentile(base_samples, 50), stats.percentile(base_samples, 99)
@@ -125,7 +135,7 @@ def _added(per_target, field, base="direct"):
     return out
 
 
-def _median_of_blocks(blocks):
+def median_of_blocks(blocks):
     names = blocks[0].keys()
     out = {}
     for name in names:
@@ -141,12 +151,12 @@ def low_load(ctx):
     blocks = []
     for i in range(ctx.plan.latency_blocks):
         per_target = rounds(ctx, path, ctx.plan.latency_rounds, 100, seed=i + 1)
-        blocks.append(_added(per_target, "total_us"))
+        blocks.append(added(per_target, "total_us"))
     ctx.log(f"  one at a time: {ctx.plan.latency_blocks} blocks of {ctx.plan.latency_rounds} "
             "rounds")
-    paced = _added(rounds(ctx, path, ctx.plan.paced_rounds, 20, rate=50.0, seed=99), "total_us")
+    paced = added(rounds(ctx, path, ctx.plan.paced_rounds, 20, rate=50.0, seed=99), "total_us")
     ctx.log(f"  50 req/s per target: {ctx.plan.paced_rounds} rounds")
-    return {"sequential": _median_of_blocks(blocks), "paced": paced,
+    return {"sequential": median_of_blocks(blocks), "paced": paced,
             "blocks": ctx.plan.latency_blocks, "rounds": ctx.plan.latency_rounds,
             "paced_rounds": ctx.plan.paced_rounds}
 
@@ -162,10 +172,10 @@ def ttfb(ctx):
     return {"chunk_delay_ms": delay, "rounds": ctx.plan.ttfb_rounds,
             "content_marker": CONTENT_MARKER,
             "content_missing": {n: t["content_missing"] for n, t in per_target.items()},
-            "first_content": _added(per_target, "first_content_us"),
-            "first_body": _added(per_target, "first_body_us"),
-            "head": _added(per_target, "head_us"),
-            "complete": _added(per_target, "total_us")}
+            "first_content": added(per_target, "first_content_us"),
+            "first_body": added(per_target, "first_body_us"),
+            "head": added(per_target, "head_us"),
+            "complete": added(per_target, "total_us")}
 
 
 # 4. Memory per open stream -------------------------------------------------------------------
@@ -229,4 +239,4 @@ def big_body(ctx):
     path = wire.write_request(os.path.join(ctx.tmp, "big.http"), body)
     per_target = rounds(ctx, path, ctx.plan.big_rounds, 5, seed=5)
     return {"body_bytes": len(body), "rounds": ctx.plan.big_rounds,
-            "total": _added(per_target, "total_us")}
+            "total": added(per_target, "total_us")}
