@@ -20,8 +20,14 @@ void ThresholdRegistry::prune(Window& window, MonoTime now) {
   MonoTime const oldest = now - kWindow;
   while (!window.samples.empty() && window.samples.front().at < oldest) {
     window.samples.pop_front();
-    window.cached_p90.reset();
+    ++window.changes;
   }
+}
+
+bool ThresholdRegistry::cacheStands(Window const& window, MonoTime now) {
+  if (!window.cached_p90) return false;
+  std::size_t const allowed = std::max<std::size_t>(1, window.samples.size() / 20);
+  return window.changes < allowed && now - window.computed_at < std::chrono::seconds(1);
 }
 
 void ThresholdRegistry::record(ModelFamily family, Stage stage, Millis elapsed, MonoTime now) {
@@ -30,13 +36,13 @@ void ThresholdRegistry::record(ModelFamily family, Stage stage, Millis elapsed, 
   prune(window, now);
   if (window.samples.size() >= capacity_) window.samples.pop_front();
   window.samples.push_back({now, std::max(elapsed, Millis(0))});
-  window.cached_p90.reset();
+  ++window.changes;
 }
 
 std::optional<Millis> ThresholdRegistry::p90Locked(Window& window, MonoTime now) {
   prune(window, now);
   if (window.samples.size() < kMinSamples) return std::nullopt;
-  if (!window.cached_p90) {
+  if (!cacheStands(window, now)) {
     std::vector<Millis> values;
     values.reserve(window.samples.size());
     for (auto const& sample : window.samples) values.push_back(sample.elapsed);
@@ -45,6 +51,8 @@ std::optional<Millis> ThresholdRegistry::p90Locked(Window& window, MonoTime now)
     auto nth = values.begin() + static_cast<std::ptrdiff_t>(rank - 1);
     std::nth_element(values.begin(), nth, values.end());
     window.cached_p90 = *nth;
+    window.changes = 0;
+    window.computed_at = now;
   }
   return window.cached_p90;
 }

@@ -54,7 +54,14 @@ class ThresholdRegistry {
   struct Window {
     std::deque<Sample> samples;  // oldest first
     std::optional<Millis> cached_p90;
+    std::size_t changes = 0;  ///< samples added or dropped since the cached p90 was computed
+    MonoTime computed_at{};
   };
+  /// Whether the cached p90 still stands: it is computed again once a twentieth of the window
+  /// (at least one sample) changed, or a second passed. Every armed request records a sample;
+  /// computing the p90 (a copy and nth_element) for each would cost a busy gateway more than
+  /// the figure gains.
+  static bool cacheStands(Window const& window, MonoTime now);
 
   Window& windowFor(ModelFamily family, Stage stage);
   void prune(Window& window, MonoTime now);

@@ -102,5 +102,22 @@ TEST_F(ThresholdRegistryTest, ANewSampleMovesTheThreshold) {
   EXPECT_EQ(registry.p90(ModelFamily::Claude, Stage::StreamFirstContent, now), 40s);
 }
 
+TEST_F(ThresholdRegistryTest, AFullWindowsP90IsComputedAgainAfterAFewChangesOrASecond) {
+  // 400 samples: 360 of 1 s, 40 of 2 s; the p90 (nearest rank 360) is 1 s.
+  MonoTime now = kT0;
+  for (int i = 0; i < 400; ++i) {
+    registry.record(ModelFamily::Gpt, Stage::StreamFirstContent, i < 360 ? 1s : 2s, now);
+  }
+  EXPECT_EQ(registry.p90(ModelFamily::Gpt, Stage::StreamFirstContent, now), 1s);
+  // Ten more of 2 s make it 2 s (rank 369 of 410), but ten changes are under a twentieth of the
+  // window: the cached figure stands, until a second has passed...
+  for (int i = 0; i < 10; ++i) registry.record(ModelFamily::Gpt, Stage::StreamFirstContent, 2s, now);
+  EXPECT_EQ(registry.p90(ModelFamily::Gpt, Stage::StreamFirstContent, now + 999ms), 1s);
+  EXPECT_EQ(registry.p90(ModelFamily::Gpt, Stage::StreamFirstContent, now + 1s), 2s);
+  // ...or a twentieth of the window changed: 50 of 9 s (rank 414 of 460 is one).
+  for (int i = 0; i < 50; ++i) registry.record(ModelFamily::Gpt, Stage::StreamFirstContent, 9s, now + 1s);
+  EXPECT_EQ(registry.p90(ModelFamily::Gpt, Stage::StreamFirstContent, now + 1s), 9s);
+}
+
 }  // namespace
 }  // namespace llmux::racing
