@@ -36,7 +36,7 @@ Task<void> sendNoContent(RequestContext& ctx) {
   HeaderList headers;
   headers.add("X-Request-Id", ctx.request_id);
   ctx.record.status = 204;
-  co_await ctx.response.send(204, headers, "");
+  co_await ctx.response->send(204, headers, "");
 }
 
 }  // namespace
@@ -146,7 +146,7 @@ Task<void> sendAdminJson(RequestContext& ctx, int status, std::string body,
   headers.add("Cache-Control", "no-store");
   ctx.record.status = status;
   if (!error_message.empty()) ctx.record.error = std::string(error_message);
-  co_await ctx.response.send(status, headers, body);
+  co_await ctx.response->send(status, headers, body);
 }
 
 Task<void> AdminHandler::serve(RequestContext& ctx) {

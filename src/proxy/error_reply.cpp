@@ -13,7 +13,7 @@ net::Task<void> replyError(RequestContext& ctx, int status, std::string message,
   HeaderList headers = std::move(extra);
   headers.add("Content-Type", protocol::errorContentType());
   headers.add("X-Request-Id", ctx.request_id);
-  co_await ctx.response.send(status, headers, body);
+  co_await ctx.response->send(status, headers, body);
 }
 
 }  // namespace llmux::proxy

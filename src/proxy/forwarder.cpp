@@ -91,7 +91,7 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
   AttemptClock const clock = AttemptClock::start(
       started, channel.timeouts, ctx.profile.stream, reasoningTierOf(ctx.profile.reasoning),
       ctx.started + ctx.catalog->settings().retry.deadline);
-  auto& cancellation = ctx.response.cancellation();
+  auto& cancellation = ctx.response->cancellation();
 
   // A pooled connection the peer reset while idle fails the write before a byte of the request
   // went out: the request is then sent once more on a fresh connection (not an upstream
@@ -246,7 +246,7 @@ Task<Forwarder::AttemptResult> Forwarder::answerPassthroughError(
     ctx.record.status = answer.status;
     ctx.record.error = judged.error.message;
     record.outcome = AttemptOutcome::clientError();
-    if (!co_await ctx.response.send(answer.status, answer.headers, answer.body)) {
+    if (!co_await ctx.response->send(answer.status, answer.headers, answer.body)) {
       markClientGone(ctx, record);
     }
     result.kind = AttemptResult::Kind::Answered;
@@ -274,7 +274,7 @@ Task<Forwarder::AttemptResult> Forwarder::answerPassthroughError(
                                                channel.expose_rate_limit_headers);
     for (auto const& field : extra) headers.add(field.name, field.value);
     ctx.record.status = result.status;
-    co_await ctx.response.send(result.status, redactor.redacted(headers), read_body);
+    co_await ctx.response->send(result.status, redactor.redacted(headers), read_body);
     exchange.finish();
   }
   // A relayed failure of the last candidate counts as its failure; the client's own error
@@ -388,7 +388,7 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
     if (!buckets.passed) {
       services_.breakers.record(channel.name, candidate.upstream_model, channel.breaker,
                                 routing::AttemptSignal::Ignored, probe, services_.clock.now());
-      if (ctx.response.cancellation().cancelled()) {
+      if (ctx.response->cancellation().cancelled()) {
         ctx.record.status = 499;
         ctx.record.error = "client_gone";
         co_return;
@@ -432,8 +432,8 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
     switch (result.kind) {
       case AttemptResult::Kind::Answered: co_return;
       case AttemptResult::Kind::Aborted:
-        if (ctx.response.cancellation().reason() == http::CancelReason::Shutdown &&
-            !ctx.response.headSent()) {
+        if (ctx.response->cancellation().reason() == http::CancelReason::Shutdown &&
+            !ctx.response->headSent()) {
           co_await answerShuttingDown(ctx);
         } else {
           ctx.record.status = 499;
@@ -475,12 +475,12 @@ Task<Forwarder::BucketPass> Forwarder::takeBuckets(RequestContext& ctx,
     auto left = std::chrono::duration_cast<Millis>(no_attempt_after - MonoClock::now());
     Millis max_wait = std::clamp(left, Millis(0), settings.buckets.max_wait);
     pass.grant = co_await services_.limits.acquireBuckets(pass.demands, pass.reserved, max_wait,
-                                                          ctx.response.cancellation());
+                                                          ctx.response->cancellation());
   } else {
     pass.grant = co_await services_.limits.tryBuckets(pass.demands, pass.reserved);
   }
   pass.passed = pass.grant.taken || pass.grant.overflow;
-  if (!pass.passed && !ctx.response.cancellation().cancelled()) {
+  if (!pass.passed && !ctx.response->cancellation().cancelled()) {
     services_.metrics_registry.counter(telemetry::MetricId::BucketEventsTotal).labels({"short"}).inc();
   }
   co_return pass;

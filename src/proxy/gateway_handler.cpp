@@ -198,11 +198,11 @@ Task<void> GatewayHandler::answerInternalError(RequestContext& ctx, std::string 
   // A bug, not the client's doing: logged, answered 500 in the client's shape, accounted.
   telemetry::logError("request {}: {} failed: {}", ctx.request_id, ctx.record.route, failure);
   ctx.record.error = "internal error";
-  if (!ctx.response.headSent()) {
+  if (!ctx.response->headSent()) {
     co_await replyError(ctx, 500, "internal error in the gateway (request " + ctx.request_id + ")");
   } else {
     ctx.record.status = 500;
-    ctx.response.breakConnection();
+    ctx.response->breakConnection();
   }
 }
 
@@ -594,22 +594,22 @@ Task<void> GatewayHandler::servePlain(RequestContext& ctx, int status, std::stri
   headers.add("Content-Type", content_type);
   headers.add("X-Request-Id", ctx.request_id);
   ctx.record.status = status;
-  co_await ctx.response.send(status, headers, body);
+  co_await ctx.response->send(status, headers, body);
 }
 
 void GatewayHandler::account(RequestContext& ctx, bool log_it) {
   auto& record = ctx.record;
   MonoTime now = MonoClock::now();
   record.total_ms = millisBetween(ctx.started, now);
-  if (ctx.response.firstByteAt() != MonoTime{}) {
-    record.first_byte_ms = millisBetween(ctx.request.body_received, ctx.response.firstByteAt());
+  if (ctx.response->firstByteAt() != MonoTime{}) {
+    record.first_byte_ms = millisBetween(ctx.request.body_received, ctx.response->firstByteAt());
   }
   // Overhead: from the complete request to the end of the answer, minus the upstream waits (the
   // client's upload time and the upstream's think time are not the gateway's).
   double handled_ms = millisBetween(ctx.request.body_received, now);
   double upstream_ms = std::chrono::duration<double, std::milli>(ctx.upstream_wait).count();
   record.overhead_ms = std::max(0.0, handled_ms - upstream_ms);
-  record.bytes_out = ctx.response.bodyBytesSent();
+  record.bytes_out = ctx.response->bodyBytesSent();
   if (!log_it) return;
   services_.metrics.observe(record);
   services_.access_log.write(record);

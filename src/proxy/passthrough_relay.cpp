@@ -34,7 +34,7 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
                                                 AttemptRecord& record, AttemptClock clock,
                                                 HeaderList headers, bool last) {
   AttemptResult result;
-  auto& out = ctx.response;
+  auto& out = *ctx.response;
   // Before the commit point the retry deadline bounds every read; before the first content of a
   // successful stream the first-token clock runs too.
   ReadPhase phase = exchange.status() < 300 && ctx.profile.stream ? ReadPhase::AwaitingContent

@@ -28,17 +28,26 @@ namespace llmux::proxy {
 using net::Task;
 using namespace forwarding;
 
-/// One branch of a race: an attempt with its own writer, request state and record.
+/// One branch of a race: an attempt with its own writer and record. A shadow has a request state
+/// of its own (a copy made when it starts); the primary works on the request's, with its writer
+/// swapped in while it runs (a race that never starts copies nothing).
 struct Forwarder::Branch {
-  Branch(RequestContext& parent, racing::ClaimGate& gate, int index, RaceReferee& referee,
-         bool quality_gate)
-      : index(index),
-        writer(parent.response, gate, index, referee, quality_gate),
-        ctx(parent, writer) {}
+  /// `client`: the client's writer (the request's, before the primary's writer is swapped in).
+  Branch(RequestContext& parent, http::ResponseWriter& client, racing::ClaimGate& gate, int index,
+         RaceReferee& referee, bool quality_gate)
+      : index(index), writer(client, gate, index, referee, quality_gate) {
+    if (index == 0) {
+      ctx = &parent;
+    } else {
+      own.emplace(parent, writer);
+      ctx = &*own;
+    }
+  }
 
   int const index;  ///< 0: the primary
   BranchWriter writer;
-  RequestContext ctx;
+  std::optional<RequestContext> own;  ///< a shadow's request state
+  RequestContext* ctx = nullptr;      ///< what the branch works on
   std::size_t candidate = 0;  ///< into the race's candidates
   bool last = false;          ///< relays its own error when it fails (the primary alone may)
   bool probe = false;         ///< holds its half-open breaker's probe slot
@@ -59,6 +68,8 @@ struct Forwarder::Race final : RaceReferee {
   Race(RequestContext& parent, std::span<routing::PlannedCandidate const> candidates,
        RaceArming const& arming, std::vector<std::size_t> const& raced, net::Executor executor)
       : parent(parent),
+        client(*parent.response),
+        wait_before(parent.upstream_wait),
         candidates(candidates),
         arming(arming),
         raced(raced),
@@ -90,6 +101,8 @@ struct Forwarder::Race final : RaceReferee {
   Branch& primary() { return *branches.front(); }
 
   RequestContext& parent;
+  http::ResponseWriter& client;            ///< the client's writer, which every branch wraps
+  std::chrono::nanoseconds wait_before;    ///< the request's upstream waits before the race
   std::span<routing::PlannedCandidate const> candidates;
   RaceArming const& arming;
   std::vector<std::size_t> const& raced;  ///< candidates earlier races of the request ran
@@ -147,6 +160,7 @@ Task<Forwarder::AttemptResult> Forwarder::race(
   struct EndRace {
     Race& race;
     ~EndRace() {
+      race.parent.response = &race.client;  // the primary's writer was swapped in
       race.finished = true;
       race.branches.clear();
     }
@@ -165,7 +179,8 @@ Task<Forwarder::AttemptResult> Forwarder::race(
   race.threshold = services_.racing.thresholds.threshold(
       race.family, race.stage, racing::boundsFor(floor, ceiling), MonoClock::now());
   auto& first =
-      *race.branches.emplace_back(std::make_unique<Branch>(ctx, race.gate, 0, race, arming.tools));
+      *race.branches.emplace_back(
+          std::make_unique<Branch>(ctx, race.client, race.gate, 0, race, arming.tools));
   first.candidate = primary;
   first.last = last;
   first.probe = probe;
@@ -183,11 +198,13 @@ Task<Forwarder::AttemptResult> Forwarder::race(
 
   // The primary runs here, in the request's own coroutine: a race that never starts costs no
   // spawned coroutine and no wake-up.
+  ctx.response = &first.writer;
   try {
     co_await runBranch(race, first);
   } catch (...) {
     first.failure = std::current_exception();  // rethrown once the shadows ended
   }
+  ctx.response = &race.client;
   first.done = true;
   race.threshold_timer.cancel();
   // Shadows still running: the first to claim answers (if none did yet), the losers end at once.
@@ -271,7 +288,8 @@ void Forwarder::startShadows(Race& race) {
     if (admission.admission == routing::Admission::Refused) continue;
     services_.metrics_registry.gauge(telemetry::MetricId::ShadowsInFlight).get().inc();
     auto& shadow = *race.branches.emplace_back(std::make_unique<Branch>(
-        ctx, race.gate, static_cast<int>(race.branches.size()), race, race.arming.tools));
+        ctx, race.client, race.gate, static_cast<int>(race.branches.size()), race,
+        race.arming.tools));
     shadow.candidate = index;
     shadow.probe = admission.admission == routing::Admission::Probe;
     shadow.slot.emplace(std::move(*slot));
@@ -290,14 +308,14 @@ void Forwarder::startShadows(Race& race) {
 
 Task<void> Forwarder::runBranch(Race& race, Branch& branch) {
   auto const& candidate = race.candidates[branch.candidate];
-  auto const& channel = branch.ctx.catalog->settings().channels[candidate.channel];
+  auto const& channel = branch.ctx->catalog->settings().channels[candidate.channel];
   auto const& key = channel.keys[candidate.key];
   if (branch.index > 0) {
     // A shadow goes only within the hedge budget and with its bucket tokens (never waits).
     if (!co_await hedgeBudgetAllows(race)) co_return;
     if (branch.writer.lost()) co_return;  // another branch claimed meanwhile
     if (!branch.buckets.demands.empty()) {
-      branch.buckets = co_await takeBuckets(branch.ctx, std::move(branch.buckets.demands), false,
+      branch.buckets = co_await takeBuckets(*branch.ctx, std::move(branch.buckets.demands), false,
                                             MonoTime::max());
       if (!branch.buckets.passed) co_return;
     }
@@ -307,19 +325,19 @@ Task<void> Forwarder::runBranch(Race& race, Branch& branch) {
         .labels({channel.name})
         .inc();
     telemetry::logInfo("request {}: racing: shadow {} {} {} after {} ms (threshold {} ms, {})",
-                       branch.ctx.request_id, channel.name, key.label, candidate.upstream_model,
+                       branch.ctx->request_id, channel.name, key.label, candidate.upstream_model,
                        branch.sought_after.count(), race.threshold.count(),
                        config::costPreferenceName(race.arming.preference));
   }
-  describePlacement(branch.ctx, candidate, branch.record);
+  describePlacement(*branch.ctx, candidate, branch.record);
   branch.record.role = branch.index == 0 ? AttemptRole::Primary : AttemptRole::Shadow;
   branch.attempted = true;
-  services_.router_state.attemptStarted(key.id, key, branch.ctx.prompt_tokens);
-  branch.result = co_await attempt(branch.ctx, candidate, branch.last, branch.record);
-  if (branch.buckets.grant.taken && branch.ctx.record.usage && branch.writer.won()) {
+  services_.router_state.attemptStarted(key.id, key, branch.ctx->prompt_tokens);
+  branch.result = co_await attempt(*branch.ctx, candidate, branch.last, branch.record);
+  if (branch.buckets.grant.taken && branch.ctx->record.usage && branch.writer.won()) {
     co_await services_.limits.settleBuckets(std::move(branch.buckets.demands), branch.buckets.grant,
                                             branch.buckets.reserved,
-                                            branch.ctx.record.usage->total());
+                                            branch.ctx->record.usage->total());
   }
 }
 
@@ -348,14 +366,20 @@ Forwarder::AttemptResult Forwarder::settleRace(RequestContext& ctx, Race& race,
   auto const& settings = ctx.catalog->settings();
   WallTime const wall_now = services_.clock.wallNow();
   MonoTime const now = MonoClock::now();
-  // The race's time is upstream waiting (not gateway overhead), but for the winner's own work.
-  auto waited = now - race.primary().started;
+  // The race waited (upstream time, not gateway overhead) as long as its answering branch's path:
+  // until that branch started, then its own waits; without a winner, the longest path. The
+  // primary's waits are already in the request's state (it works on it).
+  auto path = [&](Branch const& branch) {
+    auto own = branch.index == 0 ? ctx.upstream_wait - race.wait_before : branch.ctx->upstream_wait;
+    return (branch.started - race.primary().started) + own;
+  };
+  std::chrono::nanoseconds waited{0};
   if (auto won = race.gate.winner()) {
-    Branch const& winner = *race.branches[static_cast<std::size_t>(*won)];
-    auto busy = (now - winner.started) - winner.ctx.upstream_wait;
-    if (busy > std::chrono::nanoseconds(0) && busy < waited) waited -= busy;
+    waited = path(*race.branches[static_cast<std::size_t>(*won)]);
+  } else {
+    for (auto const& branch : race.branches) waited = std::max(waited, path(*branch));
   }
-  ctx.upstream_wait += waited;
+  ctx.upstream_wait = race.wait_before + waited;
   bool const shadows_ran = race.branches.size() > 1;
   std::optional<int> winner = race.gate.winner();
   std::exception_ptr failure;
@@ -396,18 +420,18 @@ Forwarder::AttemptResult Forwarder::settleRace(RequestContext& ctx, Race& race,
       state.thresholds.record(race.family, race.stage,
                               Millis(static_cast<std::int64_t>(record.duration_ms)), now);
     }
-    if (branch.ctx.record.usage && !won) {
+    if (branch.ctx->record.usage && !won) {
       // A loser's tokens, when it reported them: racing overhead, charged to the gateway key
       // with the winner's (RequestRecord::racing_overhead).
-      std::int64_t tokens = branch.ctx.record.usage->total();
+      std::int64_t tokens = branch.ctx->record.usage->total();
       state.counters.loser_tokens.fetch_add(static_cast<std::uint64_t>(tokens),
                                             std::memory_order_relaxed);
       services_.metrics_registry.counter(telemetry::MetricId::RacingLoserTokensTotal)
           .get()
           .inc(static_cast<double>(tokens));
-      record.usage = branch.ctx.record.usage;
+      record.usage = branch.ctx->record.usage;
       if (!ctx.record.racing_overhead) ctx.record.racing_overhead = TokenUsage{};
-      *ctx.record.racing_overhead += *branch.ctx.record.usage;
+      *ctx.record.racing_overhead += *branch.ctx->record.usage;
     }
 
     if (branch.lost_race) {
@@ -416,7 +440,7 @@ Forwarder::AttemptResult Forwarder::settleRace(RequestContext& ctx, Race& race,
       record.duration_ms = msSince(branch.started);
       AttemptResult silent;
       silent.kind = AttemptResult::Kind::Aborted;
-      report(branch.ctx, candidate, silent, record);  // ends its in-flight count, as a client gone
+      report(*branch.ctx, candidate, silent, record);  // ends its in-flight count, as a client gone
       record.outcome_class = "racing_lost";  // the router took it as neither success nor failure
       services_.breakers.record(channel.name, candidate.upstream_model, channel.breaker,
                                 routing::AttemptSignal::Ignored, branch.probe,
@@ -439,17 +463,17 @@ Forwarder::AttemptResult Forwarder::settleRace(RequestContext& ctx, Race& race,
     if (won && shadows_ran && record.outcome.is(AttemptOutcome::Kind::Ok)) {
       record.outcome = AttemptOutcome::racingWon();
     }
-    concludeAttempt(branch.ctx, candidate, result, record, branch.probe);
+    concludeAttempt(*branch.ctx, candidate, result, record, branch.probe);
     if (won) {
       answer = result;
       // The winner's answer is the request's.
-      if (shadows_ran) record.usage = branch.ctx.record.usage;
-      ctx.record.status = branch.ctx.record.status;
-      ctx.record.error = branch.ctx.record.error;
-      ctx.record.usage = branch.ctx.record.usage;
+      if (shadows_ran) record.usage = branch.ctx->record.usage;
+      ctx.record.status = branch.ctx->record.status;
+      ctx.record.error = branch.ctx->record.error;
+      ctx.record.usage = branch.ctx->record.usage;
       ctx.record.channel = record.channel;
       ctx.record.key_label = record.key_label;
-      ctx.dropped_logged = ctx.dropped_logged || branch.ctx.dropped_logged;
+      ctx.dropped_logged = ctx.dropped_logged || branch.ctx->dropped_logged;
       if (branch.index > 0) {
         state.counters.won_by_shadow.fetch_add(1, std::memory_order_relaxed);
         services_.metrics_registry.counter(telemetry::MetricId::RacesTotal)
@@ -461,13 +485,16 @@ Forwarder::AttemptResult Forwarder::settleRace(RequestContext& ctx, Race& race,
             .labels({"won_by_primary"})
             .inc();
       }
-      if (!shadows_ran && ctx.profile.stream && record.first_token_ms >= 0) {
+      Millis const first_token(static_cast<std::int64_t>(record.first_token_ms));
+      bool const fast_with_nothing_to_recover =
+          first_token * 2 < race.threshold && state.latency.empty();
+      if (!shadows_ran && ctx.profile.stream && record.first_token_ms >= 0 &&
+          !fast_with_nothing_to_recover) {
         // A plain stream teaches latency learning its first token against the threshold.
         auto combination = combinationOf(channel, candidate, race.arming.task_class);
-        logLearning(state.latency.noteFirstToken(
-                        combination, Millis(static_cast<std::int64_t>(record.first_token_ms)),
-                        race.threshold, wall_now),
-                    combination, key.label);
+        logLearning(
+            state.latency.noteFirstToken(combination, first_token, race.threshold, wall_now),
+            combination, key.label);
       }
     } else if (!winner && (branch.index == 0 || !have_failure ||
                            result.kind == AttemptResult::Kind::Aborted)) {
@@ -483,7 +510,7 @@ Forwarder::AttemptResult Forwarder::settleRace(RequestContext& ctx, Race& race,
     ctx.record.key_label = ctx.record.attempts.back().key_label;
   }
   if (failure) std::rethrow_exception(failure);
-  if (!winner && ctx.response.cancellation().cancelled())
+  if (!winner && ctx.response->cancellation().cancelled())
     answer.kind = AttemptResult::Kind::Aborted;
   return answer;
 }

@@ -63,19 +63,23 @@ struct RequestState {
 struct RequestContext : RequestState {
   RequestContext(http::ServerRequest& request, http::ResponseWriter& response,
                  std::shared_ptr<const routing::Catalog> pinned = {})
-      : request(request), response(response) {
+      : request(request), response(&response) {
     catalog = std::move(pinned);
   }
-  /// A branch of a raced request (docs/racing.md): a copy of the request's state as it is now,
-  /// answering through `branch_writer`. What the branch records stays its own until the race
+  /// A shadow of a raced request (docs/racing.md): a copy of the request's state as it is now,
+  /// answering through `branch_writer`. What the shadow records stays its own until the race
   /// merges the winner's back.
   RequestContext(RequestContext const& parent, http::ResponseWriter& branch_writer)
-      : RequestState(parent), request(parent.request), response(branch_writer) {
+      : RequestState(parent), request(parent.request), response(&branch_writer) {
     upstream_wait = std::chrono::nanoseconds(0);
   }
+  RequestContext(RequestContext const&) = delete;
+  RequestContext& operator=(RequestContext const&) = delete;
 
   http::ServerRequest& request;
-  http::ResponseWriter& response;
+  /// Where the answer goes: the client's writer, or while a raced request's primary runs, its
+  /// branch writer (the race swaps it in and back: the primary works on the request's own state).
+  http::ResponseWriter* response;
 };
 
 }  // namespace llmux::proxy

@@ -96,7 +96,7 @@ Task<Forwarder::AttemptResult> Forwarder::answerTranslatedError(
   if (retryable) answer.headers.add("x-llmux-attempts", std::to_string(ctx.record.attempts.size()));
   ctx.record.status = answer.status;
   ctx.record.error = judged.error.message;
-  co_await ctx.response.send(answer.status, answer.headers, answer.body);
+  co_await ctx.response->send(answer.status, answer.headers, answer.body);
   record.outcome = retryable ? failureOutcome(true, result.policy.reason) : AttemptOutcome::clientError();
   result.kind = AttemptResult::Kind::Answered;
   co_return result;
@@ -107,7 +107,7 @@ Task<Forwarder::AttemptResult> Forwarder::relayTranslated(RequestContext& ctx,
                                                           AttemptRecord& record, Protocol upstream,
                                                           AttemptClock clock, bool last) {
   AttemptResult result;
-  auto& out = ctx.response;
+  auto& out = *ctx.response;
   std::int64_t created = std::chrono::duration_cast<std::chrono::seconds>(
                              services_.clock.wallNow().time_since_epoch())
                              .count();
@@ -265,7 +265,7 @@ Task<Forwarder::AttemptResult> Forwarder::answerStreamFailure(RequestContext& ct
   ctx.record.status = answer.status;
   ctx.record.error = error.message;
   record.outcome = retryable ? failureOutcome(true, result.policy.reason) : AttemptOutcome::clientError();
-  if (!co_await ctx.response.send(answer.status, answer.headers, answer.body)) {
+  if (!co_await ctx.response->send(answer.status, answer.headers, answer.body)) {
     markClientGone(ctx, record);
   }
   result.kind = AttemptResult::Kind::Answered;

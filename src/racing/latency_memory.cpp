@@ -57,6 +57,7 @@ LatencyMemory::State* LatencyMemory::find(Combination const& combination, WallTi
 
 LatencyMemory::Change LatencyMemory::noteSlow(Combination const& combination, WallTime now) {
   std::lock_guard lock(mutex_);
+  Recount recount{*this};
   forgetExpired(now);
   State& state = states_[combination];
   state.updated_at = now;
@@ -69,6 +70,7 @@ LatencyMemory::Change LatencyMemory::noteSlow(Combination const& combination, Wa
 
 LatencyMemory::Change LatencyMemory::noteFast(Combination const& combination, WallTime now) {
   std::lock_guard lock(mutex_);
+  Recount recount{*this};
   State* state = find(combination, now);
   if (!state) return Change::None;
   bool const was_degraded = state->degraded;
@@ -86,6 +88,7 @@ LatencyMemory::Change LatencyMemory::noteFirstToken(Combination const& combinati
 
 bool LatencyMemory::degraded(Combination const& combination, WallTime now) {
   std::lock_guard lock(mutex_);
+  Recount recount{*this};
   if (State* state = find(combination, now); state && state->degraded) return true;
   if (combination.task_class == "unknown") return false;
   Combination any = combination;
@@ -96,6 +99,7 @@ bool LatencyMemory::degraded(Combination const& combination, WallTime now) {
 
 std::vector<LatencyMemory::Entry> LatencyMemory::list(WallTime now) {
   std::lock_guard lock(mutex_);
+  Recount recount{*this};
   forgetExpired(now);
   std::vector<Entry> entries;
   entries.reserve(states_.size());
@@ -110,6 +114,7 @@ std::vector<LatencyMemory::Entry> LatencyMemory::list(WallTime now) {
 
 bool LatencyMemory::clear(std::string const& id) {
   std::lock_guard lock(mutex_);
+  Recount recount{*this};
   for (auto it = states_.begin(); it != states_.end(); ++it) {
     if (idOf(it->first) == id) {
       removed(it->first);
@@ -122,6 +127,7 @@ bool LatencyMemory::clear(std::string const& id) {
 
 void LatencyMemory::load(std::vector<Entry> const& entries, WallTime now) {
   std::lock_guard lock(mutex_);
+  Recount recount{*this};
   for (Entry const& entry : entries) {
     if (now - entry.updated_at > kKeep) continue;
     states_[entry.combination] = {std::clamp(entry.slow_streak, 0, kSlowStreak), entry.degraded,

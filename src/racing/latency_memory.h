@@ -6,6 +6,7 @@
 // never excludes. Evidence is kept for a day, across restarts: a sink (the state store's writer)
 // is told every change, and start-up loads what it kept. Thread-safe.
 
+#include <atomic>
 #include <cstddef>
 #include <map>
 #include <mutex>
@@ -48,6 +49,9 @@ class LatencyMemory {
   Change noteFirstToken(Combination const& combination, Millis elapsed, Millis threshold,
                         WallTime now);
 
+  /// Whether nothing is remembered (one atomic load, no lock): a fast first token then has
+  /// nothing to recover, and its caller can skip noteFirstToken.
+  bool empty() const { return remembered_.load(std::memory_order_relaxed) == 0; }
   /// Degraded for this task class, or for any task class (the `unknown` bucket).
   bool degraded(Combination const& combination, WallTime now);
 
@@ -83,6 +87,12 @@ class LatencyMemory {
   void saved(Combination const& combination, State const& state);
   void removed(Combination const& combination);
 
+  /// Keeps `remembered_` equal to the number of states when the locked call that holds it ends.
+  struct Recount {
+    LatencyMemory& memory;
+    ~Recount() { memory.remembered_.store(memory.states_.size(), std::memory_order_relaxed); }
+  };
+  std::atomic<std::size_t> remembered_{0};
   std::mutex mutex_;
   std::map<Combination, State> states_;
   LatencySink* sink_ = nullptr;

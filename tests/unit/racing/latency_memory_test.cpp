@@ -31,6 +31,18 @@ TEST(LatencyMemory, ThreeSlowSamplesInARowDegradeAndOneFastOneRecovers) {
   EXPECT_FALSE(memory.degraded(kSlowRelay, kT0 + 6s));
 }
 
+TEST(LatencyMemory, EmptyTellsWithoutALockWhetherAnythingIsRemembered) {
+  LatencyMemory memory;
+  EXPECT_TRUE(memory.empty());
+  memory.noteSlow(kSlowRelay, kT0);
+  EXPECT_FALSE(memory.empty());
+  memory.noteFast(kSlowRelay, kT0 + 1s);
+  EXPECT_TRUE(memory.empty()) << "recovered: nothing left";
+  memory.noteSlow(kSlowRelay, kT0 + 2s);
+  EXPECT_FALSE(memory.degraded(kSlowRelay, kT0 + 2s + LatencyMemory::kKeep + 1s));
+  EXPECT_TRUE(memory.empty()) << "expired";
+}
+
 TEST(LatencyMemory, AFastSampleBreaksTheStreakAndANeutralOneDoesNot) {
   LatencyMemory memory;
   memory.noteFirstToken(kSlowRelay, 9s, 8s, kT0);           // slow
