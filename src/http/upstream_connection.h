@@ -85,6 +85,7 @@ class UpstreamPool {
   void release(std::unique_ptr<UpstreamConnection> connection);
 
   std::size_t idleCount() const;
+  net::asio::io_context& io() { return io_; }
 
  private:
   Result<boost::asio::ssl::context*> tlsContextFor(PeerAddress const& peer);

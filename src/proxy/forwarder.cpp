@@ -43,7 +43,8 @@ bool mayHideContextOverflow(int status) { return status == 413 || status == 422 
 Forwarder::Forwarder(GatewayServices& services, http::UpstreamPool& pool)
     : services_(services),
       pool_(pool),
-      races_armed_(services.metrics_registry.counter(telemetry::MetricId::RacesTotal).labels({"armed"})) {}
+      races_armed_(services.metrics_registry.counter(telemetry::MetricId::RacesTotal).labels({"armed"})),
+      thresholds_(pool.io()) {}
 
 Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
                                                   routing::PlannedCandidate const& candidate,

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "net/asio_types.h"
+#include "net/wake_list.h"
 #include "proxy/attempt_gates.h"
 #include "proxy/forwarder_support.h"
 #include "proxy/race_arming.h"
@@ -165,6 +166,7 @@ class Forwarder {
   GatewayServices& services_;
   http::UpstreamPool& pool_;
   telemetry::Counter& races_armed_;  ///< llmux_races_total{event="armed"}, resolved once
+  net::WakeList thresholds_;         ///< the races of this worker waiting for their threshold
 };
 
 }  // namespace llmux::proxy

@@ -73,8 +73,7 @@ struct Forwarder::Race final : RaceReferee {
         candidates(candidates),
         arming(arming),
         raced(raced),
-        threshold_timer(executor),
-        settled(executor) {}
+        executor(executor) {}
 
   bool othersMayAnswer(int branch) const override {
     // Shadows start only while the primary runs, so a branch alone now stays alone. A branch
@@ -93,7 +92,7 @@ struct Forwarder::Race final : RaceReferee {
   }
   /// Wakes the coordinator when it waits for the shadows (a branch ended or claimed).
   void signal() {
-    if (waiting) settled.cancel();
+    if (settled) settled->cancel();
   }
   bool allDone() const {
     return std::all_of(branches.begin(), branches.end(), [](auto const& b) { return b->done; });
@@ -108,12 +107,11 @@ struct Forwarder::Race final : RaceReferee {
   std::vector<std::size_t> const& raced;  ///< candidates earlier races of the request ran
   racing::ClaimGate gate;
   std::vector<std::unique_ptr<Branch>> branches;
-  /// Fires at the threshold while the primary runs. Its handler holds the race (shared), since
-  /// it may run after the race ended; it then finds `finished` and does nothing.
-  net::Timer threshold_timer;
-  net::Timer settled;    ///< the coordinator's wait for the shadows, cancelled to wake it
-  bool waiting = false;  ///< the coordinator waits on `settled`
-  bool finished = false;
+  net::Executor executor;  ///< the request's: shadows run on it
+  /// The race's place in the worker's threshold wake-ups while it waits for its threshold.
+  std::optional<net::WakeList::Entry> threshold_entry;
+  /// The coordinator's wait for the shadows, made only when they run; cancelled to wake it.
+  std::optional<net::Timer> settled;
   bool shadows_sought = false;  ///< the threshold passed (shadows sent or not)
   MonoTime threshold_at = MonoTime::max();
   Millis threshold{0};
@@ -150,21 +148,17 @@ Task<Forwarder::AttemptResult> Forwarder::race(
     std::vector<std::size_t>& raced, std::size_t& attempts) {
   auto const& settings = ctx.catalog->settings();
   auto const& channel = settings.channels[candidates[primary].channel];
-  // Shared: the threshold's handler may run after the race ended (see Race::threshold_timer).
-  auto owned = std::make_shared<Race>(ctx, candidates, arming, raced,
-                                      co_await boost::asio::this_coro::executor);
-  Race& race = *owned;
-  // Nothing of the request may outlive it, whatever the threshold's handler still holds: the
-  // branches (their writers hold the client's cancellation) go when the race ends, also by an
-  // exception.
+  Race race(ctx, candidates, arming, raced, co_await boost::asio::this_coro::executor);
+  // However the race ends (an exception too): the request's writer is its own again, and the
+  // race waits for no threshold.
   struct EndRace {
     Race& race;
+    net::WakeList& thresholds;
     ~EndRace() {
-      race.parent.response = &race.client;  // the primary's writer was swapped in
-      race.finished = true;
-      race.branches.clear();
+      race.parent.response = &race.client;
+      if (race.threshold_entry) thresholds.remove(*race.threshold_entry);
     }
-  } end_race{race};
+  } end_race{race, thresholds_};
 
   // The threshold: the p90 of the family's recent samples at this stage, within the floor (the
   // policy's, raised for reasoning) and the ceiling (the channel's own clock for that stage).
@@ -188,12 +182,11 @@ Task<Forwarder::AttemptResult> Forwarder::race(
   first.started = MonoClock::now();
 
   // Past the threshold, with the primary still running and nothing claimed, shadows join it.
-  race.threshold_timer.expires_at(first.started + race.threshold);
-  race.threshold_timer.async_wait([this, owned](net::ErrorCode error) {
-    Race& r = *owned;
-    if (error || r.finished || r.primary().done || r.gate.claimed()) return;
-    r.shadows_sought = true;
-    startShadows(r);
+  race.threshold_entry = thresholds_.add(first.started + race.threshold, [this, &race] {
+    race.threshold_entry.reset();  // it ran: nothing to remove
+    if (race.primary().done || race.gate.claimed()) return;
+    race.shadows_sought = true;
+    startShadows(race);
   });
 
   // The primary runs here, in the request's own coroutine: a race that never starts costs no
@@ -206,13 +199,15 @@ Task<Forwarder::AttemptResult> Forwarder::race(
   }
   ctx.response = &race.client;
   first.done = true;
-  race.threshold_timer.cancel();
+  if (race.threshold_entry) {
+    thresholds_.remove(*race.threshold_entry);
+    race.threshold_entry.reset();
+  }
   // Shadows still running: the first to claim answers (if none did yet), the losers end at once.
   while (!race.allDone()) {
-    race.settled.expires_at(MonoTime::max());
-    race.waiting = true;
-    co_await race.settled.async_wait(net::kUseTuple);
-    race.waiting = false;
+    race.settled.emplace(race.executor, MonoTime::max());
+    co_await race.settled->async_wait(net::kUseTuple);
+    race.settled.reset();
   }
   co_return settleRace(ctx, race, raced, attempts);
 }
@@ -297,7 +292,7 @@ void Forwarder::startShadows(Race& race) {
         bucketDemandsFor(channel, channel.keys[candidate.key], candidate.upstream_model);
     shadow.started = MonoClock::now();
     shadow.sought_after = elapsed;
-    boost::asio::co_spawn(race.settled.get_executor(), runBranch(race, shadow),
+    boost::asio::co_spawn(race.executor, runBranch(race, shadow),
                           [&race, &shadow](std::exception_ptr e) {
                             shadow.failure = e;
                             shadow.done = true;
