@@ -390,18 +390,20 @@ Forwarder::AttemptResult Forwarder::settleRace(RequestContext& ctx, Race& race,
       services_.metrics_registry.gauge(telemetry::MetricId::ShadowsInFlight).get().dec();
       branch.slot.reset();
     }
-    if (!branch.attempted) {  // a shadow without bucket tokens: its breaker admission goes back
-      services_.breakers.record(
-          settings.channels[race.candidates[branch.candidate].channel].name,
-          race.candidates[branch.candidate].upstream_model,
-          settings.channels[race.candidates[branch.candidate].channel].breaker,
-          routing::AttemptSignal::Ignored, branch.probe, services_.clock.now());
-      continue;
-    }
-    ++attempts;
     auto const& candidate = race.candidates[branch.candidate];
     auto const& channel = settings.channels[candidate.channel];
     auto const& key = channel.keys[candidate.key];
+    // A branch that tells the breaker nothing gives its admission (a probe slot) back.
+    auto giveBackAdmission = [&] {
+      services_.breakers.record(channel.name, candidate.upstream_model, channel.breaker,
+                                routing::AttemptSignal::Ignored, branch.probe,
+                                services_.clock.now());
+    };
+    if (!branch.attempted) {  // a shadow without bucket tokens or hedge budget
+      giveBackAdmission();
+      continue;
+    }
+    ++attempts;
     AttemptRecord& record = branch.record;
     AttemptResult& result = branch.result;
     bool const won = winner && *winner == branch.index;
@@ -437,9 +439,7 @@ Forwarder::AttemptResult Forwarder::settleRace(RequestContext& ctx, Race& race,
       silent.kind = AttemptResult::Kind::Aborted;
       report(*branch.ctx, candidate, silent, record);  // ends its in-flight count, as a client gone
       record.outcome_class = "racing_lost";  // the router took it as neither success nor failure
-      services_.breakers.record(channel.name, candidate.upstream_model, channel.breaker,
-                                routing::AttemptSignal::Ignored, branch.probe,
-                                services_.clock.now());
+      giveBackAdmission();
       ctx.record.attempts.push_back(std::move(record));
       continue;
     }
