@@ -3,6 +3,7 @@
 // state of its own. The first branch to write claims the client; the others are cancelled.
 #include <algorithm>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/container/small_vector.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <exception>
 #include <memory>
@@ -106,7 +107,10 @@ struct Forwarder::Race final : RaceReferee {
   RaceArming const& arming;
   std::vector<std::size_t> const& raced;  ///< candidates earlier races of the request ran
   racing::ClaimGate gate;
-  std::vector<std::unique_ptr<Branch>> branches;
+  std::optional<Branch> primary_branch;  ///< in the race (and so the request's frame): no allocation
+  std::vector<std::unique_ptr<Branch>> shadow_branches;
+  /// Every branch, the primary first. At most 1 + the policy's max shadows (3).
+  boost::container::small_vector<Branch*, 4> branches;
   net::Executor executor;  ///< the request's: shadows run on it
   /// The race's place in the worker's threshold wake-ups while it waits for its threshold.
   std::optional<net::WakeList::Entry> threshold_entry;
@@ -172,9 +176,8 @@ Task<Forwarder::AttemptResult> Forwarder::race(
       stream ? firstTokenTimeout(channel.timeouts, tier) : channel.timeouts.first_byte;
   race.threshold = services_.racing.thresholds.threshold(
       race.family, race.stage, racing::boundsFor(floor, ceiling), MonoClock::now());
-  auto& first =
-      *race.branches.emplace_back(
-          std::make_unique<Branch>(ctx, race.client, race.gate, 0, race, arming.tools));
+  auto& first = race.primary_branch.emplace(ctx, race.client, race.gate, 0, race, arming.tools);
+  race.branches.push_back(&first);
   first.candidate = primary;
   first.last = last;
   first.probe = probe;
@@ -282,9 +285,10 @@ void Forwarder::startShadows(Race& race) {
         channel.name, candidate.upstream_model, channel.breaker, services_.clock.now());
     if (admission.admission == routing::Admission::Refused) continue;
     services_.metrics_registry.gauge(telemetry::MetricId::ShadowsInFlight).get().inc();
-    auto& shadow = *race.branches.emplace_back(std::make_unique<Branch>(
+    auto& shadow = *race.shadow_branches.emplace_back(std::make_unique<Branch>(
         ctx, race.client, race.gate, static_cast<int>(race.branches.size()), race,
         race.arming.tools));
+    race.branches.push_back(&shadow);
     shadow.candidate = index;
     shadow.probe = admission.admission == routing::Admission::Probe;
     shadow.slot.emplace(std::move(*slot));

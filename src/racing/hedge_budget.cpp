@@ -7,28 +7,41 @@ std::int64_t secondOf(MonoTime now) {
   return std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
 }
 
+std::size_t slotIndex(std::int64_t second) { return static_cast<std::size_t>(((second % 60) + 60) % 60); }
+
 }  // namespace
 
 HedgeBudget::Slot& HedgeBudget::slotFor(std::int64_t second) {
-  Slot& slot = slots_[static_cast<std::size_t>(((second % 60) + 60) % 60)];
-  if (slot.second != second) slot = Slot{second, {}};  // a minute old: reused
+  Slot& slot = slots_[slotIndex(second)];
+  if (slot.second.load(std::memory_order_relaxed) != second) {  // a minute old: reused
+    slot.requests.store(0, std::memory_order_relaxed);
+    slot.shadows = 0;
+    // Released after the reset: a lock-free noteRequest that sees this second counts on zero.
+    slot.second.store(second, std::memory_order_release);
+  }
   return slot;
 }
 
 HedgeBudget::Usage HedgeBudget::sumLocked(std::int64_t second) const {
   Usage sum;
   for (auto const& slot : slots_) {
-    if (slot.second > second - 60 && slot.second <= second) {
-      sum.requests += slot.counts.requests;
-      sum.shadows += slot.counts.shadows;
+    std::int64_t const at = slot.second.load(std::memory_order_acquire);
+    if (at > second - 60 && at <= second) {
+      sum.requests += slot.requests.load(std::memory_order_relaxed);
+      sum.shadows += slot.shadows;
     }
   }
   return sum;
 }
 
 void HedgeBudget::noteRequest(MonoTime now) {
-  std::lock_guard lock(mutex_);
-  ++slotFor(secondOf(now)).counts.requests;
+  std::int64_t const second = secondOf(now);
+  Slot& slot = slots_[slotIndex(second)];
+  if (slot.second.load(std::memory_order_acquire) != second) {
+    std::lock_guard lock(mutex_);
+    slotFor(second);
+  }
+  slot.requests.fetch_add(1, std::memory_order_relaxed);
 }
 
 bool HedgeBudget::tryTakeShadow(MonoTime now) {
@@ -38,7 +51,7 @@ bool HedgeBudget::tryTakeShadow(MonoTime now) {
   if (static_cast<double>(used.shadows + 1) > share_ * static_cast<double>(used.requests)) {
     return false;
   }
-  ++slotFor(second).counts.shadows;
+  ++slotFor(second).shadows;
   return true;
 }
 

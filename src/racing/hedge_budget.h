@@ -20,7 +20,8 @@ class HedgeBudget {
  public:
   explicit HedgeBudget(double share) : share_(share) {}
 
-  /// An armed request (the denominator): note it before asking for its shadow.
+  /// An armed request (the denominator): note it before asking for its shadow. Lock-free but
+  /// once a second (every armed request passes here; shadows are rare and take the lock).
   void noteRequest(MonoTime now);
   /// Takes one shadow from the budget when it fits: sent + 1 <= share x requests in the minute.
   bool tryTakeShadow(MonoTime now);
@@ -33,10 +34,14 @@ class HedgeBudget {
   void setShare(double share);
 
  private:
+  /// One second's counts. `second` and `requests` are written under the mutex when the slot is
+  /// reused, and `requests` is incremented without it while the slot is the current second's.
   struct Slot {
-    std::int64_t second = -1;
-    Usage counts;
+    std::atomic<std::int64_t> second{-1};
+    std::atomic<std::uint64_t> requests{0};
+    std::uint64_t shadows = 0;  ///< under the mutex
   };
+  /// The slot of `second`, reused when it held one a minute old. Under the mutex.
   Slot& slotFor(std::int64_t second);
   Usage sumLocked(std::int64_t second) const;
 

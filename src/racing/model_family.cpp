@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <string>
+
+#include "core/strings.h"
 
 namespace llmux::racing {
 namespace {
@@ -23,9 +24,7 @@ bool containsAny(std::string_view text, std::initializer_list<std::string_view> 
 
 ModelFamily familyOf(std::string_view model) {
   if (auto slash = model.rfind('/'); slash != std::string_view::npos) model.remove_prefix(slash + 1);
-  std::string name(model);
-  std::transform(name.begin(), name.end(), name.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::string const name = toLower(model);
   if (containsAny(name, {"claude", "sonnet", "opus", "haiku"})) return ModelFamily::Claude;
   if (startsWithAny(name, {"gpt", "chatgpt", "o1", "o3", "o4"}) || containsAny(name, {"codex"})) {
     return ModelFamily::Gpt;

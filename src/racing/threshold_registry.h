@@ -1,10 +1,14 @@
 #pragma once
 
 // When a race starts: the p90 of recent samples of the model's family at that stage, clamped to
-// the policy's floor and the channel's ceiling. Thread-safe (one small lock: a handful of
-// comparisons per armed request).
+// the policy's floor and the channel's ceiling. Thread-safe: every armed request reads a threshold
+// and writes a sample, so the read is a lock-free load of the published p90 while it stands, and
+// a sample is taken under a try-lock (one arriving while another thread holds the lock is dropped:
+// the window is a sample of the traffic anyway, and no request waits for it).
 
 #include <array>
+#include <atomic>
+#include <cstdint>
 #include <cstddef>
 #include <deque>
 #include <mutex>
@@ -35,7 +39,8 @@ class ThresholdRegistry {
   explicit ThresholdRegistry(std::size_t capacity = 512);
 
   /// A branch reached the stage `elapsed` after it started (streams: every branch that
-  /// delivered its first content, losers included; whole answers: winners only).
+  /// delivered its first content, losers included; whole answers: winners only). Dropped when
+  /// another thread is taking a sample or computing the p90 at that moment.
   void record(ModelFamily family, Stage stage, Millis elapsed, MonoTime now);
 
   /// The p90 of the window clamped to `bounds`, or the floor when the window has too few samples.
@@ -56,8 +61,13 @@ class ThresholdRegistry {
     std::optional<Millis> cached_p90;
     std::size_t changes = 0;  ///< samples added or dropped since the cached p90 was computed
     MonoTime computed_at{};
+    /// What `threshold` reads without the lock: the cached p90 in ms (-1: too few samples), which
+    /// stands while `now` is before `stands_until` (ns since the clock's epoch). A sample that
+    /// makes the cache fall sets `stands_until` back to the minimum.
+    std::atomic<std::int64_t> published_p90_ms{-1};
+    std::atomic<std::int64_t> stands_until{INT64_MIN};
   };
-  /// Whether the cached p90 still stands: it is computed again once a twentieth of the window
+  /// Whether the cached p90 still stands: it is computed again once a quarter of the window
   /// (at least one sample) changed, or a second passed. Every armed request records a sample;
   /// computing the p90 (a copy and nth_element) for each would cost a busy gateway more than
   /// the figure gains.
@@ -66,6 +76,8 @@ class ThresholdRegistry {
   Window& windowFor(ModelFamily family, Stage stage);
   void prune(Window& window, MonoTime now);
   std::optional<Millis> p90Locked(Window& window, MonoTime now);
+  /// The p90 from what is published when it stands, else computed under the lock.
+  std::optional<Millis> currentP90(Window& window, MonoTime now);
 
   std::size_t const capacity_;
   std::mutex mutex_;

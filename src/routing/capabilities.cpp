@@ -3,9 +3,9 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <stdexcept>
 
+#include "core/strings.h"
 
 namespace llmux::routing {
 namespace detail {
@@ -14,13 +14,6 @@ std::string_view modelCapabilitiesJson();
 }  // namespace detail
 
 namespace {
-
-std::string lowered(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 /// "openai/gpt-4o", "models/gemini-2.5-pro", "openrouter/anthropic/claude-..." name the same
 /// families as their last segment.
@@ -70,7 +63,7 @@ CapabilityTable CapabilityTable::fromJson(std::string_view json) {
       throw std::runtime_error("capability table: every family needs a non-empty \"prefix\"");
     }
     Family family;
-    family.prefix = lowered(std::string_view(prefix->as_string()));
+    family.prefix = toLower(std::string_view(prefix->as_string()));
     family.caps.tools = optionalBool(*entry, "tools", family.prefix);
     family.caps.vision = optionalBool(*entry, "vision", family.prefix);
     family.caps.reasoning = optionalBool(*entry, "reasoning", family.prefix);
@@ -93,7 +86,7 @@ CapabilityTable CapabilityTable::fromJson(std::string_view json) {
 }
 
 config::ModelCapabilities CapabilityTable::lookup(std::string_view model) const {
-  std::string const name = lowered(withoutProviderPrefix(model));
+  std::string const name = toLower(withoutProviderPrefix(model));
   for (auto const& family : families_) {
     if (name.starts_with(family.prefix)) return family.caps;
   }

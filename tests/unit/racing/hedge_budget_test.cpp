@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
 #include <vector>
 
 namespace llmux::racing {
@@ -48,6 +49,21 @@ TEST(HedgeBudget, NoShareNoShadows) {
   EXPECT_FALSE(budget.tryTakeShadow(kT0));
   budget.setShare(1.0);
   EXPECT_TRUE(budget.tryTakeShadow(kT0));
+}
+
+TEST(HedgeBudget, RequestsNotedConcurrentlyAreAllCounted) {
+  // Armed requests are noted without the lock while their second's slot is current: none is
+  // lost, across a slot's turn to a new second too (the minute's first second is reused).
+  HedgeBudget budget(0.10);
+  budget.noteRequest(kT0 - 60s);  // the slot kT0 will reuse holds a minute-old count
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&budget, t] {
+      for (int i = 0; i < 20000; ++i) budget.noteRequest(kT0 + (t % 2 == 0 ? 0s : 1s));
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(budget.usage(kT0 + 1s).requests, 80000u);
 }
 
 TEST(ShadowSlots, TheCapIsNeverExceededAndSlotsComeBack) {

@@ -109,13 +109,17 @@ TEST_F(ThresholdRegistryTest, AFullWindowsP90IsComputedAgainAfterAFewChangesOrAS
     registry.record(ModelFamily::Gpt, Stage::StreamFirstContent, i < 360 ? 1s : 2s, now);
   }
   EXPECT_EQ(registry.p90(ModelFamily::Gpt, Stage::StreamFirstContent, now), 1s);
-  // Ten more of 2 s make it 2 s (rank 369 of 410), but ten changes are under a twentieth of the
+  // Ten more of 2 s make it 2 s (rank 369 of 410), but ten changes are under a quarter of the
   // window: the cached figure stands, until a second has passed...
   for (int i = 0; i < 10; ++i) registry.record(ModelFamily::Gpt, Stage::StreamFirstContent, 2s, now);
   EXPECT_EQ(registry.p90(ModelFamily::Gpt, Stage::StreamFirstContent, now + 999ms), 1s);
   EXPECT_EQ(registry.p90(ModelFamily::Gpt, Stage::StreamFirstContent, now + 1s), 2s);
-  // ...or a twentieth of the window changed: 50 of 9 s (rank 414 of 460 is one).
-  for (int i = 0; i < 50; ++i) registry.record(ModelFamily::Gpt, Stage::StreamFirstContent, 9s, now + 1s);
+  // ...or a quarter of the window (full at 512) changed: after 127 samples of 9 s the p90 would
+  // be 9 s (rank 461 of 512, past 335 of 1 s and 50 of 2 s) but the cached 2 s stands; the 128th
+  // makes it fall.
+  for (int i = 0; i < 127; ++i) registry.record(ModelFamily::Gpt, Stage::StreamFirstContent, 9s, now + 1s);
+  EXPECT_EQ(registry.p90(ModelFamily::Gpt, Stage::StreamFirstContent, now + 1s), 2s);
+  registry.record(ModelFamily::Gpt, Stage::StreamFirstContent, 9s, now + 1s);
   EXPECT_EQ(registry.p90(ModelFamily::Gpt, Stage::StreamFirstContent, now + 1s), 9s);
 }
 
