@@ -5,6 +5,7 @@
 #include <array>
 
 #include "config/address.h"
+#include "config/egress_parser.h"
 #include "config/key_id.h"
 #include "config/resilience_parser.h"
 #include "core/http_syntax.h"
@@ -33,19 +34,6 @@ std::string protocolChoices() {
     out += protocolName(p);
   }
   return out;
-}
-
-/// A string value with ${VAR} expanded; problems are reported under `path`.
-std::optional<std::string> expandedString(YamlReader& reader, YAML::Node const& node,
-                                          std::string const& path, EnvLookup const& env) {
-  auto raw = reader.string(node, path);
-  if (!raw) return std::nullopt;
-  auto expanded = expandVariables(*raw, env);
-  if (!expanded) {
-    reader.fail(path, expanded.error().message);
-    return std::nullopt;
-  }
-  return std::move(*expanded);
 }
 
 constexpr long long kMaxQuota = 1'000'000'000'000'000LL;  // tokens or requests per day
@@ -98,7 +86,7 @@ void readKeyAttributes(YamlReader& reader, Fields const& fields, ChannelKey& key
 std::optional<ChannelKey> readKey(YamlReader& reader, YAML::Node const& node,
                                   std::string const& item_path, EnvLookup const& env,
                                   std::string const& channel_name, std::size_t index,
-                                  std::string& secret_path) {
+                                  std::vector<Proxy> const& proxies, std::string& secret_path) {
   secret_path = item_path;
   if (!node.IsMap()) {
     auto secret = expandedString(reader, node, item_path, env);
@@ -111,7 +99,7 @@ std::optional<ChannelKey> readKey(YamlReader& reader, YAML::Node const& node,
   }
   auto fields = reader.strictMap(node, item_path,
                                  {"key", "key_env", "name", "billing", "daily_quota", "rpm", "tpm",
-                                  "concurrency", "weight", "enabled"});
+                                  "concurrency", "weight", "enabled", "proxy"});
   if (!fields) return std::nullopt;
   ChannelKey attributes;
   readKeyAttributes(reader, *fields, attributes);
@@ -125,10 +113,14 @@ std::optional<ChannelKey> readKey(YamlReader& reader, YAML::Node const& node,
   key.limits = attributes.limits;
   key.weight = attributes.weight;
   key.enabled = attributes.enabled;
+  if (YAML::Node const* proxy = fields->find("proxy")) {
+    key.proxy = readProxyBinding(reader, *proxy, fields->path("proxy"), proxies);
+  }
   return key;
 }
 
-void readKeys(YamlReader& reader, Fields const& fields, EnvLookup const& env, Channel& channel) {
+void readKeys(YamlReader& reader, Fields const& fields, EnvLookup const& env,
+              std::vector<Proxy> const& proxies, Channel& channel) {
   YAML::Node const* node = reader.require(fields, "keys");
   if (node == nullptr) return;
   std::string const path = fields.path("keys");
@@ -142,7 +134,7 @@ void readKeys(YamlReader& reader, Fields const& fields, EnvLookup const& env, Ch
   for (std::size_t i = 0; i < items->size(); ++i) {
     std::string const item_path = indexPath(path, i);
     std::string secret_path;
-    auto key = readKey(reader, (*items)[i], item_path, env, channel.name, i, secret_path);
+    auto key = readKey(reader, (*items)[i], item_path, env, channel.name, i, proxies, secret_path);
     if (!key) continue;
     auto same = std::find_if(channel.keys.begin(), channel.keys.end(),
                              [&](ChannelKey const& other) { return other.secret == key->secret; });
@@ -455,7 +447,8 @@ void readPresets(YamlReader& reader, Fields const& fields, Channel& channel) {
   }
 }
 
-Channel parseChannel(YamlReader& reader, Fields const& fields, EnvLookup const& env) {
+Channel parseChannel(YamlReader& reader, Fields const& fields, EnvLookup const& env,
+                     std::vector<Proxy> const& proxies) {
   Channel channel;
   if (YAML::Node const* node = reader.require(fields, "name")) {
     if (auto name = reader.string(*node, fields.path("name"))) {
@@ -467,7 +460,7 @@ Channel parseChannel(YamlReader& reader, Fields const& fields, EnvLookup const& 
     }
   }
   readProtocolRows(reader, fields, env, channel);
-  readKeys(reader, fields, env, channel);
+  readKeys(reader, fields, env, proxies, channel);
   readModels(reader, fields, channel);
   readPresets(reader, fields, channel);
   readCapabilities(reader, fields, channel);
@@ -499,6 +492,14 @@ Channel parseChannel(YamlReader& reader, Fields const& fields, EnvLookup const& 
       }
     }
   }
+  if (YAML::Node const* node = fields.find("proxy")) {
+    channel.proxy = readProxyBinding(reader, *node, fields.path("proxy"), proxies);
+  }
+  if (YAML::Node const* node = fields.find("exclusive_connections")) {
+    if (auto value = reader.boolean(*node, fields.path("exclusive_connections"))) {
+      channel.exclusive_connections = *value;
+    }
+  }
   if (YAML::Node const* node = fields.find("tls_ca_file")) {
     std::string const path = fields.path("tls_ca_file");
     if (auto file = expandedString(reader, *node, path, env)) {
@@ -515,6 +516,18 @@ Channel parseChannel(YamlReader& reader, Fields const& fields, EnvLookup const& 
 }
 
 }  // namespace
+
+std::optional<std::string> expandedString(YamlReader& reader, YAML::Node const& node,
+                                          std::string const& path, EnvLookup const& env) {
+  auto raw = reader.string(node, path);
+  if (!raw) return std::nullopt;
+  auto expanded = expandVariables(*raw, env);
+  if (!expanded) {
+    reader.fail(path, expanded.error().message);
+    return std::nullopt;
+  }
+  return std::move(*expanded);
+}
 
 std::optional<std::string> readSecretFields(YamlReader& reader, Fields const& fields,
                                             std::string_view literal_key, std::string_view env_key,
@@ -601,7 +614,8 @@ Result<AuthSpec> parseAuthSpec(std::string_view text) {
 }
 
 std::vector<Channel> parseChannels(YAML::Node const& node, std::string const& path,
-                                   YamlReader& reader, EnvLookup const& env) {
+                                   YamlReader& reader, EnvLookup const& env,
+                                   std::vector<Proxy> const& proxies) {
   std::vector<Channel> channels;
   auto items = reader.list(node, path);
   if (!items) return channels;
@@ -614,9 +628,10 @@ std::vector<Channel> parseChannels(YAML::Node const& node, std::string const& pa
                                     "auth", "headers", "timeouts", "priority", "weight",
                                     "enabled", "tls_ca_file", "protocols", "client_preset",
                                     "model_presets", "capabilities", "breaker", "model_limits",
-                                    "expose_rate_limit_headers", "racing"});
+                                    "expose_rate_limit_headers", "racing", "proxy",
+                                    "exclusive_connections"});
     if (!fields) continue;
-    Channel channel = parseChannel(reader, *fields, env);
+    Channel channel = parseChannel(reader, *fields, env, proxies);
     if (!channel.name.empty()) {
       for (std::size_t k = 0; k < channels.size(); ++k) {
         if (channels[k].name == channel.name) {

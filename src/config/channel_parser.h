@@ -17,10 +17,16 @@
 
 namespace llmux::config::detail {
 
-/// Reads the `channels` list. Problems are reported through `reader`; the returned channels are
-/// meaningful only when none was reported.
+/// Reads the `channels` list (`proxies` are the ones their `proxy:` fields may name). Problems
+/// are reported through `reader`; the returned channels are meaningful only when none was
+/// reported.
 std::vector<Channel> parseChannels(YAML::Node const& node, std::string const& path,
-                                   YamlReader& reader, EnvLookup const& env);
+                                   YamlReader& reader, EnvLookup const& env,
+                                   std::vector<Proxy> const& proxies);
+
+/// A string value with ${VAR} expanded; problems are reported under `path`.
+std::optional<std::string> expandedString(YamlReader& reader, YAML::Node const& node,
+                                          std::string const& path, EnvLookup const& env);
 
 /// The secret of a `<literal_key>:` / `<env_key>:` pair in `fields` (exactly one must be given):
 /// the literal with ${VAR} expanded, or the value of the variable the other one names. Problems

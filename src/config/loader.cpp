@@ -8,6 +8,7 @@
 
 #include "config/address.h"
 #include "config/channel_parser.h"
+#include "config/egress_parser.h"
 #include "config/resilience_parser.h"
 #include "config/routing_parser.h"
 #include "config/yaml_reader.h"
@@ -218,7 +219,7 @@ void readSettings(YamlReader& reader, YAML::Node const& root_node, EnvLookup con
                                 "admin_token_env", "metrics_token", "metrics_token_env",
                                 "model_groups", "fallbacks",
                                 "freeze_rules", "default_freeze_rules", "retry", "buckets", "redis",
-                                "prices", "racing"});
+                                "prices", "racing", "proxies"});
   if (!root) return;
   readListen(reader, *root, env, settings);
   readServer(reader, *root, settings);
@@ -229,9 +230,12 @@ void readSettings(YamlReader& reader, YAML::Node const& root_node, EnvLookup con
     }
   }
   readGatewayKeys(reader, *root, env, settings);
+  detail::readProxies(reader, *root, env, settings);  // before the channels, which name them
   if (YAML::Node const* node = reader.require(*root, "channels")) {
-    settings.channels = detail::parseChannels(*node, root->path("channels"), reader, env);
+    settings.channels =
+        detail::parseChannels(*node, root->path("channels"), reader, env, settings.proxies);
   }
+  detail::applyEnvironmentProxies(reader, env, settings);
   // After the channels and gateway keys: groups and fallbacks name served models, and the admin
   // token must differ from every gateway key.
   detail::readRoutingSettings(reader, *root, env, settings);

@@ -40,6 +40,26 @@ std::string_view costPreferenceName(CostPreference preference) {
   return "balanced";
 }
 
+std::string_view proxyModeName(ProxyMode mode) {
+  switch (mode) {
+    case ProxyMode::Network: return "network";
+    case ProxyMode::UrlPrefix: return "url_prefix";
+    case ProxyMode::Direct: return "direct";
+    case ProxyMode::Node: return "node";
+  }
+  return "direct";
+}
+
+Proxy const* proxyFor(Settings const& settings, Channel const& channel, ChannelKey const& key,
+                      ProtocolRow const& row) {
+  std::optional<std::size_t> index = key.proxy;
+  if (!index) index = channel.proxy;
+  if (!index) index = row.environment_proxy;
+  if (!index || *index >= settings.proxies.size()) return nullptr;
+  Proxy const& proxy = settings.proxies[*index];
+  return proxy.mode == ProxyMode::Direct ? nullptr : &proxy;
+}
+
 std::optional<CostPreference> parseCostPreference(std::string_view name) {
   for (auto preference :
        {CostPreference::QualityFirst, CostPreference::Balanced, CostPreference::CostFirst}) {

@@ -3,12 +3,14 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/client_preset.h"
+#include "core/egress.h"
 #include "core/http_headers.h"
 #include "core/wire_protocol.h"
 
@@ -179,6 +181,8 @@ struct ChannelKey {
   KeyLimits limits;
   int weight = 1;       ///< share among the channel's keys
   bool enabled = true;  ///< a disabled key is never tried (nor listed as a candidate)
+  /// `proxy:` — the key's own exit (an index into Settings::proxies), over its channel's.
+  std::optional<std::size_t> proxy;
 };
 
 /// What a model can do, as far as the router knows (absent: unknown). Built-in values come from
@@ -202,6 +206,10 @@ struct ProtocolRow {
   /// Made at load time for a client preset whose protocol no written row speaks: the first
   /// row's address and auth spoken in the preset's protocol. Used only by that preset.
   bool preset_only = false;
+  /// The proxy the environment names for this row's URL (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY,
+  /// less NO_PROXY; an index into Settings::proxies), used when neither the key nor the channel
+  /// names one.
+  std::optional<std::size_t> environment_proxy;
 };
 
 /// An upstream: one provider, relay or account pool.
@@ -228,6 +236,12 @@ struct Channel {
   /// `racing: {enabled}` — false: never raced as a primary, never a shadow; unset: the global
   /// `racing.enabled`.
   std::optional<bool> racing_enabled;
+  /// `proxy:` — how the channel's connections leave (an index into Settings::proxies); a key's
+  /// own `proxy:` wins.
+  std::optional<std::size_t> proxy;
+  /// `exclusive_connections:` — each key has connections of its own (accounts with a login
+  /// session must never share one).
+  bool exclusive_connections = false;
 
   /// Every protocol the channel speaks, the first being `protocol`/`url`/`auth` above; never empty
   /// in a loaded configuration (`protocols:` in YAML, or one row made from `protocol`).
@@ -385,6 +399,26 @@ struct RacingSettings {
   double hedge_budget = 0.10;      ///< `hedge_budget:` — shadows per armed request, sliding minute
 };
 
+/// `proxies:` — the exits connections to upstreams can take (docs/egress.md).
+enum class ProxyMode {
+  Network,    ///< an HTTP(S) or SOCKS5 proxy
+  UrlPrefix,  ///< a forwarder that takes the whole upstream URL after its own
+  Direct,     ///< straight to the upstream, whatever the environment says
+  Node,       ///< an `llmux node` egress agent on another machine
+};
+std::string_view proxyModeName(ProxyMode mode);
+
+struct Proxy {
+  std::string name;  ///< as configured; "$HTTPS_PROXY" and the like for the environment's
+  ProxyMode mode = ProxyMode::Direct;
+  std::string url;   ///< as written, credentials removed (for check-config and logs)
+  /// network and node: how a connection reaches the upstream through it.
+  std::shared_ptr<Egress const> egress;
+  /// url_prefix: the forwarder's address and path; the upstream URL follows the path.
+  UpstreamUrl prefix;
+  std::string tls_ca_file;  ///< verifies an https proxy, node or forwarder ("" = system store)
+};
+
 struct Settings {
   ServerSettings server;
   std::vector<GatewayKey> gateway_keys;
@@ -411,6 +445,14 @@ struct Settings {
   std::optional<RedisSettings> redis;
   /// `prices:` — USD per million tokens by model (client or upstream name), for cost budgets.
   std::map<std::string, ModelPrice> prices;
+  /// `proxies:`, then the ones the environment names (HTTPS_PROXY, ...), each once.
+  std::vector<Proxy> proxies;
 };
+
+/// The proxy a connection of `key` (of `channel`, spoken to in `row`) leaves through: the key's,
+/// else the channel's, else the environment's for the row's URL; nullptr when it goes direct
+/// (none, or a `direct` one).
+Proxy const* proxyFor(Settings const& settings, Channel const& channel, ChannelKey const& key,
+                      ProtocolRow const& row);
 
 }  // namespace llmux::config

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <openssl/evp.h>
 #include <openssl/sha.h>
 
 namespace llmux {
@@ -17,6 +18,15 @@ std::string sha256Hex(std::string_view text, std::size_t bytes) {
     out += kHex[digest[i] >> 4];
     out += kHex[digest[i] & 0x0f];
   }
+  return out;
+}
+
+std::string base64(std::string_view bytes) {
+  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');  // EVP_EncodeBlock adds a NUL
+  int const written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                      reinterpret_cast<unsigned char const*>(bytes.data()),
+                                      static_cast<int>(bytes.size()));
+  out.resize(static_cast<std::size_t>(written));
   return out;
 }
 

@@ -11,4 +11,7 @@ namespace llmux {
 /// untrusted session id).
 std::string sha256Hex(std::string_view text, std::size_t bytes = 32);
 
+/// `bytes` in standard base64 with padding (RFC 4648 section 4), as HTTP Basic credentials are.
+std::string base64(std::string_view bytes);
+
 }  // namespace llmux

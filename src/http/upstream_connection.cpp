@@ -9,6 +9,7 @@
 #include <boost/asio/ssl/host_name_verification.hpp>
 
 #include "http/cancellation.h"
+#include "http/egress_handshake.h"
 #include "http/response_reader.h"
 #include "net/resolver.h"
 #include "net/tls.h"
@@ -44,9 +45,23 @@ UpstreamConnection::UpstreamConnection(asio::io_context& io, std::unique_ptr<Tls
   buffer_.reserve(kReadBufferInitial);
 }
 
+UpstreamConnection::UpstreamConnection(asio::io_context& io, std::unique_ptr<TunneledTlsStream> stream,
+                                       std::string pool_key)
+    : plain_(io),
+      tunneled_(std::move(stream)),
+      buffer_(ResponseReader::kBufferLimit),
+      deadline_(io, [this] { close(); }),
+      pool_key_(std::move(pool_key)) {
+  buffer_.reserve(kReadBufferInitial);
+}
+
 UpstreamConnection::~UpstreamConnection() { deadline_.stop(); }
 
-net::Socket& UpstreamConnection::socket() { return secure_ ? secure_->next_layer() : plain_; }
+net::Socket& UpstreamConnection::socket() {
+  if (secure_) return secure_->next_layer();
+  if (tunneled_) return tunneled_->next_layer().next_layer();
+  return plain_;
+}
 
 void UpstreamConnection::close() {
   ErrorCode ignored;
@@ -163,50 +178,126 @@ class ConnectWatch {
 
 }  // namespace
 
+namespace {
+
+std::string endpointText(std::string const& host, std::uint16_t port) {
+  return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+/// Sets the TLS server name and host verification of `stream` for `host`.
+template <class Stream>
+std::optional<Error> expectServer(Stream& stream, std::string const& host) {
+  if (!SSL_set_tlsext_host_name(stream.native_handle(), host.c_str())) {
+    return makeError(ErrorKind::Connect, "cannot set TLS server name for " + host);
+  }
+  stream.set_verify_callback(asio::ssl::host_name_verification(host));
+  return std::nullopt;
+}
+
+}  // namespace
+
 Task<Result<std::unique_ptr<UpstreamConnection>>> UpstreamPool::connectNew(
     PeerAddress const& peer, MonoTime deadline, Cancellation* cancellation) {
-  std::string const where = peer.host + ":" + std::to_string(peer.port);
+  // The first hop is the upstream itself, or the proxy or node the route goes through.
+  Egress const* via = peer.egress.get();
+  std::string const& hop_host = via ? via->host : peer.host;
+  std::uint16_t const hop_port = via ? via->port : peer.port;
+  std::string const upstream = endpointText(peer.host, peer.port);
+  std::string const hop = via ? (via->kind == Egress::Kind::Node ? "node " : "proxy ") + via->name +
+                                    " (" + endpointText(hop_host, hop_port) + ")"
+                              : upstream;
   ConnectWatch watch(io_, deadline, cancellation);
-  watch.enter("DNS lookup of " + peer.host, nullptr);
-  auto endpoints = co_await resolver_.resolve(peer.host, peer.port, deadline, watch.stopToken());
+  watch.enter("DNS lookup of " + hop_host, nullptr);
+  auto endpoints = co_await resolver_.resolve(hop_host, hop_port, deadline, watch.stopToken());
   if (auto stop = watch.verdict()) co_return *stop;
   if (!endpoints) co_return endpoints.error();
 
   net::Socket socket(io_);
-  watch.enter("connect to " + where, &socket);
+  watch.enter("connect to " + hop, &socket);
   auto [ec, endpoint] = co_await asio::async_connect(socket, *endpoints, kUseTuple);
   if (auto stop = watch.verdict()) co_return *stop;
   if (ec) {
-    co_return makeError(ErrorKind::Connect, "cannot connect to " + where + ": " + ec.message());
+    co_return makeError(ErrorKind::Connect, "cannot connect to " + hop + ": " + ec.message());
   }
   ErrorCode ignored;
   socket.set_option(tcp::no_delay(true), ignored);
 
+  // TLS to the proxy or node itself (an https:// one).
+  std::unique_ptr<UpstreamConnection::TlsStream> hop_tls;
+  if (via && via->tls) {
+    auto context = tlsContextFor(via->ca_file);
+    if (!context) co_return context.error();
+    hop_tls = std::make_unique<UpstreamConnection::TlsStream>(std::move(socket), **context);
+    if (auto problem = expectServer(*hop_tls, via->host)) co_return *problem;
+    watch.enter("TLS handshake with " + hop, &hop_tls->next_layer());
+    auto [hop_ec] = co_await hop_tls->async_handshake(asio::ssl::stream_base::client, kUseTuple);
+    if (auto stop = watch.verdict()) co_return *stop;
+    if (hop_ec) {
+      co_return makeError(ErrorKind::Connect, "TLS handshake with " + hop + " failed: " + hop_ec.message());
+    }
+  }
+  net::Socket& lowest = hop_tls ? hop_tls->next_layer() : socket;
+
+  // The tunnel to the upstream (an HTTP proxy takes a plain-http request in absolute form
+  // instead: nothing to open).
+  if (via && !(via->forwardsPlainHttp() && !peer.tls)) {
+    watch.enter("tunnel to " + upstream + " through " + hop, &lowest);
+    Result<void> tunnel;
+    if (via->kind == Egress::Kind::Socks5) {
+      std::string target = peer.host;
+      if (!via->remote_dns) {  // socks5: the gateway resolves the name, the proxy gets an address
+        auto resolved = co_await resolver_.resolve(peer.host, peer.port, deadline, watch.stopToken());
+        if (auto stop = watch.verdict()) co_return *stop;
+        if (!resolved) co_return resolved.error();
+        if (resolved->empty()) co_return makeError(ErrorKind::Connect, "no address for " + peer.host);
+        target = resolved->front().address().to_string();
+      }
+      tunnel = co_await openSocks5Tunnel(socket, *via, target, peer.port);
+    } else if (hop_tls) {
+      tunnel = co_await openHttpTunnel(*hop_tls, *via, peer.host, peer.port);
+    } else {
+      tunnel = co_await openHttpTunnel(socket, *via, peer.host, peer.port);
+    }
+    if (auto stop = watch.verdict()) co_return *stop;
+    if (!tunnel) co_return tunnel.error();
+  }
+
   if (!peer.tls) {
+    if (hop_tls) co_return std::make_unique<UpstreamConnection>(io_, std::move(hop_tls), peer.poolKey());
     co_return std::make_unique<UpstreamConnection>(io_, std::move(socket), peer.poolKey());
   }
-  auto tls = tlsContextFor(peer);
+  auto tls = tlsContextFor(peer.ca_file);
   if (!tls) co_return tls.error();
-  auto secure = std::make_unique<UpstreamConnection::TlsStream>(std::move(socket), **tls);
-  if (!SSL_set_tlsext_host_name(secure->native_handle(), peer.host.c_str())) {
-    co_return makeError(ErrorKind::Connect, "cannot set TLS server name for " + peer.host);
+  if (hop_tls) {
+    // The upstream's TLS inside the proxy's.
+    auto secure = std::make_unique<UpstreamConnection::TunneledTlsStream>(std::move(*hop_tls), **tls);
+    if (auto problem = expectServer(*secure, peer.host)) co_return *problem;
+    watch.enter("TLS handshake with " + upstream + " through " + hop, &secure->next_layer().next_layer());
+    auto [hs_ec] = co_await secure->async_handshake(asio::ssl::stream_base::client, kUseTuple);
+    if (auto stop = watch.verdict()) co_return *stop;
+    if (hs_ec) {
+      co_return makeError(ErrorKind::Connect,
+                          "TLS handshake with " + upstream + " failed: " + hs_ec.message());
+    }
+    co_return std::make_unique<UpstreamConnection>(io_, std::move(secure), peer.poolKey());
   }
-  secure->set_verify_callback(asio::ssl::host_name_verification(peer.host));
-  watch.enter("TLS handshake with " + where, &secure->next_layer());
+  auto secure = std::make_unique<UpstreamConnection::TlsStream>(std::move(socket), **tls);
+  if (auto problem = expectServer(*secure, peer.host)) co_return *problem;
+  watch.enter("TLS handshake with " + upstream + (via ? " through " + hop : ""), &secure->next_layer());
   auto [hs_ec] = co_await secure->async_handshake(asio::ssl::stream_base::client, kUseTuple);
   if (auto stop = watch.verdict()) co_return *stop;
   if (hs_ec) {
     co_return makeError(ErrorKind::Connect,
-                        "TLS handshake with " + where + " failed: " + hs_ec.message());
+                        "TLS handshake with " + upstream + " failed: " + hs_ec.message());
   }
   co_return std::make_unique<UpstreamConnection>(io_, std::move(secure), peer.poolKey());
 }
 
-Result<asio::ssl::context*> UpstreamPool::tlsContextFor(PeerAddress const& peer) {
-  if (peer.ca_file.empty()) return &tls_;
-  auto& slot = tls_by_ca_file_[peer.ca_file];
+Result<asio::ssl::context*> UpstreamPool::tlsContextFor(std::string const& ca_file) {
+  if (ca_file.empty()) return &tls_;
+  auto& slot = tls_by_ca_file_[ca_file];
   if (!slot) {
-    auto made = net::makeClientTlsContext(peer.ca_file);
+    auto made = net::makeClientTlsContext(ca_file);
     if (!made) return made.error();
     slot = std::move(*made);
   }

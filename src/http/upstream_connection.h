@@ -27,19 +27,25 @@ namespace llmux::http {
 class Cancellation;
 
 /// One connection to an upstream, plain or TLS, with its read buffer and its watchdog (which
-/// closes the socket when the deadline of the current phase passes).
+/// closes the socket when the deadline of the current phase passes). Through an https proxy or
+/// node, the upstream's TLS runs inside the proxy's (a tunneled TLS stream).
 class UpstreamConnection {
  public:
   using TlsStream = boost::asio::ssl::stream<net::Socket>;
+  using TunneledTlsStream = boost::asio::ssl::stream<TlsStream>;
 
   UpstreamConnection(net::asio::io_context& io, net::Socket socket, std::string pool_key);
   UpstreamConnection(net::asio::io_context& io, std::unique_ptr<TlsStream> stream,
                      std::string pool_key);
+  UpstreamConnection(net::asio::io_context& io, std::unique_ptr<TunneledTlsStream> stream,
+                     std::string pool_key);
   ~UpstreamConnection();
 
+  /// The TCP socket under every layer.
   net::Socket& socket();
-  net::Socket* plain() { return secure_ ? nullptr : &plain_; }
+  net::Socket* plain() { return secure_ || tunneled_ ? nullptr : &plain_; }
   TlsStream* secure() { return secure_.get(); }
+  TunneledTlsStream* tunneled() { return tunneled_.get(); }
   boost::beast::flat_buffer& buffer() { return buffer_; }
   net::Deadline& deadline() { return deadline_; }
   std::string const& poolKey() const { return pool_key_; }
@@ -57,6 +63,7 @@ class UpstreamConnection {
  private:
   net::Socket plain_;  ///< the socket of a plain connection; unused (closed) under TLS
   std::unique_ptr<TlsStream> secure_;
+  std::unique_ptr<TunneledTlsStream> tunneled_;
   boost::beast::flat_buffer buffer_;
   net::Deadline deadline_;
   std::string pool_key_;
@@ -88,7 +95,8 @@ class UpstreamPool {
   net::asio::io_context& io() { return io_; }
 
  private:
-  Result<boost::asio::ssl::context*> tlsContextFor(PeerAddress const& peer);
+  /// The context that verifies a peer with `ca_file` ("" = the system store's).
+  Result<boost::asio::ssl::context*> tlsContextFor(std::string const& ca_file);
 
   net::asio::io_context& io_;
   boost::asio::ssl::context& tls_;

@@ -68,6 +68,8 @@ Task<Result<void>> UpstreamExchange::writeRequest(Pieces pieces) {
   std::tuple<ErrorCode, std::size_t> written;
   if (conn.secure()) {
     written = co_await writeAll(*conn.secure(), buffers);
+  } else if (conn.tunneled()) {
+    written = co_await writeAll(*conn.tunneled(), buffers);
   } else {
     written = co_await writeAll(*conn.plain(), buffers);
   }
@@ -99,6 +101,8 @@ Task<Result<void>> UpstreamExchange::readMore(std::string_view timeout_message) 
   std::tuple<ErrorCode, std::size_t> read;
   if (conn.secure()) {
     read = co_await readSome(*conn.secure(), *space);
+  } else if (conn.tunneled()) {
+    read = co_await readSome(*conn.tunneled(), *space);
   } else {
     read = co_await readSome(*conn.plain(), *space);
   }

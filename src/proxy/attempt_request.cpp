@@ -50,6 +50,8 @@ void buildAttemptRequest(RequestContext& ctx, config::Channel const& channel,
                                      ? targetRoute(row.protocol, upstream_model, ctx.profile.stream)
                                      : ctx.route;
   out.target = upstreamTarget(channel, row, key, route, upstream_model, query);
+  routeThroughExit(out.target, config::proxyFor(ctx.catalog->settings(), channel, key, row), channel,
+                   row, key);
   auto head = buildUpstreamHead(
       ctx.request.method, out.target, ctx.request.headers,
       out.translated ? ForwardedHeaders::Generic : ForwardedHeaders::EndToEnd,

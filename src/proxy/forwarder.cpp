@@ -14,6 +14,7 @@
 #include "proxy/attempt_gates.h"
 #include "proxy/attempt_request.h"
 #include "proxy/error_reply.h"
+#include "proxy/exit_failures.h"
 #include "proxy/forwarder_support.h"
 #include "proxy/race_arming.h"
 #include "proxy/secret_redactor.h"
@@ -118,6 +119,9 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
     }
     if (!connection) {
       result.error = connection.error();
+      if (auto const& via = request.target.peer.egress) {
+        noteExitFailure(services_.metrics_registry, *via, *result.error);
+      }
       break;
     }
     exchange.emplace(pool_, std::move(*connection));
@@ -143,7 +147,11 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
     co_return result;
   }
   if (result.error) {
-    result.policy = transportFailure(*result.error, clock);
+    // A proxy refusing the gateway's credentials is the operator's to fix: no mark against the
+    // upstream, its key or its breaker.
+    result.policy = isProxyAuthRejection(*result.error)
+                        ? routing::FailurePolicy{routing::Verdict::NextChannel, "misconfigured"}
+                        : transportFailure(*result.error, clock);
     record.outcome = failureOutcome(last, result.policy.reason);
     record.duration_ms = msSince(started);
     telemetry::logDebug("request {}: channel {} key {}: {}", ctx.request_id, channel.name,
@@ -153,6 +161,17 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
 
   AbortOnCancel abort_on_cancel(cancellation, *exchange);
   result.status = exchange->status();
+  if (result.status == kProxyAuthRejected && forwardedByProxy(request.target)) {
+    // The HTTP proxy itself answered the request it was to forward.
+    Egress const& via = *request.target.peer.egress;
+    result.status = 0;
+    result.error = proxyAuthRejectedAnswer(via);
+    noteExitFailure(services_.metrics_registry, via, *result.error);
+    result.policy = {routing::Verdict::NextChannel, "misconfigured"};
+    record.outcome = failureOutcome(last, result.policy.reason);
+    record.duration_ms = msSince(started);
+    co_return result;
+  }
   record.status = result.status;
   record.first_byte_ms = millisBetween(started, exchange->headReceivedAt());
   result.policy = routing::policyForStatus(result.status);

@@ -172,6 +172,29 @@ UpstreamTarget upstreamTarget(config::Channel const& channel, config::ProtocolRo
   return target;
 }
 
+void routeThroughExit(UpstreamTarget& target, config::Proxy const* proxy,
+                      config::Channel const& channel, config::ProtocolRow const& row,
+                      config::ChannelKey const& key) {
+  if (channel.exclusive_connections) target.peer.exclusive_to = key.id;
+  if (proxy == nullptr) return;
+  if (proxy->mode == config::ProxyMode::UrlPrefix) {
+    std::string const upstream_url = std::string(row.url.tls ? "https://" : "http://") +
+                                     target.host_header + target.path_and_query;
+    target.path_and_query = proxy->prefix.path_prefix + "/" + upstream_url;
+    target.host_header = config::hostHeaderValue(proxy->prefix);
+    std::string exclusive = std::move(target.peer.exclusive_to);
+    target.peer = http::PeerAddress{proxy->prefix.tls, proxy->prefix.host, proxy->prefix.port,
+                                    proxy->tls_ca_file};
+    target.peer.exclusive_to = std::move(exclusive);
+    return;
+  }
+  target.peer.egress = proxy->egress;
+  if (proxy->egress && proxy->egress->forwardsPlainHttp() && !row.url.tls) {
+    target.path_and_query = "http://" + target.host_header + target.path_and_query;
+    target.proxy_authorization = proxy->egress->authorization;
+  }
+}
+
 Result<std::string> buildUpstreamHead(std::string_view method, UpstreamTarget const& target,
                                       HeaderList const& client_headers, ForwardedHeaders forwarded,
                                       HeaderList const& preset_headers,
@@ -184,6 +207,9 @@ Result<std::string> buildUpstreamHead(std::string_view method, UpstreamTarget co
   HeadWriter out(head);
   out.requestLine(method, target.path_and_query);
   out.header("Host", target.host_header, WireSource::Configuration);
+  if (!target.proxy_authorization.empty()) {
+    out.header("Proxy-Authorization", target.proxy_authorization, WireSource::Configuration);
+  }
   for (auto const& field : client_headers) {
     if (forwarded == ForwardedHeaders::Generic && !equalsIgnoreCase(field.name, "user-agent")) {
       continue;

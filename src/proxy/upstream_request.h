@@ -14,8 +14,10 @@ namespace llmux::proxy {
 /// Where an attempt sends its request.
 struct UpstreamTarget {
   http::PeerAddress peer;
-  std::string path_and_query;  ///< origin-form request target
+  std::string path_and_query;  ///< the request target (origin form; absolute through an HTTP proxy)
   std::string host_header;     ///< host[:port] (port omitted when it is the scheme's default)
+  /// Secret: the HTTP proxy's credentials, sent with a plain-http request it forwards ("" = none).
+  std::string proxy_authorization;
 };
 
 /// The URL of the request on `channel` spoken to in `row`: the row's base path plus the
@@ -25,6 +27,22 @@ struct UpstreamTarget {
 UpstreamTarget upstreamTarget(config::Channel const& channel, config::ProtocolRow const& row,
                               config::ChannelKey const& key, protocol::Route const& route,
                               std::string_view upstream_model, std::string_view query);
+
+/// Sends `target` (made for `row` of `channel`) out through `proxy` (nullptr: direct,
+/// docs/egress.md): a network or node exit goes with the peer (the pool opens the tunnel); an
+/// HTTP proxy takes a plain-http request in absolute form, with its Proxy-Authorization; a
+/// url_prefix exit makes the forwarder the peer and the whole upstream URL the path after its
+/// own. With `exclusive_connections`, the connection belongs to `key` alone.
+void routeThroughExit(UpstreamTarget& target, config::Proxy const* proxy,
+                      config::Channel const& channel, config::ProtocolRow const& row,
+                      config::ChannelKey const& key);
+
+/// Whether `target` goes to an HTTP proxy that forwards it (absolute form), rather than
+/// through a tunnel or straight to the upstream: the proxy's own answers then come back as the
+/// response.
+inline bool forwardedByProxy(UpstreamTarget const& target) {
+  return target.peer.egress && target.peer.egress->forwardsPlainHttp() && !target.peer.tls;
+}
 
 /// Which client headers go upstream.
 enum class ForwardedHeaders {

@@ -140,7 +140,12 @@ inline constexpr std::span<double const> kOverheadSecondsBuckets{kOverheadSecond
     "The racing threshold last used, by model family (claude, gpt, gemini, other) and stage "     \
     "(stream_first_content, non_stream_completion).", "family", "stage")                          \
   X(RacingLoserTokensTotal, Counter, "llmux_racing_loser_tokens_total", kNoBuckets,               \
-    "Tokens the losing branches of races reported (racing overhead).")
+    "Tokens the losing branches of races reported (racing overhead).")                           \
+  X(ProxyFailuresTotal, Counter, "llmux_proxy_failures_total", kNoBuckets,                        \
+    "Attempts that could not reach their upstream through a proxy or node, by proxy and reason: " \
+    "auth_rejected (a 407 or a refused SOCKS5 or node login: fix the credentials), connect "      \
+    "(the proxy unreachable, refusing the tunnel, or the upstream unreachable behind it).",        \
+    "proxy", "reason")
 
 /// Index of a gateway metric in `kGatewayMetrics`.
 enum class MetricId : std::size_t {
