@@ -22,4 +22,16 @@ struct MockProviderOptions {
 /// `llmux mock-provider --listen ADDR`: runs the mock provider until SIGTERM/SIGINT.
 int runMockProvider(MockProviderOptions const& options);
 
+struct NodeOptions {
+  std::string listen;
+  std::string token_env;        ///< the environment variable holding the node's token
+  std::string source_address;
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  unsigned threads = 0;
+};
+
+/// `llmux node --listen ADDR --token-env VAR`: runs an egress agent until SIGTERM/SIGINT.
+int runNode(NodeOptions const& options);
+
 }  // namespace llmux::app

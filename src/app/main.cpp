@@ -1,4 +1,4 @@
-// llmux command line: serve, check-config, mock-provider, version.
+// llmux command line: serve, check-config, mock-provider, node, version.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -33,6 +33,20 @@ int main(int argc, char** argv) {
   mock_cmd->add_option("--accept-key", mock.accepted_keys,
                        "accept only these keys (repeatable; default: any key)");
 
+  llmux::app::NodeOptions node;
+  auto* node_cmd = cli.add_subcommand(
+      "node", "Run an egress node: the gateway's upstream connections leave from this machine "
+              "(docs/egress.md).");
+  node_cmd->add_option("--listen,-l", node.listen, "address to listen on (host:port)")->required();
+  node_cmd->add_option("--token-env", node.token_env,
+                       "environment variable holding the token the gateway must present")
+      ->required();
+  node_cmd->add_option("--source-address", node.source_address,
+                       "local IP address upstream connections leave from (default: any)");
+  node_cmd->add_option("--tls-cert", node.tls_cert_file, "PEM certificate chain: serve TLS");
+  node_cmd->add_option("--tls-key", node.tls_key_file, "PEM private key of --tls-cert");
+  node_cmd->add_option("--threads", node.threads, "worker threads (0 = one per core)");
+
   auto* version = cli.add_subcommand("version", "Print the version.");
 
   CLI11_PARSE(cli, argc, argv);
@@ -40,6 +54,7 @@ int main(int argc, char** argv) {
   if (*serve) return llmux::app::runServe(serve_config);
   if (*check) return llmux::app::runCheckConfig(check_path);
   if (*mock_cmd) return llmux::app::runMockProvider(mock);
+  if (*node_cmd) return llmux::app::runNode(node);
   if (*version) {
     std::printf("llmux %s\n", llmux::app::kVersion);
     return 0;

@@ -44,8 +44,7 @@ bool waitDrained(std::vector<http::HttpServer*> const& servers, MonoTime deadlin
 
 }  // namespace
 
-void serveUntilShutdown(std::vector<http::HttpServer*> const& servers, ShutdownTimes const& times,
-                        std::function<void()> const& on_reload, std::atomic<bool>& draining) {
+int waitForStopSignal(std::function<void()> const& on_reload) {
   // The signals were blocked in every thread before the workers started (see blockSignals), so
   // sigwait here is the only place they are delivered.
   sigset_t set;
@@ -64,8 +63,13 @@ void serveUntilShutdown(std::vector<http::HttpServer*> const& servers, ShutdownT
       }
       continue;
     }
-    break;
+    return signal_number;
   }
+}
+
+void serveUntilShutdown(std::vector<http::HttpServer*> const& servers, ShutdownTimes const& times,
+                        std::function<void()> const& on_reload, std::atomic<bool>& draining) {
+  int const signal_number = waitForStopSignal(on_reload);
 
   // An orchestrator's SIGTERM: readiness fails first and, for the lame-duck period, new
   // connections are still served (with Connection: close) while load balancers take this

@@ -18,6 +18,10 @@ struct ShutdownTimes {
   Millis drain_timeout{0};  ///< then: requests and uploads in progress may finish
 };
 
+/// Blocks the calling thread until SIGTERM or SIGINT (returned), calling `on_reload` (if set) for
+/// each SIGHUP, else logging that it is ignored.
+int waitForStopSignal(std::function<void()> const& on_reload = {});
+
 /// Blocks the calling thread until SIGTERM or SIGINT, calling `on_reload` (if set) for each
 /// SIGHUP. Then drains: `draining` is set (readiness fails); on SIGTERM the servers keep
 /// accepting for the lame-duck period with every answer closing its connection; then they stop

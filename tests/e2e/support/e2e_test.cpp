@@ -1,5 +1,7 @@
 #include "e2e/support/e2e_test.h"
 
+#include <algorithm>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -123,11 +125,21 @@ Result<Server> E2eTest::startGateway(GatewayConfig const& config,
   return startGatewayYaml(toYaml(config), std::move(extra_args));
 }
 
-Result<Server> E2eTest::startGatewayYaml(std::string_view yaml,
-                                         std::vector<std::string> extra_args) {
-  auto server = startServer(gatewayOptions(binary_, writeTempFile(yaml), std::move(extra_args)));
+Result<Server> E2eTest::startGatewayYaml(std::string_view yaml, std::vector<std::string> extra_args,
+                                         std::vector<std::pair<std::string, std::string>> env) {
+  ChildOptions options = gatewayOptions(binary_, writeTempFile(yaml), std::move(extra_args));
+  for (auto const& [name, value] : env) {
+    auto same = std::find_if(options.env.begin(), options.env.end(),
+                             [&name](auto const& entry) { return entry.first == name; });
+    if (same != options.env.end()) {
+      same->second = value;
+    } else {
+      options.env.emplace_back(name, value);
+    }
+  }
+  auto server = startServer(std::move(options));
   if (server) {
-    swept_.push_back({server->process, server->port, configuredSecrets(yaml, {}),
+    swept_.push_back({server->process, server->port, configuredSecrets(yaml, env),
                       accessLogPath(yaml)});
   }
   return server;

@@ -57,8 +57,10 @@ class E2eTest : public ::testing::Test {
   /// Writes `config` to a file and runs `llmux serve --config <file> <extra_args...>`.
   Result<Server> startGateway(GatewayConfig const& config,
                               std::vector<std::string> extra_args = {});
-  /// Same, for a configuration written by hand.
-  Result<Server> startGatewayYaml(std::string_view yaml, std::vector<std::string> extra_args = {});
+  /// Same, for a configuration written by hand, with `env` set in the gateway's environment
+  /// (its secrets are swept for too).
+  Result<Server> startGatewayYaml(std::string_view yaml, std::vector<std::string> extra_args = {},
+                                  std::vector<std::pair<std::string, std::string>> env = {});
   /// Starts any process that prints a listening line. Unless `options` says otherwise it runs in
   /// the test's temporary directory with LLMUX_HOME there, so no state outlives the test.
   Result<Server> startServer(ChildOptions options);

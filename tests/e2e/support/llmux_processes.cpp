@@ -58,6 +58,12 @@ ChildOptions gatewayOptions(std::string const& binary, std::string const& config
                             std::vector<std::string> extra_args) {
   ChildOptions options{binary, {"serve", "--config", config_path}};
   options.args.insert(options.args.end(), extra_args.begin(), extra_args.end());
+  // Hermetic: the gateway honours the proxies the environment names, and a test machine's own
+  // must not route the tests' loopback upstreams (an empty value counts as unset).
+  for (char const* name : {"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY",
+                           "all_proxy", "NO_PROXY", "no_proxy"}) {
+    options.env.emplace_back(name, "");
+  }
   return options;
 }
 

@@ -1,5 +1,9 @@
 #include "e2e/support/recording_upstream.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -91,6 +95,18 @@ Parsed parseRequest(std::string_view buffer, RecordedRequest& out, std::size_t& 
 
 }  // namespace
 
+/// The IP address at the other end of connected socket `fd` ("" when it cannot be told).
+static std::string peerAddressOf(int fd) {
+  sockaddr_storage address{};
+  socklen_t size = sizeof(address);
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&address), &size) != 0) return "";
+  char text[INET6_ADDRSTRLEN] = {};
+  void const* raw = address.ss_family == AF_INET6
+                        ? static_cast<void const*>(&reinterpret_cast<sockaddr_in6*>(&address)->sin6_addr)
+                        : static_cast<void const*>(&reinterpret_cast<sockaddr_in*>(&address)->sin_addr);
+  return ::inet_ntop(address.ss_family, raw, text, sizeof(text)) ? text : "";
+}
+
 std::string RecordedRequest::header(std::string_view name) const {
   for (auto const& line : header_lines) {
     auto colon = line.find(':');
@@ -137,6 +153,7 @@ void RecordingUpstream::acceptLoop() {
 }
 
 void RecordingUpstream::serve(UniqueFd fd, std::size_t index) {
+  std::string const peer = peerAddressOf(fd.get());
   std::string buffer;
   while (!stop_) {
     std::string chunk;
@@ -154,6 +171,7 @@ void RecordingUpstream::serve(UniqueFd fd, std::size_t index) {
     for (;;) {
       RecordedRequest request;
       request.connection = index;
+      request.peer_address = peer;
       std::size_t used = 0;
       Parsed parsed = parseRequest(buffer, request, used);
       if (parsed == Parsed::NeedMore) break;

@@ -19,6 +19,7 @@ struct RecordedRequest {
   std::vector<std::string> header_lines;  ///< each "Name: value" line as received
   std::string body;
   std::size_t connection = 0;           ///< index of the connection it came on
+  std::string peer_address;             ///< the IP address the connection came from
 
   /// The first value of header `name` (case-insensitive), "" when absent.
   std::string header(std::string_view name) const;
