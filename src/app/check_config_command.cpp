@@ -1,9 +1,38 @@
 #include <cstdio>
+#include <string>
 
 #include "app/commands.h"
 #include "config/loader.h"
+#include "proxy/upstream_request.h"
 
 namespace llmux::app {
+namespace {
+
+/// "?NAME=<key>" for a row that sends its key as a query parameter: the final URL's shape,
+/// never the secret. "" otherwise.
+std::string queryAuthPlaceholder(config::ProtocolRow const& row) {
+  auto auth = config::resolveAuth(row.protocol, row.auth);
+  if (auth.style != config::AuthStyle::Query) return {};
+  return "?" + auth.name + "=<key>";
+}
+
+/// One line per protocol row: where its completions and its model list go, so an operator sees
+/// the final URLs that `base_url`, `chat_path` and `models_path` make.
+void printUpstreamUrls(config::Settings const& settings) {
+  std::printf("upstream URLs:\n");
+  for (config::Channel const& channel : settings.channels) {
+    for (config::ProtocolRow const& row : channel.rows) {
+      std::string const query = queryAuthPlaceholder(row);
+      std::string line = "  " + channel.name + " " + std::string(protocolName(row.protocol));
+      if (row.preset_only) line += " (client presets only)";
+      if (!channel.enabled) line += " (disabled)";
+      line += ": chat " + proxy::chatUrl(row) + query + ", models " + proxy::modelsUrl(row) + query;
+      std::printf("%s\n", line.c_str());
+    }
+  }
+}
+
+}  // namespace
 
 int runCheckConfig(std::string const& config_path) {
   auto outcome = config::loadSettingsFile(config_path, config::processEnvironment());
@@ -23,6 +52,7 @@ int runCheckConfig(std::string const& config_path) {
   } else {
     std::printf("request log: requests kept %d day(s)\n", s.log.request_log_retention_days);
   }
+  printUpstreamUrls(s);
   return 0;
 }
 

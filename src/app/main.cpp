@@ -17,8 +17,9 @@ int main(int argc, char** argv) {
   serve->add_option("--config,-c", serve_config, "YAML configuration file (SIGHUP reloads it)");
 
   std::string check_path;
-  auto* check = cli.add_subcommand("check-config", "Validate a configuration file: prints every "
-                                                   "error with its path, exits 2 if there is any.");
+  auto* check = cli.add_subcommand(
+      "check-config", "Validate a configuration file: prints every error with its path, exits 2 "
+                      "if there is any; when valid, the upstream URLs of every channel.");
   check->add_option("file", check_path, "YAML configuration file")->required();
 
   llmux::app::MockProviderOptions mock;

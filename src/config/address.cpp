@@ -106,9 +106,11 @@ std::string hostHeaderValue(UpstreamUrl const& url) {
   return out;
 }
 
-std::string toString(UpstreamUrl const& url) {
-  return std::string(url.tls ? "https://" : "http://") + hostHeaderValue(url) + url.path_prefix;
+std::string originOf(UpstreamUrl const& url) {
+  return std::string(url.tls ? "https://" : "http://") + hostHeaderValue(url);
 }
+
+std::string toString(UpstreamUrl const& url) { return originOf(url) + url.path_prefix; }
 
 Result<ListenAddress> parseListenAddress(std::string_view text) {
   ListenAddress out;

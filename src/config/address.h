@@ -20,6 +20,10 @@ Result<UpstreamUrl> parseBaseUrl(std::string_view text);
 /// the scheme's default.
 std::string hostHeaderValue(UpstreamUrl const& url);
 
+/// "scheme://host[:port]": where `url` lives, without its path (no secret: a base_url carries
+/// none).
+std::string originOf(UpstreamUrl const& url);
+
 /// "scheme://host[:port]prefix", the normalised form of a parsed base_url (for logs and the
 /// admin API; it contains no secret because base_url may carry none).
 std::string toString(UpstreamUrl const& url);

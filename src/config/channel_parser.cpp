@@ -8,6 +8,7 @@
 #include "config/egress_parser.h"
 #include "config/key_id.h"
 #include "config/resilience_parser.h"
+#include "config/row_paths_parser.h"
 #include "core/http_syntax.h"
 #include "core/strings.h"
 
@@ -330,8 +331,9 @@ bool readAuth(YamlReader& reader, YAML::Node const& node, std::string const& pat
   return true;
 }
 
-/// `protocol` + `base_url` (+ `auth`) for a channel speaking one protocol, or `protocols:` rows
-/// ({protocol, base_url, auth}, each defaulting to the channel's base_url and auth).
+/// `protocol` + `base_url` (+ `auth`, `chat_path`, `models_path`) for a channel speaking one
+/// protocol, or `protocols:` rows ({protocol, base_url, auth, chat_path, models_path}, base_url
+/// and auth defaulting to the channel's; paths belong to one protocol, so they are per row).
 void readProtocolRows(YamlReader& reader, Fields const& fields, EnvLookup const& env,
                       Channel& channel) {
   YAML::Node const* single = fields.find("protocol");
@@ -346,22 +348,28 @@ void readProtocolRows(YamlReader& reader, Fields const& fields, EnvLookup const&
     return;
   }
   if (!rows) {
+    std::optional<Protocol> protocol;
     if (!single) {
       reader.fail(fields.path("protocol"), "required field is missing (or give protocols)");
-    } else if (auto protocol = readProtocol(reader, *single, fields.path("protocol"))) {
-      channel.protocol = *protocol;
+    } else {
+      protocol = readProtocol(reader, *single, fields.path("protocol"));
     }
+    if (protocol) channel.protocol = *protocol;
     if (!fields.find("base_url")) reader.fail(fields.path("base_url"), "required field is missing");
     channel.useSingleRow();
+    // Checked against the protocol they are for: without one, there is nothing to check.
+    if (protocol) readRowPaths(reader, fields, *protocol, channel.rows.front().paths);
     return;
   }
+  rejectRowPaths(reader, fields, "set it on each protocols row (a path belongs to one protocol)");
   std::string const rows_path = fields.path("protocols");
   auto items = reader.list(*rows, rows_path);
   if (!items) return;
   if (items->empty()) reader.fail(rows_path, "at least one protocol row is required");
   for (std::size_t i = 0; i < items->size(); ++i) {
     std::string const row_path = indexPath(rows_path, i);
-    auto row_fields = reader.strictMap((*items)[i], row_path, {"protocol", "base_url", "auth"});
+    auto row_fields = reader.strictMap(
+        (*items)[i], row_path, {"protocol", "base_url", "auth", "chat_path", "models_path"});
     if (!row_fields) continue;
     ProtocolRow row{channel.protocol, channel.base_url, channel.url, channel.auth};
     if (YAML::Node const* node = reader.require(*row_fields, "protocol")) {
@@ -384,6 +392,7 @@ void readProtocolRows(YamlReader& reader, Fields const& fields, EnvLookup const&
     if (YAML::Node const* node = row_fields->find("auth")) {
       readAuth(reader, *node, row_fields->path("auth"), row.auth);
     }
+    readRowPaths(reader, *row_fields, row.protocol, row.paths);
     channel.rows.push_back(std::move(row));
   }
   if (!channel.rows.empty()) {
@@ -442,6 +451,7 @@ void readPresets(YamlReader& reader, Fields const& fields, Channel& channel) {
     if (spoken) continue;
     ProtocolRow row = channel.rows.front();
     row.protocol = protocol;
+    row.paths = {};  // the first row's paths are for its own protocol: this one's are standard
     row.preset_only = true;
     channel.rows.push_back(std::move(row));
   }
@@ -626,7 +636,8 @@ std::vector<Channel> parseChannels(YAML::Node const& node, std::string const& pa
     auto fields = reader.strictMap((*items)[i], item_path,
                                    {"name", "protocol", "base_url", "keys", "models", "model_map",
                                     "auth", "headers", "timeouts", "priority", "weight",
-                                    "enabled", "tls_ca_file", "protocols", "client_preset",
+                                    "enabled", "tls_ca_file", "protocols", "chat_path",
+                                    "models_path", "client_preset",
                                     "model_presets", "capabilities", "breaker", "model_limits",
                                     "expose_rate_limit_headers", "racing", "proxy",
                                     "exclusive_connections"});

@@ -196,6 +196,19 @@ struct ModelCapabilities {
   bool operator==(ModelCapabilities const&) const = default;
 };
 
+/// The paths a protocol row sets instead of its protocol's standard ones ("" = the standard
+/// path behind the base URL's prefix; docs/configuration.md#chat_path-and-models_path). A path
+/// that is set is absolute on the row's host: the base URL's own path is not put in front of it.
+/// Validated at load: starts with '/', URL path characters only, no query or fragment; a Gemini
+/// row's `chat` ends with "{model}". To add a named path: a member here, a row in the parser's
+/// table (row_paths_parser.cpp), and a function of protocol/upstream_path.h that builds it.
+struct UpstreamPaths {
+  std::string chat;    ///< `chat_path:` the completion endpoint
+  std::string models;  ///< `models_path:` the model list
+
+  bool operator==(UpstreamPaths const&) const = default;
+};
+
 /// One protocol a channel speaks: where and how (a relay may serve OpenAI Chat and Anthropic at
 /// different paths).
 struct ProtocolRow {
@@ -203,6 +216,7 @@ struct ProtocolRow {
   std::string base_url;  ///< as written
   UpstreamUrl url;       ///< parsed from base_url
   AuthSpec auth;
+  UpstreamPaths paths;   ///< `chat_path:`, `models_path:` ("" = the protocol's standard path)
   /// Made at load time for a client preset whose protocol no written row speaks: the first
   /// row's address and auth spoken in the preset's protocol. Used only by that preset.
   bool preset_only = false;

@@ -24,4 +24,8 @@ std::string_view protocolName(Protocol protocol);
 /// Parses the configuration spelling; nullopt when unknown.
 std::optional<Protocol> parseProtocol(std::string_view name);
 
+/// Where the upstream model goes in a Gemini row's configured `chat_path`
+/// ("/api/v1/models/{model}"; the gateway appends ":generateContent" and the like).
+inline constexpr std::string_view kModelPlaceholder = "{model}";
+
 }  // namespace llmux

@@ -5,6 +5,11 @@
 namespace llmux::protocol {
 namespace {
 
+std::string_view withoutTrailingSlashes(std::string_view prefix) {
+  while (prefix.ends_with('/')) prefix.remove_suffix(1);
+  return prefix;
+}
+
 bool endsWithSegment(std::string_view path, std::string_view segment) {
   // "/v1" matches "/v1" and "/relay/v1", not "/apiv1".
   return path.ends_with(segment);
@@ -17,31 +22,66 @@ std::string versioned(std::string_view prefix, std::string_view version, std::st
   return out;
 }
 
+/// Gemini's versioned root behind `prefix`: v1beta, unless the prefix already names v1.
+std::string geminiRoot(std::string_view prefix) {
+  if (endsWithSegment(prefix, "/v1")) return std::string(prefix);
+  return versioned(prefix, "/v1beta", "");
+}
+
+/// The completion endpoint of `protocol`: the row's own chat path, else the standard one behind
+/// the prefix (Gemini's with the model placeholder still in it).
+std::string chatPath(Protocol protocol, RowPaths const& paths) {
+  if (!paths.chat.empty()) return std::string(paths.chat);
+  std::string_view prefix = withoutTrailingSlashes(paths.prefix);
+  switch (protocol) {
+    case Protocol::OpenAiChat:
+      return versioned(prefix, "/v1", "/chat/completions");
+    case Protocol::OpenAiResponses:
+      return versioned(prefix, "/v1", "/responses");
+    case Protocol::Anthropic:
+      return versioned(prefix, "/v1", "/messages");
+    case Protocol::Gemini:
+      return geminiRoot(prefix) + "/models/" + std::string(kModelPlaceholder);
+  }
+  return {};
+}
+
+std::string_view geminiMethod(Route const& route) {
+  if (route.kind == RouteKind::GeminiCountTokens) return "countTokens";
+  return route.gemini_stream ? "streamGenerateContent" : "generateContent";
+}
+
+/// A Gemini chat path with its `{model}` replaced by the model as one path segment, and
+/// ":method" appended.
+std::string geminiPath(std::string chat_path, std::string_view upstream_model,
+                       std::string_view method) {
+  constexpr std::string_view kPrefix = "models/";
+  if (upstream_model.starts_with(kPrefix)) upstream_model.remove_prefix(kPrefix.size());
+  // A loaded row's chat path has the placeholder exactly once, at its end (checked at load).
+  if (auto at = chat_path.find(kModelPlaceholder); at != std::string::npos) {
+    chat_path.replace(at, kModelPlaceholder.size(), percentEncodeSegment(upstream_model));
+  }
+  chat_path += ':';
+  chat_path += method;
+  return chat_path;
+}
+
 }  // namespace
 
-std::string upstreamPath(std::string_view path_prefix, Route const& route,
+std::string upstreamPath(RowPaths const& paths, Route const& route,
                          std::string_view upstream_model) {
-  while (path_prefix.ends_with('/')) path_prefix.remove_suffix(1);
   switch (route.kind) {
     case RouteKind::ChatCompletions:
-      return versioned(path_prefix, "/v1", "/chat/completions");
+      return chatPath(Protocol::OpenAiChat, paths);
     case RouteKind::Responses:
-      return versioned(path_prefix, "/v1", "/responses");
+      return chatPath(Protocol::OpenAiResponses, paths);
     case RouteKind::Messages:
-      return versioned(path_prefix, "/v1", "/messages");
+      return chatPath(Protocol::Anthropic, paths);
     case RouteKind::CountTokens:
-      return versioned(path_prefix, "/v1", "/messages/count_tokens");
+      return chatPath(Protocol::Anthropic, paths) + "/count_tokens";
     case RouteKind::GeminiGenerate:
-    case RouteKind::GeminiCountTokens: {
-      constexpr std::string_view kPrefix = "models/";
-      if (upstream_model.starts_with(kPrefix)) upstream_model.remove_prefix(kPrefix.size());
-      std::string tail = "/models/" + percentEncodeSegment(upstream_model) +
-                         (route.kind == RouteKind::GeminiCountTokens ? ":countTokens"
-                          : route.gemini_stream                       ? ":streamGenerateContent"
-                                                                      : ":generateContent");
-      if (endsWithSegment(path_prefix, "/v1")) return std::string(path_prefix) + tail;
-      return versioned(path_prefix, "/v1beta", tail);
-    }
+    case RouteKind::GeminiCountTokens:
+      return geminiPath(chatPath(Protocol::Gemini, paths), upstream_model, geminiMethod(route));
     case RouteKind::ListModels:
     case RouteKind::GeminiListModels:
     case RouteKind::Healthz:
@@ -59,6 +99,24 @@ std::string upstreamPath(std::string_view path_prefix, Route const& route,
       return {};
   }
   return {};
+}
+
+std::string upstreamPath(std::string_view path_prefix, Route const& route,
+                         std::string_view upstream_model) {
+  return upstreamPath(RowPaths{.prefix = path_prefix}, route, upstream_model);
+}
+
+std::string modelsPath(Protocol protocol, RowPaths const& paths) {
+  if (!paths.models.empty()) return std::string(paths.models);
+  std::string_view prefix = withoutTrailingSlashes(paths.prefix);
+  if (protocol == Protocol::Gemini) return geminiRoot(prefix) + "/models";
+  return versioned(prefix, "/v1", "/models");
+}
+
+std::string chatPathTemplate(Protocol protocol, RowPaths const& paths) {
+  std::string path = chatPath(protocol, paths);
+  if (protocol == Protocol::Gemini) path += ":generateContent";
+  return path;
 }
 
 }  // namespace llmux::protocol

@@ -9,7 +9,6 @@
 #include "core/strings.h"
 #include "protocol/client_auth.h"
 #include "protocol/percent_encoding.h"
-#include "protocol/upstream_path.h"
 
 namespace llmux::proxy {
 namespace {
@@ -161,7 +160,7 @@ UpstreamTarget upstreamTarget(config::Channel const& channel, config::ProtocolRo
   target.peer = http::PeerAddress{row.url.tls, row.url.host, row.url.port, channel.tls_ca_file};
   target.host_header = config::hostHeaderValue(row.url);
 
-  target.path_and_query = protocol::upstreamPath(row.url.path_prefix, route, upstream_model);
+  target.path_and_query = protocol::upstreamPath(rowPaths(row), route, upstream_model);
   std::string query = escapedQuery(protocol::queryWithoutClientKey(query_in));
   auto auth = config::resolveAuth(row.protocol, row.auth);
   if (auth.style == config::AuthStyle::Query) {
@@ -193,6 +192,19 @@ void routeThroughExit(UpstreamTarget& target, config::Proxy const* proxy,
     target.path_and_query = "http://" + target.host_header + target.path_and_query;
     target.proxy_authorization = proxy->egress->authorization;
   }
+}
+
+protocol::RowPaths rowPaths(config::ProtocolRow const& row) {
+  return protocol::RowPaths{
+      .prefix = row.url.path_prefix, .chat = row.paths.chat, .models = row.paths.models};
+}
+
+std::string chatUrl(config::ProtocolRow const& row) {
+  return config::originOf(row.url) + protocol::chatPathTemplate(row.protocol, rowPaths(row));
+}
+
+std::string modelsUrl(config::ProtocolRow const& row) {
+  return config::originOf(row.url) + protocol::modelsPath(row.protocol, rowPaths(row));
 }
 
 Result<std::string> buildUpstreamHead(std::string_view method, UpstreamTarget const& target,

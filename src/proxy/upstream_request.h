@@ -8,6 +8,7 @@
 #include "core/result.h"
 #include "http/peer_address.h"
 #include "protocol/routes.h"
+#include "protocol/upstream_path.h"
 
 namespace llmux::proxy {
 
@@ -20,8 +21,9 @@ struct UpstreamTarget {
   std::string proxy_authorization;
 };
 
-/// The URL of the request on `channel` spoken to in `row`: the row's base path plus the
-/// protocol's standard path for `route`, and `query` (the client's, without its gateway key, for
+/// The URL of the request on `channel` spoken to in `row`: the row's path for `route` (its
+/// `chat_path` when set, else the row's base path plus the protocol's standard path; see
+/// protocol::upstreamPath), and `query` (the client's, without its gateway key, for
 /// passthrough; bytes a target may not carry raw are percent-encoded) plus the upstream key,
 /// percent-encoded, when the row authenticates by query parameter.
 UpstreamTarget upstreamTarget(config::Channel const& channel, config::ProtocolRow const& row,
@@ -43,6 +45,17 @@ void routeThroughExit(UpstreamTarget& target, config::Proxy const* proxy,
 inline bool forwardedByProxy(UpstreamTarget const& target) {
   return target.peer.egress && target.peer.egress->forwardsPlainHttp() && !target.peer.tls;
 }
+
+/// The paths of `row` as protocol::upstreamPath takes them (views into `row`).
+protocol::RowPaths rowPaths(config::ProtocolRow const& row);
+
+/// The URL of `row`'s completion endpoint, as an operator reads it (check-config): Gemini's with
+/// `{model}` unexpanded and ":generateContent". No query: a query-auth row's key is not in it.
+std::string chatUrl(config::ProtocolRow const& row);
+
+/// The URL of `row`'s model list: its `models_path`, else the protocol's standard list behind
+/// the base URL's path. No query: the key of a query-auth row is added by whoever sends it.
+std::string modelsUrl(config::ProtocolRow const& row);
 
 /// Which client headers go upstream.
 enum class ForwardedHeaders {

@@ -87,6 +87,43 @@ channels:
   EXPECT_EQ(process->output().find("sk-"), std::string::npos) << "no secret printed";
 }
 
+TEST_F(CliTest, CheckConfigPrintsTheFinalUrlsOfEveryRowWithoutKeys) {
+  std::string good = writeTempFile(R"(
+gateway_keys: [{name: dev, key: sk-dev-123}]
+channels:
+  - name: zhipu
+    protocol: openai-chat
+    base_url: https://open.bigmodel.cn
+    chat_path: /api/paas/v4/chat/completions
+    models_path: /api/paas/v4/models
+    keys: [zhipu-secret-1f2e]
+    models: [glm-4.6]
+  - name: relay
+    base_url: https://relay.example/openai
+    protocols:
+      - {protocol: openai-chat}
+      - {protocol: gemini, base_url: "http://127.0.0.1:9000/g", auth: "query:key", chat_path: "/v1/projects/p/models/{model}"}
+    keys: [query-secret-9a8b]
+    models: [m]
+)");
+  ChildProcess* process = nullptr;
+  auto status = run({"check-config", good}, &process);
+  ASSERT_TRUE(status.ok()) << status.error().message;
+  EXPECT_EQ(status->code, 0) << process->output(Stream::Stderr);
+  std::string out = process->output();
+  for (std::string_view line :
+       {"upstream URLs:\n",
+        "  zhipu openai-chat: chat https://open.bigmodel.cn/api/paas/v4/chat/completions, models "
+        "https://open.bigmodel.cn/api/paas/v4/models\n",
+        "  relay openai-chat: chat https://relay.example/openai/v1/chat/completions, models "
+        "https://relay.example/openai/v1/models\n",
+        "  relay gemini: chat http://127.0.0.1:9000/v1/projects/p/models/{model}:generateContent"
+        "?key=<key>, models http://127.0.0.1:9000/g/v1beta/models?key=<key>\n"}) {
+    EXPECT_NE(out.find(line), std::string::npos) << line << "\nin:\n" << out;
+  }
+  EXPECT_EQ(out.find("secret"), std::string::npos) << "no key printed: " << out;
+}
+
 TEST_F(CliTest, VersionAndHelp) {
   ChildProcess* process = nullptr;
   auto status = run({"version"}, &process);

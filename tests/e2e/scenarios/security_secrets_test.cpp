@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "e2e/scenarios/failover_helpers.h"
+#include "e2e/scenarios/provider_answers.h"
 #include "e2e/scenarios/security_support.h"
 #include "e2e/support/e2e_test.h"
 #include "e2e/support/http_client.h"
@@ -17,7 +18,6 @@ namespace {
 
 using failover::parseObject;
 using failover::waitForAccessLine;
-using security::providerAnswer;
 
 constexpr char kGatewayKey[] = "sk-gw-tenant-7f3a9c";
 // A Google-style key with characters that change under percent-encoding.

@@ -4,6 +4,7 @@
 // strict raw HTTP/1.1 parser that records every byte.
 #include <gtest/gtest.h>
 
+#include "e2e/scenarios/provider_answers.h"
 #include "e2e/scenarios/security_support.h"
 #include "e2e/support/e2e_test.h"
 #include "e2e/support/http_client.h"
@@ -12,7 +13,6 @@ namespace llmux::e2e {
 namespace {
 
 using security::linesWith;
-using security::providerAnswer;
 
 constexpr char kGatewayKey[] = "sk-gw-wire";
 // What a tenant put in a body field to smuggle a request with the channel's key, JSON-escaped.

@@ -274,6 +274,50 @@ channels:
             "channels[0].model_presets.m: expected a string, got a list\n");
 }
 
+TEST(Loader, ProtocolRowsKeepTheirOwnPaths) {
+  constexpr char kPaths[] = R"(
+gateway_keys: [{name: a, key: b}]
+channels:
+  - name: zhipu
+    protocol: openai-chat
+    base_url: https://open.bigmodel.cn/api/paas/v4
+    chat_path: /api/paas/v4/chat/completions
+    models_path: /api/paas/v4/models
+    keys: [k]
+    models: [glm-4.6]
+  - name: relay
+    base_url: https://relay.example
+    protocols:
+      - {protocol: openai-chat, chat_path: /api/v3/chat/completions}
+      - {protocol: gemini, chat_path: "/google/v1/projects/p/models/{model}", models_path: "/google/v1/models"}
+      - {protocol: anthropic}
+    client_preset: codex-cli
+    keys: [k]
+    models: [m]
+  - name: plain
+    protocol: gemini
+    base_url: https://g.example
+    keys: [k]
+    models: [m]
+)";
+  auto outcome = parseSettings(kPaths, fakeEnv());
+  ASSERT_TRUE(outcome.ok()) << formatIssues(outcome.issues);
+  auto const& channels = outcome.settings->channels;
+  EXPECT_EQ(channels[0].rows[0].paths,
+            (UpstreamPaths{"/api/paas/v4/chat/completions", "/api/paas/v4/models"}));
+  ASSERT_EQ(channels[1].rows.size(), 4u);
+  EXPECT_EQ(channels[1].rows[0].paths, (UpstreamPaths{"/api/v3/chat/completions", ""}));
+  EXPECT_EQ(channels[1].rows[1].paths,
+            (UpstreamPaths{"/google/v1/projects/p/models/{model}", "/google/v1/models"}));
+  EXPECT_EQ(channels[1].rows[2].paths, UpstreamPaths{}) << "not set: the standard paths";
+  // The row made for the codex-cli preset speaks Responses on the first row's address: the
+  // first row's Chat path is not a Responses path.
+  EXPECT_TRUE(channels[1].rows[3].preset_only);
+  EXPECT_EQ(channels[1].rows[3].protocol, Protocol::OpenAiResponses);
+  EXPECT_EQ(channels[1].rows[3].paths, UpstreamPaths{});
+  EXPECT_EQ(channels[2].rows[0].paths, UpstreamPaths{});
+}
+
 TEST(Loader, AuthVariants) {
   struct Case {
     std::string text;

@@ -67,8 +67,8 @@ channels:
              "limits, cost_preference)",
              "channels[0].modles: unknown key (expected one of name, protocol, base_url, keys, "
              "models, model_map, auth, headers, timeouts, priority, weight, enabled, tls_ca_file, "
-             "protocols, client_preset, model_presets, capabilities, breaker, "
-             "model_limits, expose_rate_limit_headers, racing)",
+             "protocols, chat_path, models_path, client_preset, model_presets, capabilities, "
+             "breaker, model_limits, expose_rate_limit_headers, racing)",
              "channels[0].timeouts.connect: unknown key (expected one of connect_ms, "
              "first_byte_ms, first_token_ms, first_token_reasoning_ms, idle_ms, total_ms)"}));
 }
@@ -342,6 +342,92 @@ TEST(Validation, AuthWithoutAName) {
                    "'.', '_', '~'"}));
 }
 
+TEST(Validation, UpstreamPathsMustBePlainAbsolutePaths) {
+  // Each bad chat_path, written in a YAML double-quoted scalar (so "\\r" is a YAML escape), with
+  // the message it gets.
+  struct Case {
+    std::string_view path;
+    std::string_view message;
+  };
+  Case const cases[] = {
+      {"api/v3/chat/completions", "must start with '/' (an absolute path on the base URL's host)"},
+      {"", "must start with '/' (an absolute path on the base URL's host)"},
+      {"/v1/chat\\r\\n/completions", "must not contain control characters (CR, LF, NUL, ...)"},
+      {"/v1/chat\\t", "must not contain control characters (CR, LF, NUL, ...)"},
+      {"/v1/chat completions", "must not contain spaces (percent-encode them as %20)"},
+      {"/v1/chat/completions?beta=true",
+       "must not contain '?' or '#': the query string is the gateway's (client query, query auth)"},
+      {"/v1/chat#x",
+       "must not contain '?' or '#': the query string is the gateway's (client query, query auth)"},
+      {"/v1/caf\\u00e9", "must be ASCII (percent-encode other bytes as %XX)"},
+      {"/v1/100%", "'%' must start a percent-encoded byte (%XX)"},
+      {"/v1/a%2", "'%' must start a percent-encoded byte (%XX)"},
+      {"/v1/a%zz", "'%' must start a percent-encoded byte (%XX)"},
+      {"/v1/a|b", "character '|' is not allowed in a URL path (percent-encode it)"},
+      {"/v1/{model}/chat", "{model} is only allowed in the chat_path of a gemini row"},
+  };
+  for (Case const& c : cases) {
+    std::string yaml = withChannel(std::string(kGoodChannel) + ", chat_path: \"" +
+                                   std::string(c.path) + "\"");
+    EXPECT_EQ(issuesOf(yaml), (Lines{"channels[0].chat_path: " + std::string(c.message)}))
+        << c.path;
+  }
+  EXPECT_EQ(issuesOf(withChannel(std::string(kGoodChannel) + ", models_path: models")),
+            (Lines{"channels[0].models_path: must start with '/' (an absolute path on the base "
+                   "URL's host)"}));
+  EXPECT_EQ(issuesOf(withChannel(std::string(kGoodChannel) + ", chat_path: [/a]")),
+            (Lines{"channels[0].chat_path: expected a string, got a list"}));
+}
+
+TEST(Validation, GeminiChatPathEndsWithTheModelPlaceholder) {
+  auto gemini = [](std::string const& paths) {
+    return withChannel(
+        "name: g, protocol: gemini, base_url: \"https://g.example\", keys: [k], models: [m], " +
+        paths);
+  };
+  std::string const must_end =
+      "a gemini row's chat_path must end with {model} (the gateway puts the model there and "
+      "appends :generateContent or :streamGenerateContent)";
+  EXPECT_EQ(issuesOf(gemini("chat_path: /v1beta/models/gemini-pro")),
+            (Lines{"channels[0].chat_path: " + must_end}));
+  EXPECT_EQ(issuesOf(gemini("chat_path: \"/v1/models/{model}:generateContent\"")),
+            (Lines{"channels[0].chat_path: " + must_end}));
+  EXPECT_EQ(issuesOf(gemini("chat_path: \"/{model}/models/{model}\"")),
+            (Lines{"channels[0].chat_path: {model} may appear only once, at the end"}));
+  EXPECT_EQ(issuesOf(gemini("chat_path: \"/v1/mod els/{model}\"")),
+            (Lines{"channels[0].chat_path: must not contain spaces (percent-encode them as %20)"}));
+  EXPECT_EQ(issuesOf(gemini("models_path: \"/v1/models/{model}\"")),
+            (Lines{"channels[0].models_path: {model} is only allowed in the chat_path of a "
+                   "gemini row"}));
+}
+
+TEST(Validation, UpstreamPathsBelongToOneProtocolRow) {
+  std::string yaml = R"(
+gateway_keys: [{name: a, key: secret-a}]
+channels:
+  - name: relay
+    base_url: https://relay.example
+    chat_path: /api/v3/chat/completions
+    models_path: /api/v3/models
+    protocols:
+      - {protocol: openai-chat, chat_path: /api/v3/chat/completions}
+      - {protocol: gemini, chat_path: /gemini/models/pro}
+      - {protocol: anthropic, models_path: "/anthropic?x"}
+    keys: [k]
+    models: [m]
+)";
+  EXPECT_EQ(issuesOf(yaml),
+            (Lines{"channels[0].chat_path: set it on each protocols row (a path belongs to one "
+                   "protocol)",
+                   "channels[0].models_path: set it on each protocols row (a path belongs to one "
+                   "protocol)",
+                   "channels[0].protocols[1].chat_path: a gemini row's chat_path must end with "
+                   "{model} (the gateway puts the model there and appends :generateContent or "
+                   ":streamGenerateContent)",
+                   "channels[0].protocols[2].models_path: must not contain '?' or '#': the query "
+                   "string is the gateway's (client query, query auth)"}));
+}
+
 TEST(Validation, DuplicateYamlKeys) {
   std::string yaml = withChannel(std::string(kGoodChannel) + ", priority: 1, priority: 2");
   EXPECT_EQ(issuesOf(yaml), (Lines{"channels[0].priority: duplicate key"}));
@@ -376,7 +462,7 @@ channels:
                    "channels[1].protocol: unknown protocol \"openai\" (expected openai-chat, "
                    "openai-responses, anthropic, gemini)",
                    "channels[2].extra: unknown key (expected one of name, protocol, base_url, "
-                   "keys, models, model_map, auth, headers, timeouts, priority, weight, enabled, tls_ca_file, protocols, client_preset, model_presets, capabilities, breaker, "
+                   "keys, models, model_map, auth, headers, timeouts, priority, weight, enabled, tls_ca_file, protocols, chat_path, models_path, client_preset, model_presets, capabilities, breaker, "
       "model_limits, expose_rate_limit_headers, racing)",
                    "channels[2].base_url: not an http(s) URL"}));
 }

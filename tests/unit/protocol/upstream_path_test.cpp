@@ -61,6 +61,53 @@ TEST(UpstreamPath, RoutesThatAreNeverForwardedGiveNothing) {
   EXPECT_EQ(upstreamPath("", route("GET", "/healthz"), "m"), "");
 }
 
+TEST(UpstreamPath, ARowsChatPathIsUsedAsWrittenWithoutThePrefix) {
+  RowPaths zhipu{.prefix = "/ignored", .chat = "/api/paas/v4/chat/completions"};
+  EXPECT_EQ(upstreamPath(zhipu, route("POST", "/v1/chat/completions"), "glm-4.6"),
+            "/api/paas/v4/chat/completions");
+  RowPaths ark{.prefix = "/api/v3", .chat = "/api/v3/responses"};
+  EXPECT_EQ(upstreamPath(ark, route("POST", "/v1/responses"), "m"), "/api/v3/responses");
+  RowPaths anthropic{.prefix = "", .chat = "/api/anthropic/v1/messages"};
+  EXPECT_EQ(upstreamPath(anthropic, route("POST", "/v1/messages"), "m"),
+            "/api/anthropic/v1/messages");
+  EXPECT_EQ(upstreamPath(anthropic, route("POST", "/v1/messages/count_tokens"), "m"),
+            "/api/anthropic/v1/messages/count_tokens");
+}
+
+TEST(UpstreamPath, AGeminiChatPathGetsTheModelAndTheMethod) {
+  RowPaths vertex{.prefix = "/ignored",
+                  .chat = "/v1/projects/p1/locations/us-central1/publishers/google/models/{model}"};
+  std::string const root = "/v1/projects/p1/locations/us-central1/publishers/google/models/";
+  Route const unary = route("POST", "/v1beta/models/x:generateContent");
+  EXPECT_EQ(upstreamPath(vertex, unary, "gemini-2.5-pro"), root + "gemini-2.5-pro:generateContent");
+  EXPECT_EQ(upstreamPath(vertex, route("POST", "/v1beta/models/x:streamGenerateContent"), "g"),
+            root + "g:streamGenerateContent");
+  EXPECT_EQ(upstreamPath(vertex, route("POST", "/v1beta/models/x:countTokens"), "g"),
+            root + "g:countTokens");
+  EXPECT_EQ(upstreamPath(vertex, unary, "models/a b"), root + "a%20b:generateContent")
+      << "the model is one encoded segment, as on the standard path";
+}
+
+TEST(UpstreamPath, ModelListsStandardOrTheRowsOwn) {
+  EXPECT_EQ(modelsPath(Protocol::OpenAiChat, {}), "/v1/models");
+  EXPECT_EQ(modelsPath(Protocol::OpenAiResponses, {.prefix = "/relay/v1/"}), "/relay/v1/models");
+  EXPECT_EQ(modelsPath(Protocol::Anthropic, {.prefix = "/anthropic"}), "/anthropic/v1/models");
+  EXPECT_EQ(modelsPath(Protocol::Gemini, {}), "/v1beta/models");
+  EXPECT_EQ(modelsPath(Protocol::Gemini, {.prefix = "/google/v1"}), "/google/v1/models");
+  EXPECT_EQ(modelsPath(Protocol::OpenAiChat, {.prefix = "/x", .models = "/api/paas/v4/models"}),
+            "/api/paas/v4/models");
+}
+
+TEST(UpstreamPath, ChatPathTemplatesAsAnOperatorReadsThem) {
+  EXPECT_EQ(chatPathTemplate(Protocol::OpenAiChat, {.prefix = "/relay"}),
+            "/relay/v1/chat/completions");
+  EXPECT_EQ(chatPathTemplate(Protocol::Anthropic, {.chat = "/api/anthropic/v1/messages"}),
+            "/api/anthropic/v1/messages");
+  EXPECT_EQ(chatPathTemplate(Protocol::Gemini, {}), "/v1beta/models/{model}:generateContent");
+  EXPECT_EQ(chatPathTemplate(Protocol::Gemini, {.chat = "/g/models/{model}"}),
+            "/g/models/{model}:generateContent");
+}
+
 TEST(PercentEncoding, RoundTripsAndRejectsMalformedEscapes) {
   EXPECT_EQ(percentEncodeSegment("aZ09-._~"), "aZ09-._~");
   EXPECT_EQ(percentEncodeSegment("a b/c:d%\xC3\xA9"), "a%20b%2Fc%3Ad%25%C3%A9");

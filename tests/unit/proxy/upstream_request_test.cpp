@@ -85,6 +85,58 @@ TEST(UpstreamRequest, GeminiModelInPathAndQueryAuth) {
   EXPECT_EQ(target.host_header, "127.0.0.1:9000");
 }
 
+constexpr char kPathChannels[] = R"(
+listen: 127.0.0.1:0
+gateway_keys: [{name: dev, key: sk-dev}]
+channels:
+  - name: zhipu
+    protocol: openai-chat
+    base_url: https://open.bigmodel.cn/not-prepended
+    chat_path: /api/paas/v4/chat/completions
+    models_path: /api/paas/v4/models
+    keys: [sk-zhipu]
+    models: [glm-4.6]
+  - name: vertex
+    protocol: gemini
+    base_url: http://127.0.0.1:9000/ignored
+    chat_path: "/v1/projects/p1/models/{model}"
+    auth: query:key
+    keys: [qk]
+    models: [gemini-x]
+  - name: standard
+    protocol: anthropic
+    base_url: https://relay.example:8443/anthropic
+    keys: [sk-ant]
+    models: [claude-x]
+)";
+
+TEST(UpstreamRequest, TargetTakesTheRowsOwnPath) {
+  auto catalog = routing::testing::catalogFrom(kPathChannels);
+  auto const& zhipu = catalog->settings().channels[0];
+  auto target = upstreamTarget(zhipu, zhipu.rows[0], zhipu.keys[0], chatRoute(), "glm-4.6", "a=1");
+  EXPECT_EQ(target.path_and_query, "/api/paas/v4/chat/completions?a=1");
+  EXPECT_EQ(target.host_header, "open.bigmodel.cn");
+
+  auto const& vertex = catalog->settings().channels[1];
+  auto stream = protocol::matchRoute("POST", "/v1beta/models/g:streamGenerateContent").route;
+  target = upstreamTarget(vertex, vertex.rows[0], vertex.keys[0], stream, "gemini-x", "alt=sse");
+  EXPECT_EQ(target.path_and_query,
+            "/v1/projects/p1/models/gemini-x:streamGenerateContent?alt=sse&key=qk");
+}
+
+TEST(UpstreamRequest, RowUrlsForOperatorsCarryNoKey) {
+  auto catalog = routing::testing::catalogFrom(kPathChannels);
+  auto const& channels = catalog->settings().channels;
+  EXPECT_EQ(chatUrl(channels[0].rows[0]), "https://open.bigmodel.cn/api/paas/v4/chat/completions");
+  EXPECT_EQ(modelsUrl(channels[0].rows[0]), "https://open.bigmodel.cn/api/paas/v4/models");
+  EXPECT_EQ(chatUrl(channels[1].rows[0]),
+            "http://127.0.0.1:9000/v1/projects/p1/models/{model}:generateContent");
+  EXPECT_EQ(modelsUrl(channels[1].rows[0]), "http://127.0.0.1:9000/ignored/v1beta/models")
+      << "no models_path: the standard list behind the base URL's path";
+  EXPECT_EQ(chatUrl(channels[2].rows[0]), "https://relay.example:8443/anthropic/v1/messages");
+  EXPECT_EQ(modelsUrl(channels[2].rows[0]), "https://relay.example:8443/anthropic/v1/models");
+}
+
 TEST(UpstreamRequest, HeadCarriesChannelCredentialsNeverTheClients) {
   auto catalog = routing::testing::catalogFrom(kChannels);
   auto const& oai = catalog->settings().channels[0];
