@@ -30,7 +30,9 @@ bool isSafeHeaderValue(std::string_view value) {
 }
 
 bool isSafeRequestTarget(std::string_view target) {
-  return target.starts_with('/') && std::all_of(target.begin(), target.end(), isVisibleAscii);
+  bool const origin_form = target.starts_with('/');
+  bool const absolute_form = target.starts_with("http://") || target.starts_with("https://");
+  return (origin_form || absolute_form) && std::all_of(target.begin(), target.end(), isVisibleAscii);
 }
 
 bool isSafeSecret(std::string_view secret) { return secretProblem(secret).empty(); }

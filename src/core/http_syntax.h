@@ -16,8 +16,9 @@ bool isHeaderName(std::string_view name);
 /// (HTAB allowed, bytes >= 0x80 allowed as obs-text).
 bool isSafeHeaderValue(std::string_view value);
 
-/// An origin-form request target ("/path?query"): starts with '/', visible ASCII only (no space,
-/// control character or raw non-ASCII byte: those must be percent-encoded).
+/// An origin-form request target ("/path?query"), or an absolute-form one ("http://host/path", what
+/// an HTTP proxy takes): visible ASCII only (no space, control character or raw non-ASCII byte:
+/// those must be percent-encoded).
 bool isSafeRequestTarget(std::string_view target);
 
 /// A credential as a provider issues it: visible ASCII only. Whitespace (a trailing newline read

@@ -66,9 +66,11 @@ Task<Result<void>> httpTunnel(Stream& stream, Egress const& via, std::string_vie
   }
   int const status = statusOf(head);
   if (status < 0) co_return proxyError(via, "answered CONNECT with something that is not HTTP");
-  if (status == kProxyAuthRejected) {
-    Error error = proxyError(via, "refused the gateway's credentials (407 Proxy Authentication "
-                                  "Required): check its username and password or token");
+  // An answer to CONNECT comes from the proxy itself: a 401 (what some proxies, tinyproxy among
+  // them, answer to wrong credentials) refuses them as a 407 does.
+  if (status == kProxyAuthRejected || status == 401) {
+    Error error = proxyError(via, "refused the gateway's credentials (" + std::to_string(status) +
+                                      "): check its username and password or token");
     error.http_status = kProxyAuthRejected;
     co_return error;
   }

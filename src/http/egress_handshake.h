@@ -13,7 +13,8 @@
 namespace llmux::http {
 
 /// Sends `CONNECT host:port` (with the exit's Proxy-Authorization, if any) and reads the answer's
-/// head (at most 16 KiB). A 2xx opens the tunnel; a 407 is an error carrying kProxyAuthRejected;
+/// head (at most 16 KiB). A 2xx opens the tunnel; a 407 (or a 401) is an error carrying
+/// kProxyAuthRejected;
 /// any other answer, or bytes after the head, is a connect error naming the proxy.
 net::Task<Result<void>> openHttpTunnel(net::Socket& stream, Egress const& via,
                                        std::string_view host, std::uint16_t port);

@@ -13,17 +13,28 @@ namespace {
 constexpr Millis kStopCheck{20};
 constexpr Millis kStepTimeout{5'000};
 
-/// Reads exactly `n` bytes into `out` (false on EOF, error or timeout).
-bool readExactly(int fd, std::size_t n, std::string& out) {
-  MonoTime const deadline = MonoClock::now() + kStepTimeout;
-  std::string got;
-  while (got.size() < n) {
-    auto read = receiveSome(fd, got, deadline);
-    if (!read || *read == 0) return false;
+/// The client's bytes, taken a field at a time (a client may send several fields at once).
+class FieldReader {
+ public:
+  explicit FieldReader(int fd) : fd_(fd) {}
+  /// Exactly `n` more bytes into `out` (false on EOF, error or timeout).
+  bool take(std::size_t n, std::string& out) {
+    MonoTime const deadline = MonoClock::now() + kStepTimeout;
+    while (buffer_.size() < n) {
+      auto read = receiveSome(fd_, buffer_, deadline);
+      if (!read || *read == 0) return false;
+    }
+    out = buffer_.substr(0, n);
+    buffer_.erase(0, n);
+    return true;
   }
-  out = got.substr(0, n);
-  return got.size() == n;  // a client sends nothing more before the answer
-}
+  /// What arrived beyond the fields taken (the start of the tunnelled bytes).
+  std::string const& rest() const { return buffer_; }
+
+ private:
+  int fd_;
+  std::string buffer_;
+};
 
 /// Copies bytes both ways until either side closes or the server stops.
 void relay(int a, int b, std::atomic<bool> const& stop) {
@@ -83,20 +94,21 @@ void Socks5Server::acceptLoop() {
 
 void Socks5Server::serve(UniqueFd client) {
   int const fd = client.get();
+  FieldReader in(fd);
   std::string bytes;
   // Greeting: version 5 and the methods offered; this server takes user name and password only.
-  if (!readExactly(fd, 2, bytes) || bytes[0] != 5) return;
+  if (!in.take(2, bytes) || bytes[0] != 5) return;
   std::string methods;
-  if (!readExactly(fd, static_cast<unsigned char>(bytes[1]), methods)) return;
+  if (!in.take(static_cast<unsigned char>(bytes[1]), methods)) return;
   if (methods.find('\x02') == std::string::npos) {
     (void)sendAll(fd, std::string("\x05\xff", 2), MonoClock::now() + kStepTimeout);
     return;
   }
   if (!sendAll(fd, std::string("\x05\x02", 2), MonoClock::now() + kStepTimeout)) return;
   std::string user, password;
-  if (!readExactly(fd, 2, bytes) || bytes[0] != 1) return;
-  if (!readExactly(fd, static_cast<unsigned char>(bytes[1]), user)) return;
-  if (!readExactly(fd, 1, bytes) || !readExactly(fd, static_cast<unsigned char>(bytes[0]), password)) {
+  if (!in.take(2, bytes) || bytes[0] != 1) return;
+  if (!in.take(static_cast<unsigned char>(bytes[1]), user)) return;
+  if (!in.take(1, bytes) || !in.take(static_cast<unsigned char>(bytes[0]), password)) {
     return;
   }
   if (user != username_ || password != password_) {
@@ -107,19 +119,19 @@ void Socks5Server::serve(UniqueFd client) {
   if (!sendAll(fd, std::string("\x01\x00", 2), MonoClock::now() + kStepTimeout)) return;
 
   // The connect request.
-  if (!readExactly(fd, 4, bytes) || bytes[0] != 5 || bytes[1] != 1) return;
+  if (!in.take(4, bytes) || bytes[0] != 5 || bytes[1] != 1) return;
   std::string host;
   std::string kind;
   if (bytes[3] == 1) {
     std::string raw;
-    if (!readExactly(fd, 4, raw)) return;
+    if (!in.take(4, raw)) return;
     char text[INET_ADDRSTRLEN] = {};
     ::inet_ntop(AF_INET, raw.data(), text, sizeof(text));
     host = text;
     kind = "ip";
   } else if (bytes[3] == 3) {
     std::string length;
-    if (!readExactly(fd, 1, length) || !readExactly(fd, static_cast<unsigned char>(length[0]), host)) {
+    if (!in.take(1, length) || !in.take(static_cast<unsigned char>(length[0]), host)) {
       return;
     }
     kind = "name";
@@ -128,7 +140,7 @@ void Socks5Server::serve(UniqueFd client) {
     return;
   }
   std::string port_bytes;
-  if (!readExactly(fd, 2, port_bytes)) return;
+  if (!in.take(2, port_bytes)) return;
   auto const port = static_cast<std::uint16_t>((static_cast<unsigned char>(port_bytes[0]) << 8) |
                                                static_cast<unsigned char>(port_bytes[1]));
   {
@@ -144,6 +156,7 @@ void Socks5Server::serve(UniqueFd client) {
   if (!sendAll(fd, std::string("\x05\x00\x00\x01\x7f\0\0\x01\0\0", 10), MonoClock::now() + kStepTimeout)) {
     return;
   }
+  if (!in.rest().empty() && !sendAll(upstream->get(), in.rest(), MonoClock::now() + kStepTimeout)) return;
   relay(fd, upstream->get(), stop_);
 }
 

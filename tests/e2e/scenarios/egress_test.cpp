@@ -183,9 +183,11 @@ TEST_F(EgressTest, APlainHttpUpstreamGoesToAnHttpProxyInAbsoluteForm) {
   EXPECT_EQ(requests[0].header("proxy-authorization"), "");  // the proxy's, not the upstream's
 }
 
-// A 407 (from a CONNECT, or from a request the proxy was to forward) is the operator's to fix:
-// the next channel serves, and the proxy's channels are not held against (no breaker opens, no
-// key pauses: every request tries them again), counted per proxy, logged once.
+// A proxy refusing the gateway's credentials is the operator's to fix: the next channel serves,
+// and the proxy's channels are not held against (no breaker opens, no key pauses: every request
+// tries them again), counted per proxy, logged once per proxy. Refused twice here: a CONNECT
+// with a wrong password (tinyproxy answers it with a 401), and a plain-http request to forward
+// without credentials (a 407).
 TEST_F(EgressTest, AProxyRefusingTheCredentialsIsAConfigurationErrorLoggedOnce) {
   makeCertificates({"localhost"});
   if (HasFatalFailure()) return;
@@ -195,15 +197,18 @@ TEST_F(EgressTest, AProxyRefusingTheCredentialsIsAConfigurationErrorLoggedOnce) 
   startTlsFront(mock->port, {{tls_port, "localhost"}});
   if (HasFatalFailure()) return;
   auto [proxy_port, proxy_log] = startTinyproxy(true);
+  std::string const proxy_url = "'http://127.0.0.1:" + std::to_string(proxy_port) + "'";
 
   auto env = proxy_env_;
-  env[1].second = "wrong-password-for-the-proxy";
+  env.emplace_back("WRONG_PASS", "wrong-password-for-the-proxy");
   auto gateway = startGatewayYaml(
-      config("proxies:\n  - {name: corp, mode: network, url: 'http://127.0.0.1:" +
-                 std::to_string(proxy_port) + "', username_env: PROXY_USER, password_env: PROXY_PASS}\n",
+      config("proxies:\n"
+             "  - {name: corp, mode: network, url: " + proxy_url +
+                 ", username_env: PROXY_USER, password_env: WRONG_PASS}\n"
+             "  - {name: anonymous, mode: network, url: " + proxy_url + "}\n",
              channel("tunnelled", "https://localhost:" + std::to_string(tls_port), "m",
                      "    proxy: corp\n    priority: 20\n    tls_ca_file: " + yamlQuote(caFile()) + "\n") +
-                 channel("forwarded", loopbackUrl(mock->port), "m", "    proxy: corp\n    priority: 10\n") +
+                 channel("forwarded", loopbackUrl(mock->port), "m", "    proxy: anonymous\n    priority: 10\n") +
                  channel("direct", loopbackUrl(mock->port), "m")),
       {}, env);
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
@@ -214,11 +219,15 @@ TEST_F(EgressTest, AProxyRefusingTheCredentialsIsAConfigurationErrorLoggedOnce) 
     EXPECT_EQ(response->status(), 200) << response->body;
   }
   // Both proxied channels were tried by every request (a breaker opens after 5 failures).
-  EXPECT_EQ(waitForMetric(gateway->port, "llmux_proxy_failures_total",
-                          {{"proxy", "corp"}, {"reason", "auth_rejected"}}, 12),
-            12);
+  for (std::string proxy : {"corp", "anonymous"}) {
+    EXPECT_EQ(waitForMetric(gateway->port, "llmux_proxy_failures_total",
+                            {{"proxy", proxy}, {"reason", "auth_rejected"}}, 6),
+              6)
+        << proxy;
+  }
   std::string const output = gateway->process->output(Stream::Stderr) + gateway->process->output(Stream::Stdout);
-  EXPECT_EQ(occurrences(output, "refused the gateway's credentials"), 1u) << output;
+  EXPECT_EQ(occurrences(output, "proxy corp refused the gateway's credentials"), 1u) << output;
+  EXPECT_EQ(occurrences(output, "proxy anonymous refused the gateway's credentials"), 1u) << output;
   EXPECT_EQ(output.find("wrong-password-for-the-proxy"), std::string::npos);
 }
 

@@ -109,7 +109,7 @@ TEST(ChannelKeys, ErrorsCarryTheirPaths) {
   EXPECT_EQ(issuesOf(withKeys("[{key: a, billing: monthly, daily_quota: 0, rpm: -1, tpm: x, "
                               "concurrency: 0, weight: 0, enabled: maybe, name: \"a b\", secret: s}]")),
             (Lines{"channels[0].keys[0].secret: unknown key (expected one of key, key_env, name, "
-                   "billing, daily_quota, rpm, tpm, concurrency, weight, enabled)",
+                   "billing, daily_quota, rpm, tpm, concurrency, weight, enabled, proxy)",
                    "channels[0].keys[0].name: must be 1 to 64 letters, digits, '.', '_' or '-'",
                    "channels[0].keys[0].billing: unknown billing \"monthly\" (expected per_token or "
                    "per_request)",
