@@ -81,8 +81,9 @@ Result<ProxyUrl> parseProxyUrl(std::string_view text, UrlRules const& rules) {
 
 /// The URL as shown in check-config and logs: scheme, host and port, never the credentials.
 std::string displayUrl(ProxyUrl const& url) {
-  return url.scheme + "://" + hostHeaderValue(url.address) + ":" + std::to_string(url.address.port) +
-         url.address.path_prefix;
+  std::string const& host = url.address.host;
+  return url.scheme + "://" + (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
+         std::to_string(url.address.port) + url.address.path_prefix;
 }
 
 /// The connection side of a network or node proxy, its identity in the pool included.

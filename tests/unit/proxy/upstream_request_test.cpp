@@ -353,3 +353,93 @@ TEST(UpstreamRequestWire, AnUnsafeTargetFromTheConfigurationIsRefused) {
 
 }  // namespace
 }  // namespace llmux::proxy
+
+namespace llmux::proxy {
+namespace {
+
+// Egress (docs/egress.md): how an exit changes where a request goes and what its head says.
+constexpr char kExits[] = R"(
+listen: 127.0.0.1:0
+gateway_keys: [{name: dev, key: sk-dev}]
+proxies:
+  - {name: corp, mode: network, url: 'http://alice:s3cret@proxy.corp:3128'}
+  - {name: cf, mode: url_prefix, url: 'https://forwarder.example/fwd'}
+  - {name: sg, mode: node, url: 'https://node.example:9443', token_env: NODE_TOKEN}
+channels:
+  - {name: plain, protocol: openai-chat, base_url: 'http://10.0.0.5:8000/v1', keys: [k-plain], models: [m], proxy: corp}
+  - {name: tls, protocol: openai-chat, base_url: 'https://api.example.com', keys: [k-tls], models: [m], proxy: corp}
+  - {name: far, protocol: openai-chat, base_url: 'https://api.example.com/v1', keys: [k-far], models: [m], proxy: cf}
+  - name: own
+    protocol: openai-chat
+    base_url: https://api.example.com
+    exclusive_connections: true
+    keys: [k-one, {key: k-two, proxy: sg}]
+    models: [m]
+)";
+
+struct ExitCase {
+  config::SettingsPtr settings;
+  UpstreamTarget target;
+  std::string head;
+};
+
+ExitCase routed(std::size_t channel_index, std::size_t key_index = 0) {
+  auto catalog = routing::testing::catalogFrom(kExits, {{"NODE_TOKEN", "node-token-0123456789"}});
+  ExitCase out;
+  out.settings = catalog->settingsPtr();
+  auto const& settings = *out.settings;
+  auto const& channel = settings.channels.at(channel_index);
+  auto const& key = channel.keys.at(key_index);
+  auto const& row = channel.rows.at(0);
+  out.target = upstreamTarget(channel, row, key, chatRoute(), "m", "");
+  routeThroughExit(out.target, config::proxyFor(settings, channel, key, row), channel, row, key);
+  out.head = mustBuildHead("POST", out.target, HeaderList{}, ForwardedHeaders::EndToEnd, {},
+                           channel, row, key, "rid", 2);
+  return out;
+}
+
+TEST(UpstreamRequestExit, APlainUpstreamGoesToAnHttpProxyInAbsoluteFormWithItsCredentials) {
+  auto c = routed(0);
+  EXPECT_EQ(c.target.path_and_query, "http://10.0.0.5:8000/v1/chat/completions");
+  EXPECT_TRUE(forwardedByProxy(c.target));
+  EXPECT_TRUE(c.head.starts_with("POST http://10.0.0.5:8000/v1/chat/completions HTTP/1.1\r\n"));
+  EXPECT_NE(c.head.find("\r\nProxy-Authorization: Basic YWxpY2U6czNjcmV0\r\n"), std::string::npos);
+  EXPECT_NE(c.target.peer.poolKey().find("|via=corp@http://proxy.corp:3128#"), std::string::npos);
+}
+
+TEST(UpstreamRequestExit, ATlsUpstreamGoesThroughATunnelAndTheProxyNeverSeesTheHead) {
+  auto c = routed(1);
+  EXPECT_EQ(c.target.path_and_query, "/v1/chat/completions");
+  EXPECT_FALSE(forwardedByProxy(c.target));
+  EXPECT_EQ(c.head.find("Proxy-Authorization"), std::string::npos);
+  ASSERT_NE(c.target.peer.egress, nullptr);
+  EXPECT_EQ(c.target.peer.egress->name, "corp");
+  EXPECT_EQ(c.target.peer.host, "api.example.com");
+}
+
+TEST(UpstreamRequestExit, AUrlPrefixExitPutsTheWholeUrlAfterTheForwardersPath) {
+  auto c = routed(2);
+  EXPECT_EQ(c.target.path_and_query, "/fwd/https://api.example.com/v1/chat/completions");
+  EXPECT_EQ(c.target.host_header, "forwarder.example");
+  EXPECT_EQ(c.target.peer.host, "forwarder.example");
+  EXPECT_TRUE(c.target.peer.tls);
+  EXPECT_EQ(c.target.peer.egress, nullptr);
+  EXPECT_TRUE(c.head.starts_with("POST /fwd/https://api.example.com/v1/chat/completions HTTP/1.1\r\n"));
+}
+
+TEST(UpstreamRequestExit, ExclusiveConnectionsAndExitsKeyThePool) {
+  auto one = routed(3, 0);
+  auto two = routed(3, 1);
+  EXPECT_EQ(one.target.peer.egress, nullptr);
+  ASSERT_NE(two.target.peer.egress, nullptr);
+  EXPECT_EQ(two.target.peer.egress->kind, Egress::Kind::Node);
+  EXPECT_NE(one.target.peer.poolKey(), two.target.peer.poolKey());
+  EXPECT_NE(one.target.peer.poolKey().find("|for=" + one.settings->channels[3].keys[0].id),
+            std::string::npos);
+  // The pool key names no secret.
+  EXPECT_EQ(two.target.peer.poolKey().find("node-token"), std::string::npos);
+  EXPECT_EQ(routed(0).target.peer.poolKey().find("s3cret"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace llmux::proxy
