@@ -1,5 +1,7 @@
+#include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "app/commands.h"
 #include "config/loader.h"
@@ -16,8 +18,38 @@ std::string queryAuthPlaceholder(config::ProtocolRow const& row) {
   return "?" + auth.name + "=<key>";
 }
 
+/// "corp (network http://proxy.corp:3128)", "direct": an exit as check-config shows it (never a
+/// credential).
+std::string exitText(config::Proxy const* proxy) {
+  if (proxy == nullptr) return "direct";
+  return proxy->name + " (" + std::string(config::proxyModeName(proxy->mode)) + " " + proxy->url + ")";
+}
+
+/// How the row's connections leave: one line when every key takes the same exit, else a line per
+/// key (docs/egress.md).
+void printExits(config::Settings const& settings, config::Channel const& channel,
+                config::ProtocolRow const& row) {
+  std::vector<std::string> exits;
+  for (config::ChannelKey const& key : channel.keys) {
+    exits.push_back(exitText(config::proxyFor(settings, channel, key, row)));
+  }
+  bool const same = std::all_of(exits.begin(), exits.end(),
+                                [&](std::string const& exit) { return exit == exits.front(); });
+  std::string const exclusive = channel.exclusive_connections ? ", connections per key" : "";
+  if (same) {
+    if (exits.front() != "direct" || !exclusive.empty()) {
+      std::printf("    exit: %s%s\n", exits.front().c_str(), exclusive.c_str());
+    }
+    return;
+  }
+  for (std::size_t k = 0; k < exits.size(); ++k) {
+    std::printf("    exit of %s: %s%s\n", channel.keys[k].label.c_str(), exits[k].c_str(),
+                exclusive.c_str());
+  }
+}
+
 /// One line per protocol row: where its completions and its model list go, so an operator sees
-/// the final URLs that `base_url`, `chat_path` and `models_path` make.
+/// the final URLs that `base_url`, `chat_path` and `models_path` make, and the exits they take.
 void printUpstreamUrls(config::Settings const& settings) {
   std::printf("upstream URLs:\n");
   for (config::Channel const& channel : settings.channels) {
@@ -28,6 +60,7 @@ void printUpstreamUrls(config::Settings const& settings) {
       if (!channel.enabled) line += " (disabled)";
       line += ": chat " + proxy::chatUrl(row) + query + ", models " + proxy::modelsUrl(row) + query;
       std::printf("%s\n", line.c_str());
+      printExits(settings, channel, row);
     }
   }
 }

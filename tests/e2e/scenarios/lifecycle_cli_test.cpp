@@ -124,6 +124,39 @@ channels:
   EXPECT_EQ(out.find("secret"), std::string::npos) << "no key printed: " << out;
 }
 
+TEST_F(CliTest, CheckConfigPrintsEachKeysExitWithoutCredentials) {
+  std::string config = writeTempFile(R"(
+gateway_keys: [{name: dev, key: sk-dev-123}]
+proxies:
+  - {name: corp, mode: network, url: 'http://proxy-user:proxy-secret-77@proxy.corp:3128'}
+  - {name: sg, mode: node, url: 'https://node.example:9443', token_env: NODE_TOKEN}
+channels:
+  - name: a
+    protocol: openai-chat
+    base_url: https://api.example.com/v1
+    proxy: corp
+    keys: [a-secret-1, {key: a-secret-2, proxy: sg}]
+    models: [m]
+  - name: b
+    protocol: anthropic
+    base_url: https://api.anthropic.com
+    exclusive_connections: true
+    keys: [b-secret-3]
+    models: [c]
+)");
+  ChildProcess* process = nullptr;
+  auto status = run({"check-config", config}, &process, {{"NODE_TOKEN", "node-secret-token-0123"}});
+  ASSERT_TRUE(status.ok()) << status.error().message;
+  EXPECT_EQ(status->code, 0) << process->output(Stream::Stderr);
+  std::string out = process->output();
+  for (std::string_view line : {"    exit of a#0: corp (network http://proxy.corp:3128)\n",
+                                "    exit of a#1: sg (node https://node.example:9443)\n",
+                                "    exit: direct, connections per key\n"}) {
+    EXPECT_NE(out.find(line), std::string::npos) << line << "\nin:\n" << out;
+  }
+  EXPECT_EQ(out.find("secret"), std::string::npos) << "no credential printed: " << out;
+}
+
 TEST_F(CliTest, VersionAndHelp) {
   ChildProcess* process = nullptr;
   auto status = run({"version"}, &process);
@@ -131,7 +164,7 @@ TEST_F(CliTest, VersionAndHelp) {
   EXPECT_EQ(status->code, 0);
   EXPECT_TRUE(std::regex_search(process->output(), std::regex(R"(^llmux \d+\.\d+\.\d+)")))
       << process->output();
-  for (std::string verb : {"serve", "check-config", "mock-provider", "version"}) {
+  for (std::string verb : {"serve", "check-config", "mock-provider", "node", "version"}) {
     status = run({verb, "--help"}, &process);
     ASSERT_TRUE(status.ok());
     EXPECT_EQ(status->code, 0) << verb;
