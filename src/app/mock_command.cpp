@@ -9,13 +9,8 @@
 namespace llmux::app {
 
 int runMockProvider(MockProviderOptions const& options) {
-  blockShutdownSignals();
-  raiseOpenFileLimit();
-  auto address = net::parseHostPort(options.listen);
-  if (!address) {
-    std::fprintf(stderr, "--listen: expected host:port, got '%s'\n", options.listen.c_str());
-    return 2;
-  }
+  auto address = prepareListeningCommand(options.listen);
+  if (!address) return 2;
   net::WorkerPool workers(net::effectiveThreadCount(options.threads));
   MockInstance mock(workers, mock::MockOptions{options.accepted_keys}, options.journal);
   auto port = mock.listen(*address);

@@ -10,13 +10,8 @@
 namespace llmux::app {
 
 int runNode(NodeOptions const& options) {
-  blockShutdownSignals();
-  raiseOpenFileLimit();
-  auto address = net::parseHostPort(options.listen);
-  if (!address) {
-    std::fprintf(stderr, "--listen: expected host:port, got '%s'\n", options.listen.c_str());
-    return 2;
-  }
+  auto address = prepareListeningCommand(options.listen);
+  if (!address) return 2;
   if (!config::isVariableName(options.token_env)) {
     std::fprintf(stderr, "--token-env: not an environment variable name\n");
     return 2;

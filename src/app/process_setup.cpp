@@ -1,5 +1,7 @@
 #include "app/process_setup.h"
 
+#include <cstdio>
+
 #include <pthread.h>
 #include <sys/resource.h>
 #include <signal.h>
@@ -22,6 +24,14 @@ void raiseOpenFileLimit() {
   if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
   limit.rlim_cur = limit.rlim_max;
   setrlimit(RLIMIT_NOFILE, &limit);
+}
+
+std::optional<net::HostPort> prepareListeningCommand(std::string const& listen) {
+  blockShutdownSignals();
+  raiseOpenFileLimit();
+  auto address = net::parseHostPort(listen);
+  if (!address) std::fprintf(stderr, "--listen: expected host:port, got '%s'\n", listen.c_str());
+  return address;
 }
 
 }  // namespace llmux::app

@@ -1,5 +1,10 @@
 #pragma once
 
+#include <optional>
+#include <string>
+
+#include "net/listen_address.h"
+
 namespace llmux::app {
 
 /// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread and in every thread it starts later,
@@ -9,5 +14,9 @@ void blockShutdownSignals();
 /// Raises the open-file limit to its hard maximum: each proxied stream holds two sockets, and the
 /// usual soft limit (1024) would cap the gateway at a few hundred concurrent streams.
 void raiseOpenFileLimit();
+
+/// The start of a listening command (mock-provider, node): signals blocked, the open-file limit
+/// raised, and `--listen`'s host:port parsed (nullopt after printing why to stderr).
+std::optional<net::HostPort> prepareListeningCommand(std::string const& listen);
 
 }  // namespace llmux::app

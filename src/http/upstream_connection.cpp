@@ -26,33 +26,30 @@ using net::tcp;
 // It starts at the size of a typical head plus a small body, so the first read takes it whole.
 constexpr std::size_t kReadBufferInitial = 2 * 1024;
 
-UpstreamConnection::UpstreamConnection(asio::io_context& io, net::Socket socket,
-                                       std::string pool_key)
-    : plain_(std::move(socket)),
+UpstreamConnection::UpstreamConnection(asio::io_context& io, std::string pool_key)
+    : plain_(io),
       buffer_(ResponseReader::kBufferLimit),
       deadline_(io, [this] { close(); }),
       pool_key_(std::move(pool_key)) {
   buffer_.reserve(kReadBufferInitial);
+}
+
+UpstreamConnection::UpstreamConnection(asio::io_context& io, net::Socket socket,
+                                       std::string pool_key)
+    : UpstreamConnection(io, std::move(pool_key)) {
+  plain_ = std::move(socket);
 }
 
 UpstreamConnection::UpstreamConnection(asio::io_context& io, std::unique_ptr<TlsStream> stream,
                                        std::string pool_key)
-    : plain_(io),
-      secure_(std::move(stream)),
-      buffer_(ResponseReader::kBufferLimit),
-      deadline_(io, [this] { close(); }),
-      pool_key_(std::move(pool_key)) {
-  buffer_.reserve(kReadBufferInitial);
+    : UpstreamConnection(io, std::move(pool_key)) {
+  secure_ = std::move(stream);
 }
 
 UpstreamConnection::UpstreamConnection(asio::io_context& io, std::unique_ptr<TunneledTlsStream> stream,
                                        std::string pool_key)
-    : plain_(io),
-      tunneled_(std::move(stream)),
-      buffer_(ResponseReader::kBufferLimit),
-      deadline_(io, [this] { close(); }),
-      pool_key_(std::move(pool_key)) {
-  buffer_.reserve(kReadBufferInitial);
+    : UpstreamConnection(io, std::move(pool_key)) {
+  tunneled_ = std::move(stream);
 }
 
 UpstreamConnection::~UpstreamConnection() { deadline_.stop(); }

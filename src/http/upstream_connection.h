@@ -61,6 +61,9 @@ class UpstreamConnection {
   MonoTime idle_since{};
 
  private:
+  /// Everything but the stream.
+  UpstreamConnection(net::asio::io_context& io, std::string pool_key);
+
   net::Socket plain_;  ///< the socket of a plain connection; unused (closed) under TLS
   std::unique_ptr<TlsStream> secure_;
   std::unique_ptr<TunneledTlsStream> tunneled_;

@@ -181,6 +181,22 @@ std::string answer(int status, std::string_view reason, std::string_view extra =
          std::string(extra) + "Content-Length: 0\r\nConnection: close\r\n\r\n";
 }
 
+/// Sends a refusal, then lets the client finish sending before the connection closes: closing
+/// with its bytes unread would reset the connection and could destroy the answer in flight.
+/// Bounded by the setup watchdog and by what it reads (64 KiB).
+template <class Stream>
+Task<void> refuse(Stream& client, std::string const& refusal) {
+  if (!co_await writeAll(client, refusal)) co_return;
+  ErrorCode ignored;
+  lowestLayer(client).shutdown(net::Socket::shutdown_send, ignored);
+  std::array<char, 4096> sink;
+  for (std::size_t drained = 0; drained < 64 * 1024;) {
+    auto [ec, n] = co_await client.async_read_some(asio::buffer(sink), kUseTuple);
+    if (ec) break;
+    drained += n;
+  }
+}
+
 }  // namespace
 
 Task<void> NodeAgent::State::acceptLoop() {
@@ -253,28 +269,32 @@ Task<void> NodeAgent::State::tunnel(Stream& client, std::string peer) {
   std::array<char, 2048> chunk;
   while ((end = head.find("\r\n\r\n")) == std::string::npos) {
     if (head.size() > kMaxRequestHead) {
-      co_await writeAll(client, answer(431, "Request Header Fields Too Large"));
+      co_await refuse(client, answer(431, "Request Header Fields Too Large"));
       co_return;
     }
     auto [ec, n] = co_await client.async_read_some(asio::buffer(chunk), kUseTuple);
     if (ec) co_return;
     head.append(chunk.data(), n);
   }
+  if (end + 4 > kMaxRequestHead) {  // it arrived whole, but too long
+    co_await refuse(client, answer(431, "Request Header Fields Too Large"));
+    co_return;
+  }
   std::string const early = head.substr(end + 4);  // bytes the client sent after the head
   head.resize(end + 2);
   auto request = parseHead(head);
   if (!request) {
-    co_await writeAll(client, answer(400, "Bad Request"));
+    co_await refuse(client, answer(400, "Bad Request"));
     co_return;
   }
   if (request->method != "CONNECT") {
-    co_await writeAll(client, answer(405, "Method Not Allowed", "Allow: CONNECT\r\n"));
+    co_await refuse(client, answer(405, "Method Not Allowed", "Allow: CONNECT\r\n"));
     co_return;
   }
   if (!tokenMatches(request->authorization)) {
     telemetry::logWarn("node: {} was refused: wrong or missing token", peer);
-    co_await writeAll(client, answer(407, "Proxy Authentication Required",
-                                     "Proxy-Authenticate: Bearer realm=\"llmux node\"\r\n"));
+    co_await refuse(client, answer(407, "Proxy Authentication Required",
+                                   "Proxy-Authenticate: Bearer realm=\"llmux node\"\r\n"));
     co_return;
   }
 
@@ -306,7 +326,7 @@ Task<void> NodeAgent::State::tunnel(Stream& client, std::string peer) {
   }
   if (!failure.empty()) {
     telemetry::logInfo("node: {} -> {}: cannot connect: {}", peer, target, failure);
-    co_await writeAll(client, answer(502, "Bad Gateway"));
+    co_await refuse(client, answer(502, "Bad Gateway"));
     co_return;
   }
   ErrorCode ignored;

@@ -116,17 +116,27 @@ class EgressTest : public TlsE2eTest {
     return startServer(std::move(options));
   }
 
+  /// The mock provider, and nginx serving it over TLS as "localhost" (a certificate of the test
+  /// CA: caFile()); their ports.
+  std::pair<std::uint16_t, std::uint16_t> startTlsMock() {
+    makeCertificates({"localhost"});
+    if (HasFatalFailure()) return {};
+    auto mock = startMockProvider();
+    if (!mock.ok()) {
+      [&] { FAIL() << mock.error().message; }();  // fatal: the caller checks HasFatalFailure()
+      return {};
+    }
+    std::uint16_t const tls_port = freePort();
+    startTlsFront(mock->port, {{tls_port, "localhost"}});
+    return {mock->port, tls_port};
+  }
+
   std::vector<std::pair<std::string, std::string>> const proxy_env_{
       {"PROXY_USER", kProxyUser}, {"PROXY_PASS", kProxyPassword}, {"NODE_TOKEN", kNodeToken}};
 };
 
 TEST_F(EgressTest, AnHttpProxyTunnelsTlsToTheUpstreamAndTheTunnelIsPooled) {
-  makeCertificates({"localhost"});
-  if (HasFatalFailure()) return;
-  auto mock = startMockProvider();
-  ASSERT_TRUE(mock.ok()) << mock.error().message;
-  std::uint16_t const tls_port = freePort();
-  startTlsFront(mock->port, {{tls_port, "localhost"}});
+  auto [mock_port, tls_port] = startTlsMock();
   if (HasFatalFailure()) return;
   auto [proxy_port, proxy_log] = startTinyproxy(true);
 
@@ -189,12 +199,7 @@ TEST_F(EgressTest, APlainHttpUpstreamGoesToAnHttpProxyInAbsoluteForm) {
 // with a wrong password (tinyproxy answers it with a 401), and a plain-http request to forward
 // without credentials (a 407).
 TEST_F(EgressTest, AProxyRefusingTheCredentialsIsAConfigurationErrorLoggedOnce) {
-  makeCertificates({"localhost"});
-  if (HasFatalFailure()) return;
-  auto mock = startMockProvider();
-  ASSERT_TRUE(mock.ok()) << mock.error().message;
-  std::uint16_t const tls_port = freePort();
-  startTlsFront(mock->port, {{tls_port, "localhost"}});
+  auto [mock_port, tls_port] = startTlsMock();
   if (HasFatalFailure()) return;
   auto [proxy_port, proxy_log] = startTinyproxy(true);
   std::string const proxy_url = "'http://127.0.0.1:" + std::to_string(proxy_port) + "'";
@@ -208,8 +213,8 @@ TEST_F(EgressTest, AProxyRefusingTheCredentialsIsAConfigurationErrorLoggedOnce) 
              "  - {name: anonymous, mode: network, url: " + proxy_url + "}\n",
              channel("tunnelled", "https://localhost:" + std::to_string(tls_port), "m",
                      "    proxy: corp\n    priority: 20\n    tls_ca_file: " + yamlQuote(caFile()) + "\n") +
-                 channel("forwarded", loopbackUrl(mock->port), "m", "    proxy: anonymous\n    priority: 10\n") +
-                 channel("direct", loopbackUrl(mock->port), "m")),
+                 channel("forwarded", loopbackUrl(mock_port), "m", "    proxy: anonymous\n    priority: 10\n") +
+                 channel("direct", loopbackUrl(mock_port), "m")),
       {}, env);
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;
 
@@ -365,12 +370,7 @@ TEST_F(EgressTest, ANodeIsWhereTheUpstreamSeesTheConnectionComeFrom) {
 }
 
 TEST_F(EgressTest, ANodeOverTlsCarriesTheUpstreamsTlsInsideItsOwn) {
-  makeCertificates({"localhost"});
-  if (HasFatalFailure()) return;
-  auto mock = startMockProvider();
-  ASSERT_TRUE(mock.ok()) << mock.error().message;
-  std::uint16_t const tls_port = freePort();
-  startTlsFront(mock->port, {{tls_port, "localhost"}});
+  auto [mock_port, tls_port] = startTlsMock();
   if (HasFatalFailure()) return;
   std::string const dir = temp().path();
   auto node = startNode({"--tls-cert", dir + "/localhost.pem", "--tls-key", dir + "/localhost.key"});
@@ -437,6 +437,44 @@ TEST_F(EgressTest, KeysLeaveThroughTheirOwnExitsAndExclusiveConnectionsAreNeverS
   for (auto const& [connection, keys] : keys_by_connection) {
     EXPECT_EQ(keys.size(), 1u) << "connection " << connection << " carried several keys";
   }
+}
+
+/// What the node answers `request` with on a raw connection (until it closes).
+std::string rawExchange(std::uint16_t port, std::string const& request) {
+  auto connection = connectLoopback(port, Millis(2'000));
+  if (!connection) return "connect failed: " + connection.error().message;
+  if (!sendAll(connection->get(), request, MonoClock::now() + Millis(2'000))) return "send failed";
+  std::string answer;
+  MonoTime const deadline = MonoClock::now() + Millis(5'000);
+  for (;;) {
+    auto n = receiveSome(connection->get(), answer, deadline);
+    if (!n || *n == 0) return answer;
+  }
+}
+
+// The node is reachable by whoever finds its address: everything but an authenticated CONNECT to
+// a reachable host is refused, and its head is bounded.
+TEST_F(EgressTest, ANodeRefusesWhatIsNotAnAuthenticatedTunnel) {
+  auto node = startNode();
+  ASSERT_TRUE(node.ok()) << node.error().message;
+  std::string const bearer = "Proxy-Authorization: Bearer " + std::string(kNodeToken) + "\r\n";
+  auto status = [&](std::string const& request) {
+    std::string answer = rawExchange(node->port, request);
+    return answer.substr(0, answer.find("\r\n"));
+  };
+  EXPECT_EQ(status("GET http://127.0.0.1:1/ HTTP/1.1\r\nHost: x\r\n\r\n"),
+            "HTTP/1.1 405 Method Not Allowed");
+  EXPECT_EQ(status("CONNECT 127.0.0.1:443 HTTP/1.1\r\n\r\n"), "HTTP/1.1 407 Proxy Authentication Required");
+  EXPECT_EQ(status("CONNECT 127.0.0.1:443 HTTP/1.1\r\nProxy-Authorization: Bearer " +
+                   std::string(kNodeToken) + "x\r\n\r\n"),
+            "HTTP/1.1 407 Proxy Authentication Required");
+  EXPECT_EQ(status("CONNECT 127.0.0.1 HTTP/1.1\r\n" + bearer + "\r\n"), "HTTP/1.1 400 Bad Request");
+  EXPECT_EQ(status("CONNECT 127.0.0.1:" + std::to_string(freePort()) + " HTTP/1.1\r\n" + bearer + "\r\n"),
+            "HTTP/1.1 502 Bad Gateway");
+  EXPECT_EQ(status("CONNECT 127.0.0.1:443 HTTP/1.1\r\nX-Padding: " + std::string(9'000, 'a') + "\r\n\r\n"),
+            "HTTP/1.1 431 Request Header Fields Too Large");
+  std::string const output = node->process->output(Stream::Stderr) + node->process->output(Stream::Stdout);
+  EXPECT_EQ(output.find(kNodeToken), std::string::npos) << output;
 }
 
 }  // namespace
