@@ -5,6 +5,7 @@
 #include "app/mock_instance.h"
 #include "app/shutdown.h"
 #include "app/process_setup.h"
+#include "app/reload_state.h"
 #include "app/version.h"
 #include "config/embedded_default.h"
 #include "config/loader.h"
@@ -290,6 +291,7 @@ int runServe(std::string const& config_path) {
       }
       applyLogLevel(*outcome.settings);
       (*store)->setRetention(std::chrono::days(outcome.settings->log.request_log_retention_days));
+      forgetChangedRoutes(config_holder.current()->settings(), *outcome.settings, breakers);
       config_holder.replace(std::make_shared<const routing::Catalog>(outcome.settings));
       racing.apply(outcome.settings->racing);
       request_metrics.configReloaded(true);

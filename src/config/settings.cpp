@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <set>
 #include <utility>
 
 namespace llmux::config {
@@ -58,6 +59,24 @@ Proxy const* proxyFor(Settings const& settings, Channel const& channel, ChannelK
   if (!index || *index >= settings.proxies.size()) return nullptr;
   Proxy const& proxy = settings.proxies[*index];
   return proxy.mode == ProxyMode::Direct ? nullptr : &proxy;
+}
+
+std::string channelRoute(Settings const& settings, Channel const& channel) {
+  std::string route = channel.tls_ca_file;
+  for (ProtocolRow const& row : channel.rows) {
+    route += '\n' + std::string(protocolName(row.protocol)) + ' ' + row.base_url + ' ' +
+             row.paths.chat + ' ' + row.paths.models;
+    // The exits the keys take, each once: a key added on an exit already in use changes nothing.
+    std::set<std::string> exits;
+    for (ChannelKey const& key : channel.keys) {
+      Proxy const* proxy = proxyFor(settings, channel, key, row);
+      exits.insert(proxy == nullptr    ? std::string("direct")
+                   : proxy->egress     ? proxy->egress->identity
+                                       : proxy->name + "@" + proxy->url);
+    }
+    for (std::string const& exit : exits) route += ' ' + exit;
+  }
+  return route;
 }
 
 std::optional<CostPreference> parseCostPreference(std::string_view name) {

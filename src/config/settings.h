@@ -463,6 +463,11 @@ struct Settings {
   std::vector<Proxy> proxies;
 };
 
+/// What a channel's connections go to: every row's protocol, URL and paths, the CA bundle, and
+/// each key's exit. Runtime state learned about the route (its breakers) is kept across a reload
+/// only while this stays the same.
+std::string channelRoute(Settings const& settings, Channel const& channel);
+
 /// The proxy a connection of `key` (of `channel`, spoken to in `row`) leaves through: the key's,
 /// else the channel's, else the environment's for the row's URL; nullptr when it goes direct
 /// (none, or a `direct` one).

@@ -432,6 +432,18 @@ bool BreakerBoard::reset(std::string_view channel, std::string_view model) {
   return true;
 }
 
+std::size_t BreakerBoard::resetChannel(std::string_view channel) {
+  std::lock_guard lock(mutex_);
+  std::size_t pairs = 0;
+  for (auto& [key, pair] : pairs_) {
+    if (splitKey(key).first != channel) continue;
+    ++pairs;
+    if (pair.failure.reset()) noteLocked(key, false, BreakerState::Closed);
+    if (pair.storm.reset()) noteLocked(key, true, BreakerState::Closed);
+  }
+  return pairs;
+}
+
 std::vector<BreakerTransition> BreakerBoard::takeTransitions() {
   if (!has_transitions_.load(std::memory_order_acquire)) return {};
   std::lock_guard lock(mutex_);

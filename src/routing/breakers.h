@@ -235,6 +235,9 @@ class BreakerBoard {
   /// Admin reset: back to closed with empty counters (the `opens` totals stay: they count
   /// history); false when the pair is unknown.
   bool reset(std::string_view channel, std::string_view model);
+  /// Resets every pair of `channel` (its route changed on a reload: what its breakers learned
+  /// was about another upstream or exit); how many pairs it had.
+  std::size_t resetChannel(std::string_view channel);
   /// Transitions since the last call (for metrics llmux_breaker_transitions_total), moved out.
   std::vector<BreakerTransition> takeTransitions();
 

@@ -108,12 +108,7 @@ class EgressTest : public TlsE2eTest {
 
   /// `llmux node` with the test token; extra arguments after the mandatory ones.
   Result<Server> startNode(std::vector<std::string> extra = {}) {
-    ChildOptions options;
-    options.program = binary();
-    options.args = {"node", "--listen", "127.0.0.1:0", "--token-env", "NODE_TOKEN", "--threads", "1"};
-    options.args.insert(options.args.end(), extra.begin(), extra.end());
-    options.env = {{"NODE_TOKEN", kNodeToken}};
-    return startServer(std::move(options));
+    return startServer(nodeOptions(binary(), kNodeToken, std::move(extra)));
   }
 
   /// The mock provider, and nginx serving it over TLS as "localhost" (a certificate of the test

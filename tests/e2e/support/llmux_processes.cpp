@@ -54,6 +54,15 @@ ChildOptions mockProviderOptions(std::string const& binary, std::vector<std::str
   return options;
 }
 
+ChildOptions nodeOptions(std::string const& binary, std::string const& token,
+                         std::vector<std::string> extra_args) {
+  ChildOptions options{binary, {"node", "--listen", "127.0.0.1:0", "--token-env", "NODE_TOKEN",
+                                "--threads", "1"}};
+  options.args.insert(options.args.end(), extra_args.begin(), extra_args.end());
+  options.env = {{"NODE_TOKEN", token}};
+  return options;
+}
+
 ChildOptions gatewayOptions(std::string const& binary, std::string const& config_path,
                             std::vector<std::string> extra_args) {
   ChildOptions options{binary, {"serve", "--config", config_path}};

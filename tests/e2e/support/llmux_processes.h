@@ -36,6 +36,11 @@ Result<RunningServer> startListening(ChildOptions options, Millis timeout = kSta
 ChildOptions mockProviderOptions(std::string const& binary,
                                  std::vector<std::string> extra_args = {});
 
+/// `<binary> node --listen 127.0.0.1:0 --token-env NODE_TOKEN --threads 1 <extra_args...>` with
+/// NODE_TOKEN=`token` in its environment.
+ChildOptions nodeOptions(std::string const& binary, std::string const& token,
+                         std::vector<std::string> extra_args = {});
+
 /// `<binary> serve --config <config_path> <extra_args...>`.
 ChildOptions gatewayOptions(std::string const& binary, std::string const& config_path,
                             std::vector<std::string> extra_args = {});

@@ -208,3 +208,24 @@ TEST(EgressConfig, ExclusiveConnectionsAreReadPerChannel) {
 
 }  // namespace
 }  // namespace llmux::config
+
+namespace llmux::config {
+namespace {
+
+// What a reload compares to keep or drop what was learned about a channel's route.
+TEST(ChannelRoute, ChangesWithTheUpstreamOrTheExitNotWithWeightsOrKeysOnTheSameExit) {
+  std::string const proxies = "  - {name: a, mode: network, url: 'http://a.example:3128'}\n"
+                              "  - {name: b, mode: network, url: 'http://b.example:3128'}\n";
+  auto route = [&](std::string const& binding, std::string const& base_url, std::string const& keys) {
+    auto settings = loaded(document(proxies, binding, base_url, keys));
+    return settings ? channelRoute(*settings, settings->channels[0]) : std::string("(invalid)");
+  };
+  std::string const base = route("    proxy: a\n", "https://api.example.com", "[k1]");
+  EXPECT_EQ(route("    proxy: a\n    weight: 3\n", "https://api.example.com", "[k1, k2]"), base);
+  EXPECT_NE(route("    proxy: b\n", "https://api.example.com", "[k1]"), base);
+  EXPECT_NE(route("    proxy: a\n", "https://api2.example.com", "[k1]"), base);
+  EXPECT_NE(route("    proxy: a\n", "https://api.example.com", "[k1, {key: k2, proxy: b}]"), base);
+}
+
+}  // namespace
+}  // namespace llmux::config

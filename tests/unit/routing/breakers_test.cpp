@@ -569,6 +569,20 @@ TEST_F(BreakersTest, ListJudgesWithTheSettingsThePairLastSaw) {
   EXPECT_EQ(view(at(5s)).failure_state, BreakerState::HalfOpen);
 }
 
+TEST_F(BreakersTest, ResettingAChannelResetsEachOfItsModelsAndNoOtherChannel) {
+  for (std::string_view model : {"gpt-4o", "gpt-4o-mini"}) {
+    for (int i = 0; i < 5; ++i) {
+      board.record("openai", model, settings, Signal::CountedFailure, false, kT0);
+    }
+  }
+  for (int i = 0; i < 5; ++i) board.record("openai-eu", "gpt-4o", settings, Signal::CountedFailure, false, kT0);
+  EXPECT_EQ(board.resetChannel("openai"), 2u);
+  EXPECT_EQ(board.admit("openai", "gpt-4o", settings, at(1s)).admission, Admission::Allowed);
+  EXPECT_EQ(board.admit("openai", "gpt-4o-mini", settings, at(1s)).admission, Admission::Allowed);
+  EXPECT_EQ(board.admit("openai-eu", "gpt-4o", settings, at(1s)).admission, Admission::Refused);
+  EXPECT_EQ(board.resetChannel("nobody"), 0u);
+}
+
 TEST_F(BreakersTest, ResetClosesAndEmptiesButKeepsTheOpenTotals) {
   EXPECT_FALSE(board.reset("openai", "gpt-4o"));  // unknown pair
   openFailure(kT0);
