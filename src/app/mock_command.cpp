@@ -14,13 +14,7 @@ int runMockProvider(MockProviderOptions const& options) {
   net::WorkerPool workers(net::effectiveThreadCount(options.threads));
   MockInstance mock(workers, mock::MockOptions{options.accepted_keys}, options.journal);
   auto port = mock.listen(*address);
-  if (!port) {
-    std::fprintf(stderr, "%s\n", port.error().message.c_str());
-    return 1;
-  }
-  workers.start();
-  std::printf("listening on %s:%u\n", address->host.c_str(), static_cast<unsigned>(*port));
-  std::fflush(stdout);
+  if (!startListening(workers, *address, port)) return 1;
 
   std::atomic<bool> draining{false};
   serveUntilShutdown({&mock.server()}, {Millis(0), std::chrono::seconds(5)}, nullptr, draining);

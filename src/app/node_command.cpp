@@ -29,13 +29,7 @@ int runNode(NodeOptions const& options) {
     return 2;
   }
   auto port = (*agent)->listen(*address);
-  if (!port) {
-    std::fprintf(stderr, "%s\n", port.error().message.c_str());
-    return 1;
-  }
-  workers.start();
-  std::printf("listening on %s:%u\n", address->host.c_str(), static_cast<unsigned>(*port));
-  std::fflush(stdout);
+  if (!startListening(workers, *address, port)) return 1;
   waitForStopSignal();
   (*agent)->stop();
   workers.stop();

@@ -1,10 +1,12 @@
 #include "app/process_setup.h"
 
+#include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
+
 #include <cstdio>
 
-#include <pthread.h>
-#include <sys/resource.h>
-#include <signal.h>
+#include "net/worker_pool.h"
 
 namespace llmux::app {
 
@@ -32,6 +34,18 @@ std::optional<net::HostPort> prepareListeningCommand(std::string const& listen) 
   auto address = net::parseHostPort(listen);
   if (!address) std::fprintf(stderr, "--listen: expected host:port, got '%s'\n", listen.c_str());
   return address;
+}
+
+bool startListening(net::WorkerPool& workers, net::HostPort const& address,
+                    Result<std::uint16_t> const& port) {
+  if (!port) {
+    std::fprintf(stderr, "%s\n", port.error().message.c_str());
+    return false;
+  }
+  workers.start();
+  std::printf("listening on %s:%u\n", address.host.c_str(), static_cast<unsigned>(*port));
+  std::fflush(stdout);
+  return true;
 }
 
 }  // namespace llmux::app

@@ -1,9 +1,15 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
+#include "core/result.h"
 #include "net/listen_address.h"
+
+namespace llmux::net {
+class WorkerPool;
+}
 
 namespace llmux::app {
 
@@ -18,5 +24,10 @@ void raiseOpenFileLimit();
 /// The start of a listening command (mock-provider, node): signals blocked, the open-file limit
 /// raised, and `--listen`'s host:port parsed (nullopt after printing why to stderr).
 std::optional<net::HostPort> prepareListeningCommand(std::string const& listen);
+
+/// Once bound: starts `workers` and prints "listening on HOST:PORT" (what scripts and tests wait
+/// for), or prints the error and returns false.
+bool startListening(net::WorkerPool& workers, net::HostPort const& address,
+                    Result<std::uint16_t> const& port);
 
 }  // namespace llmux::app

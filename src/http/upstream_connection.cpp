@@ -173,22 +173,27 @@ class ConnectWatch {
   std::optional<ErrorKind> verdict_;
 };
 
-}  // namespace
-
-namespace {
 
 std::string endpointText(std::string const& host, std::uint16_t port) {
   return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
 }
 
-/// Sets the TLS server name and host verification of `stream` for `host`.
+/// A TLS client handshake on `stream` with server `host` (SNI set, the certificate's name
+/// verified), given up when `watch` says so (`lowest` is the socket under every layer); `what`
+/// names the peer in errors.
 template <class Stream>
-std::optional<Error> expectServer(Stream& stream, std::string const& host) {
+Task<std::optional<Error>> clientHandshake(Stream& stream, std::string const& host,
+                                           std::string const& what, net::Socket& lowest,
+                                           ConnectWatch& watch) {
   if (!SSL_set_tlsext_host_name(stream.native_handle(), host.c_str())) {
-    return makeError(ErrorKind::Connect, "cannot set TLS server name for " + host);
+    co_return makeError(ErrorKind::Connect, "cannot set TLS server name for " + host);
   }
   stream.set_verify_callback(asio::ssl::host_name_verification(host));
-  return std::nullopt;
+  watch.enter("TLS handshake with " + what, &lowest);
+  auto [ec] = co_await stream.async_handshake(asio::ssl::stream_base::client, kUseTuple);
+  if (auto stop = watch.verdict()) co_return stop;
+  if (ec) co_return makeError(ErrorKind::Connect, "TLS handshake with " + what + " failed: " + ec.message());
+  co_return std::nullopt;
 }
 
 }  // namespace
@@ -225,13 +230,8 @@ Task<Result<std::unique_ptr<UpstreamConnection>>> UpstreamPool::connectNew(
     auto context = tlsContextFor(via->ca_file);
     if (!context) co_return context.error();
     hop_tls = std::make_unique<UpstreamConnection::TlsStream>(std::move(socket), **context);
-    if (auto problem = expectServer(*hop_tls, via->host)) co_return *problem;
-    watch.enter("TLS handshake with " + hop, &hop_tls->next_layer());
-    auto [hop_ec] = co_await hop_tls->async_handshake(asio::ssl::stream_base::client, kUseTuple);
-    if (auto stop = watch.verdict()) co_return *stop;
-    if (hop_ec) {
-      co_return makeError(ErrorKind::Connect, "TLS handshake with " + hop + " failed: " + hop_ec.message());
-    }
+    auto failed = co_await clientHandshake(*hop_tls, via->host, hop, hop_tls->next_layer(), watch);
+    if (failed) co_return *failed;
   }
   net::Socket& lowest = hop_tls ? hop_tls->next_layer() : socket;
 
@@ -265,28 +265,17 @@ Task<Result<std::unique_ptr<UpstreamConnection>>> UpstreamPool::connectNew(
   }
   auto tls = tlsContextFor(peer.ca_file);
   if (!tls) co_return tls.error();
+  std::string const what = upstream + (via ? " through " + hop : "");
   if (hop_tls) {
     // The upstream's TLS inside the proxy's.
     auto secure = std::make_unique<UpstreamConnection::TunneledTlsStream>(std::move(*hop_tls), **tls);
-    if (auto problem = expectServer(*secure, peer.host)) co_return *problem;
-    watch.enter("TLS handshake with " + upstream + " through " + hop, &secure->next_layer().next_layer());
-    auto [hs_ec] = co_await secure->async_handshake(asio::ssl::stream_base::client, kUseTuple);
-    if (auto stop = watch.verdict()) co_return *stop;
-    if (hs_ec) {
-      co_return makeError(ErrorKind::Connect,
-                          "TLS handshake with " + upstream + " failed: " + hs_ec.message());
-    }
+    auto failed = co_await clientHandshake(*secure, peer.host, what, secure->next_layer().next_layer(), watch);
+    if (failed) co_return *failed;
     co_return std::make_unique<UpstreamConnection>(io_, std::move(secure), peer.poolKey());
   }
   auto secure = std::make_unique<UpstreamConnection::TlsStream>(std::move(socket), **tls);
-  if (auto problem = expectServer(*secure, peer.host)) co_return *problem;
-  watch.enter("TLS handshake with " + upstream + (via ? " through " + hop : ""), &secure->next_layer());
-  auto [hs_ec] = co_await secure->async_handshake(asio::ssl::stream_base::client, kUseTuple);
-  if (auto stop = watch.verdict()) co_return *stop;
-  if (hs_ec) {
-    co_return makeError(ErrorKind::Connect,
-                        "TLS handshake with " + upstream + " failed: " + hs_ec.message());
-  }
+  auto failed = co_await clientHandshake(*secure, peer.host, what, secure->next_layer(), watch);
+  if (failed) co_return *failed;
   co_return std::make_unique<UpstreamConnection>(io_, std::move(secure), peer.poolKey());
 }
 

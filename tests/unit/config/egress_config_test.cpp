@@ -6,11 +6,14 @@
 #include "config/egress_parser.h"
 #include "config/loader.h"
 #include "fake_env.h"
+#include "parse_helpers.h"
 
 namespace llmux::config {
 namespace {
 
 using testing::fakeEnv;
+using testing::issuesOf;
+using testing::loaded;
 using Lines = std::vector<std::string>;
 
 /// A document with `proxies` (YAML list items) and one channel on `base_url` bound to `binding`.
@@ -23,19 +26,6 @@ std::string document(std::string const& proxies, std::string const& binding = ""
          "\"\n    keys: " + keys + "\n    models: [m]\n" + binding;
 }
 
-SettingsPtr loaded(std::string const& yaml, EnvLookup const& env = fakeEnv()) {
-  auto outcome = parseSettings(yaml, env);
-  EXPECT_TRUE(outcome.ok()) << formatIssues(outcome.issues);
-  return outcome.settings;
-}
-
-Lines issuesOf(std::string const& yaml, EnvLookup const& env = fakeEnv()) {
-  auto outcome = parseSettings(yaml, env);
-  EXPECT_EQ(outcome.settings, nullptr);
-  Lines out;
-  for (auto const& issue : outcome.issues) out.push_back(issue.text());
-  return out;
-}
 
 Proxy const* proxyOfTheKey(Settings const& settings, std::size_t key = 0) {
   auto const& channel = settings.channels.at(0);

@@ -7,11 +7,14 @@
 #include "config/loader.h"
 #include "config/routing_parser.h"
 #include "fake_env.h"
+#include "parse_helpers.h"
 
 namespace llmux::config {
 namespace {
 
 using testing::fakeEnv;
+using testing::issuesOf;
+using testing::loaded;
 using Lines = std::vector<std::string>;
 
 /// Two channels: "oa" serves gpt-4o and gpt-4o-mini (alias "mini"), "an" serves claude-sonnet-4-5.
@@ -20,20 +23,6 @@ channels:
   - {name: oa, protocol: openai-chat, base_url: "https://o.example", keys: [k1], models: [gpt-4o, gpt-4o-mini], model_map: {mini: gpt-4o-mini}}
   - {name: an, protocol: anthropic, base_url: "https://a.example", keys: [k2], models: [claude-sonnet-4-5]}
 )";
-
-SettingsPtr loaded(std::string const& yaml, EnvLookup const& env = fakeEnv()) {
-  auto outcome = parseSettings(yaml, env);
-  EXPECT_TRUE(outcome.ok()) << formatIssues(outcome.issues);
-  return outcome.settings;
-}
-
-Lines issuesOf(std::string const& yaml, EnvLookup const& env = fakeEnv()) {
-  auto outcome = parseSettings(yaml, env);
-  EXPECT_EQ(outcome.settings, nullptr);
-  Lines out;
-  for (auto const& issue : outcome.issues) out.push_back(issue.text());
-  return out;
-}
 
 /// A document with one channel whose `keys:` is `keys` (flow form).
 std::string withKeys(std::string const& keys) {
