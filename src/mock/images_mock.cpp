@@ -52,39 +52,36 @@ bool isSize(std::string_view size) {
 std::optional<MockReply> readAsk(MediaCall const& call, bool edit, ImageAsk& ask) {
   MediaForm const& form = call.form;
   IdSource& ids = call.ids;
-  if (auto refusal = readRequiredText(form, "prompt", ask.prompt, ids)) return refusal;
-  if (std::size_t length = characterCount(ask.prompt); length > kMaxPromptChars) {
-    return openai::stringTooLong(ids, "prompt", kMaxPromptChars, length);
+  std::optional<MockReply> refusal = readRequiredText(form, "prompt", ask.prompt, ids);
+  if (!refusal && characterCount(ask.prompt) > kMaxPromptChars) {
+    refusal = openai::stringTooLong(ids, "prompt", kMaxPromptChars, characterCount(ask.prompt));
   }
-  if (auto refusal = readText(form, "model", ask.model, ids)) return refusal;
-  if (auto refusal = readInteger(form, "n", 1, 10, ask.n, ids)) return refusal;
-  if (auto refusal = readText(form, "size", ask.size, ids)) return refusal;
-  if (!isSize(ask.size)) {
-    return openai::invalidValue(ids, "size", ask.size,
-                                {"1024x1024", "1536x1024", "1024x1536", "auto"});
+  if (!refusal) refusal = readText(form, "model", ask.model, ids);
+  if (!refusal) refusal = readInteger(form, "n", 1, 10, ask.n, ids);
+  if (!refusal) refusal = readText(form, "size", ask.size, ids);
+  if (!refusal && !isSize(ask.size)) {
+    refusal = openai::invalidValue(ids, "size", ask.size,
+                                   {"1024x1024", "1536x1024", "1024x1536", "auto"});
   }
-  if (auto refusal = readChoice(form, "quality",
-                                {"low", "medium", "high", "xhigh", "max", "auto", "standard", "hd"},
-                                ask.quality, ids)) {
-    return refusal;
+  if (!refusal) {
+    refusal = readChoice(form, "quality",
+                         {"low", "medium", "high", "xhigh", "max", "auto", "standard", "hd"},
+                         ask.quality, ids);
   }
-  if (auto refusal =
-          readChoice(form, "background", {"transparent", "opaque", "auto"}, ask.background, ids)) {
-    return refusal;
+  if (!refusal) {
+    refusal =
+        readChoice(form, "background", {"transparent", "opaque", "auto"}, ask.background, ids);
   }
-  if (auto refusal =
-          readChoice(form, "response_format", {"url", "b64_json"}, ask.response_format, ids)) {
-    return refusal;
+  if (!refusal) {
+    refusal = readChoice(form, "response_format", {"url", "b64_json"}, ask.response_format, ids);
   }
-  if (auto refusal = readChoice(form, "output_format", {"png", "webp", "jpeg", "gif", "svg"},
-                                ask.output_format, ids)) {
-    return refusal;
+  if (!refusal) {
+    refusal = readChoice(form, "output_format", {"png", "webp", "jpeg", "gif", "svg"},
+                         ask.output_format, ids);
   }
-  if (auto refusal = readBool(form, "stream", ask.stream, ids)) return refusal;
-  if (auto refusal = readInteger(form, "partial_images", 0, 3, ask.partial_images, ids)) {
-    return refusal;
-  }
-  if (!edit) return std::nullopt;
+  if (!refusal) refusal = readBool(form, "stream", ask.stream, ids);
+  if (!refusal) refusal = readInteger(form, "partial_images", 0, 3, ask.partial_images, ids);
+  if (refusal || !edit) return refusal;
   if (form.fields.contains("image")) return openai::invalidType(ids, "image", "a file", "a string");
   ask.input_images = form.filesNamed("image").size();
   if (ask.input_images == 0) return missingFieldError(Vendor::OpenAi, ids, "image");

@@ -40,7 +40,7 @@ void addRateLimitHeaders(MockReply& reply, Vendor vendor, bool exhausted, int re
 /// The headers OpenAI puts on every successful answer: request id, processing time, rate limits.
 void addOpenAiAnswerHeaders(MockReply& reply, IdSource& ids);
 
-/// A complete JSON body.
+/// A complete body (JSON or text) of `content_type`, sent with a content-length.
 void setJsonBody(MockReply& reply, int status, std::string body, std::string_view content_type);
 
 /// A chunked binary body of `content_type`: `bytes` in pieces of `piece_bytes`, each flushed on

@@ -5,6 +5,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 
+#include "e2e/scenarios/mock_journal.h"
 #include "e2e/support/e2e_test.h"
 #include "e2e/support/http_client.h"
 
@@ -215,6 +216,28 @@ TEST_F(MediaMock, VideoJobPolledToCompletionThenDownloaded) {
   auto unknown = get("/v1/videos/video_unknown");
   ASSERT_TRUE(unknown.ok()) << unknown.error().message;
   EXPECT_EQ(unknown->status(), 404);
+}
+
+TEST_F(MediaMock, JournalKeepsBinaryBodiesByteExact) {
+  std::string form = Form()
+                         .file("file", "clip.wav", "audio/wav", upload(200u << 10))
+                         .field("model", "whisper-1")
+                         .body();
+  auto transcription = post("/v1/audio/transcriptions", formHeaders(), form);
+  ASSERT_TRUE(transcription.ok()) << transcription.error().message;
+  auto speech = post("/v1/audio/speech", jsonHeaders(),
+                     R"({"model":"tts-1","voice":"alloy","input":"Hi","response_format":"flac"})");
+  ASSERT_TRUE(speech.ok()) << speech.error().message;
+  ASSERT_EQ(speech->status(), 200);
+
+  auto journal = waitForJournal(port_, 2);
+  ASSERT_TRUE(journal.ok()) << journal.error().message;
+  ASSERT_EQ(journal->size(), 2u);
+  EXPECT_EQ((*journal)[0].path, "/v1/audio/transcriptions");
+  EXPECT_EQ((*journal)[0].body, form);
+  EXPECT_EQ((*journal)[1].path, "/v1/audio/speech");
+  EXPECT_EQ((*journal)[1].response_body, speech->body);
+  EXPECT_EQ((*journal)[1].response_body.substr(0, 4), "fLaC");
 }
 
 }  // namespace

@@ -36,6 +36,33 @@ std::string stringAt(json::object const& o, std::string_view key) {
   return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
 }
 
+/// Standard base64 decoded; characters outside the alphabet (padding) end it.
+std::string fromBase64(std::string_view text) {
+  constexpr std::string_view kAlphabet =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  std::uint32_t bits = 0;
+  int count = 0;
+  for (char c : text) {
+    auto index = kAlphabet.find(c);
+    if (index == std::string_view::npos) break;
+    bits = (bits << 6) | static_cast<std::uint32_t>(index);
+    count += 6;
+    if (count >= 8) {
+      count -= 8;
+      out.push_back(static_cast<char>((bits >> count) & 0xFF));
+    }
+  }
+  return out;
+}
+
+/// A body the mock wrote as text at `key`, or as `<key>_base64` when it is not UTF-8.
+std::string bytesAt(json::object const& o, std::string_view key) {
+  auto const* encoded = o.if_contains(std::string(key) + "_base64");
+  if (encoded != nullptr && encoded->is_string()) return fromBase64(encoded->as_string());
+  return stringAt(o, key);
+}
+
 /// The number at `key`; nullopt when absent, null or not a number.
 std::optional<double> numberAt(json::object const& o, std::string_view key) {
   auto const* v = o.if_contains(key);
@@ -66,8 +93,8 @@ Result<JournalEntry> parseEntry(json::value const& value) {
   e.method = stringAt(*o, "method");
   e.path = stringAt(*o, "path");
   e.query = stringAt(*o, "query");
-  e.body = stringAt(*o, "body");
-  e.response_body = stringAt(*o, "response_body");
+  e.body = bytesAt(*o, "body");
+  e.response_body = bytesAt(*o, "response_body");
   e.outcome = stringAt(*o, "outcome");
   for (auto const& field : headers->as_array()) {
     auto const* pair = field.if_array();

@@ -4,34 +4,14 @@
 
 #include <boost/json/parse.hpp>
 
+#include "conformance_support.h"
 #include "mock/checksums.h"
 #include "protocol/multipart.h"
 
 namespace llmux::mock::testing {
 
 MockRequest jsonPost(std::string path, std::string body) {
-  MockRequest request;
-  request.method = "POST";
-  request.path = std::move(path);
-  request.body = std::move(body);
-  request.headers.add("content-type", "application/json");
-  request.headers.add("authorization", "Bearer sk-test");
-  return request;
-}
-
-MockRequest formPost(std::string path, std::vector<FormField> const& fields) {
-  MockRequest request;
-  request.method = "POST";
-  request.path = std::move(path);
-  for (auto const& field : fields) {
-    protocol::appendMultipartPart(request.body, kFormBoundary, field.name, field.value,
-                                  !field.filename.empty(), field.filename, field.content_type);
-  }
-  protocol::closeMultipart(request.body, kFormBoundary);
-  request.headers.add("content-type",
-                      "multipart/form-data; boundary=" + std::string(kFormBoundary));
-  request.headers.add("authorization", "Bearer sk-test");
-  return request;
+  return makeRequest(Protocol::OpenAiChat, std::move(path), std::move(body));
 }
 
 MockRequest getRequest(std::string path, std::string query) {
@@ -40,6 +20,19 @@ MockRequest getRequest(std::string path, std::string query) {
   request.path = std::move(path);
   request.query = std::move(query);
   request.headers.add("authorization", "Bearer sk-test");
+  return request;
+}
+
+MockRequest formPost(std::string path, std::vector<FormField> const& fields) {
+  MockRequest request = getRequest(std::move(path));
+  request.method = "POST";
+  for (auto const& field : fields) {
+    protocol::appendMultipartPart(request.body, kFormBoundary, field.name, field.value,
+                                  !field.filename.empty(), field.filename, field.content_type);
+  }
+  protocol::closeMultipart(request.body, kFormBoundary);
+  request.headers.add("content-type",
+                      "multipart/form-data; boundary=" + std::string(kFormBoundary));
   return request;
 }
 
