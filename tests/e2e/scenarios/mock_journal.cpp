@@ -6,6 +6,7 @@
 
 #include "core/strings.h"
 #include "e2e/support/http_client.h"
+#include "support/base64_decode.h"
 
 namespace llmux::e2e {
 namespace json = boost::json;
@@ -36,30 +37,12 @@ std::string stringAt(json::object const& o, std::string_view key) {
   return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
 }
 
-/// Standard base64 decoded; characters outside the alphabet (padding) end it.
-std::string fromBase64(std::string_view text) {
-  constexpr std::string_view kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::uint32_t bits = 0;
-  int count = 0;
-  for (char c : text) {
-    auto index = kAlphabet.find(c);
-    if (index == std::string_view::npos) break;
-    bits = (bits << 6) | static_cast<std::uint32_t>(index);
-    count += 6;
-    if (count >= 8) {
-      count -= 8;
-      out.push_back(static_cast<char>((bits >> count) & 0xFF));
-    }
-  }
-  return out;
-}
-
 /// A body the mock wrote as text at `key`, or as `<key>_base64` when it is not UTF-8.
 std::string bytesAt(json::object const& o, std::string_view key) {
   auto const* encoded = o.if_contains(std::string(key) + "_base64");
-  if (encoded != nullptr && encoded->is_string()) return fromBase64(encoded->as_string());
+  if (encoded != nullptr && encoded->is_string()) {
+    return test_support::decodeBase64(encoded->as_string()).value_or("(invalid base64)");
+  }
   return stringAt(o, key);
 }
 

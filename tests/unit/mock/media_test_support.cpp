@@ -7,6 +7,7 @@
 #include "conformance_support.h"
 #include "mock/checksums.h"
 #include "protocol/multipart.h"
+#include "support/base64_decode.h"
 
 namespace llmux::mock::testing {
 
@@ -54,26 +55,9 @@ boost::json::object errorOf(MockReply const& reply) {
 }
 
 std::string decodeBase64(std::string_view text) {
-  constexpr std::string_view kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::uint32_t bits = 0;
-  int count = 0;
-  for (char c : text) {
-    if (c == '=') break;
-    auto index = kAlphabet.find(c);
-    if (index == std::string_view::npos) {
-      ADD_FAILURE() << "not base64: " << c;
-      return {};
-    }
-    bits = (bits << 6) | static_cast<std::uint32_t>(index);
-    count += 6;
-    if (count >= 8) {
-      count -= 8;
-      out.push_back(static_cast<char>((bits >> count) & 0xFF));
-    }
-  }
-  return out;
+  auto bytes = test_support::decodeBase64(text);
+  EXPECT_TRUE(bytes.has_value()) << "not base64: " << text.substr(0, 80);
+  return bytes.value_or("");
 }
 
 std::uint64_t readLe(std::string_view bytes, std::size_t at, int count) {
