@@ -24,8 +24,9 @@ int main(int argc, char** argv) {
 
   llmux::app::MockProviderOptions mock;
   auto* mock_cmd = cli.add_subcommand(
-      "mock-provider", "Run the built-in mock LLM provider (OpenAI Chat, Responses, Anthropic, "
-                       "Gemini; faults on request; see docs/mock-provider.md).");
+      "mock-provider", "Run the built-in mock LLM provider (OpenAI Chat, Responses and media "
+                       "endpoints, Anthropic, Gemini; faults on request; see "
+                       "docs/mock-provider.md).");
   mock_cmd->add_option("--listen,-l", mock.listen, "address to listen on (host:port, port 0 = any)")
       ->capture_default_str();
   mock_cmd->add_option("--threads", mock.threads, "worker threads (0 = one per core)");

@@ -10,6 +10,7 @@
 #include "mock/json_writer.h"
 #include "mock/mock_errors.h"
 #include "mock/mock_reply.h"
+#include "mock/openai_param_errors.h"
 #include "mock/protocol_mock.h"
 
 namespace llmux::mock::chat {
@@ -307,9 +308,7 @@ Rendered render(MockCall const& call, RequestFacts const& facts, AnswerPlan cons
     call_ids.push_back("call_" + call.ids.alnum(24));
   Rendered out = facts.stream ? renderStream(call, plan, id, created, call_ids)
                               : renderWhole(call, plan, id, created, call_ids);
-  addRequestId(out.reply, Vendor::OpenAi, call.ids);
-  out.reply.headers.add("openai-processing-ms", std::to_string(50 + call.ids.next() % 400));
-  addRateLimitHeaders(out.reply, Vendor::OpenAi, false, 0);
+  addOpenAiAnswerHeaders(out.reply, call.ids);
   return out;
 }
 
@@ -327,16 +326,8 @@ std::optional<MockReply> checkSampling(boost::json::object const& body, IdSource
     if (v == nullptr || !v->is_number()) continue;
     double x = v->to_number<double>();
     if (x >= range.min && x <= range.max) continue;
-    bool below = x < range.min;
-    std::string shown = toJsonText(*v);
-    std::string limit =
-        toJsonText(boost::json::value(static_cast<std::int64_t>(below ? range.min : range.max)));
-    return invalidRequestError(
-        Vendor::OpenAi, ids,
-        "Invalid '" + std::string(range.name) + "': decimal " +
-            (below ? "below minimum" : "above maximum") + " value. Expected a value " +
-            (below ? ">= " : "<= ") + limit + ", but got " + shown + " instead.",
-        range.name, below ? "decimal_below_min_value" : "decimal_above_max_value");
+    return outOfRange(ids, range.name, false, x < range.min, x < range.min ? range.min : range.max,
+                      toJsonText(*v));
   }
   return std::nullopt;
 }

@@ -11,29 +11,6 @@ constexpr std::string_view kOpenAiContentType = "application/json; charset=utf-8
 constexpr std::string_view kAnthropicContentType = "application/json";
 constexpr std::string_view kGoogleContentType = "application/json; charset=UTF-8";
 
-/// Empty strings mean JSON null for OpenAI's `param` and `code`.
-MockReply openAiError(IdSource& ids, int status, std::string_view message, std::string_view type,
-                      std::string_view param, std::string_view code) {
-  MockReply reply;
-  addRequestId(reply, Vendor::OpenAi, ids);
-  std::string body;
-  JsonWriter w(body, JsonStyle::Indent4);
-  w.beginObject().beginObject("error");
-  w.str("message", message).str("type", type);
-  if (param.empty())
-    w.null("param");
-  else
-    w.str("param", param);
-  if (code.empty())
-    w.null("code");
-  else
-    w.str("code", code);
-  w.endObject().endObject();
-  body.push_back('\n');
-  setJsonBody(reply, status, std::move(body), kOpenAiContentType);
-  return reply;
-}
-
 MockReply anthropicError(IdSource& ids, int status, std::string_view type,
                          std::string_view message) {
   MockReply reply;
@@ -124,6 +101,28 @@ std::string_view anthropicTypeFor(int status) {
 }
 
 }  // namespace
+
+MockReply openAiError(IdSource& ids, int status, std::string_view message, std::string_view type,
+                      std::string_view param, std::string_view code) {
+  MockReply reply;
+  addRequestId(reply, Vendor::OpenAi, ids);
+  std::string body;
+  JsonWriter w(body, JsonStyle::Indent4);
+  w.beginObject().beginObject("error");
+  w.str("message", message).str("type", type);
+  if (param.empty())
+    w.null("param");
+  else
+    w.str("param", param);
+  if (code.empty())
+    w.null("code");
+  else
+    w.str("code", code);
+  w.endObject().endObject();
+  body.push_back('\n');
+  setJsonBody(reply, status, std::move(body), kOpenAiContentType);
+  return reply;
+}
 
 MockReply missingKeyError(Vendor vendor, IdSource& ids) {
   switch (vendor) {

@@ -14,6 +14,10 @@ namespace llmux::mock {
 /// {"error":{message,type,param,code}}, Anthropic's {"type":"error","error":{type,message},
 /// "request_id"}, Google's google.rpc.Status. Wording follows what the providers send.
 
+/// OpenAI's error body with any status (an empty `param` or `code` is written as null).
+MockReply openAiError(IdSource& ids, int status, std::string_view message, std::string_view type,
+                      std::string_view param = {}, std::string_view code = {});
+
 /// No credentials at all (Gemini: 403 PERMISSION_DENIED, like Google).
 MockReply missingKeyError(Vendor vendor, IdSource& ids);
 /// A key that is refused (Gemini: 400 INVALID_ARGUMENT with reason API_KEY_INVALID, like Google).

@@ -151,6 +151,15 @@ Result<void> setChunkDelay(std::string_view header_value, FaultPlan& plan) {
   return {};
 }
 
+Result<std::int64_t> parseVideoPolls(std::string_view header_value) {
+  auto polls = parseNonNegative(trimSpaces(header_value));
+  if (!polls || *polls < 1 || *polls > 1000) {
+    return makeError(ErrorKind::InvalidRequest,
+                     "invalid x-mock-video-polls: expected a number of polls from 1 to 1000");
+  }
+  return static_cast<std::int64_t>(*polls);
+}
+
 std::int64_t FaultCounters::increment(std::string const& key) {
   std::lock_guard lock(mutex_);
   return ++counts_[key];

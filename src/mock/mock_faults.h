@@ -47,6 +47,9 @@ struct FaultPlan {
 inline constexpr std::string_view kFaultHeader = "x-mock-fault";
 inline constexpr std::string_view kChunkDelayHeader = "x-mock-chunk-delay";
 inline constexpr std::string_view kFaultModelPrefix = "fault-";
+/// On a video job's creation: how many GETs of the job it takes to complete (default 3).
+inline constexpr std::string_view kVideoPollsHeader = "x-mock-video-polls";
+inline constexpr std::int64_t kDefaultVideoPolls = 3;
 
 /// Parses one spec ("429=7", "slow-first-token=1500", "fail-nth=3:503@a", "fail-every=4:429=0",
 /// "keep-alive=100", ...).
@@ -60,6 +63,9 @@ Result<void> addModelFault(std::string_view model, FaultPlan& plan);
 
 /// Parses an x-mock-chunk-delay value (milliseconds).
 Result<void> setChunkDelay(std::string_view header_value, FaultPlan& plan);
+
+/// Parses an x-mock-video-polls value (1 to 1000).
+Result<std::int64_t> parseVideoPolls(std::string_view header_value);
 
 /// Per-spec request counters for the fail-nth and fail-every faults. Thread-safe.
 class FaultCounters {

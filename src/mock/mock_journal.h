@@ -12,6 +12,8 @@ namespace llmux::mock {
 
 /// What the mock provider received and sent, kept so end-to-end tests can check that the gateway
 /// forwarded bytes faithfully (`GET /_mock/journal`). Thread-safe; keeps the newest entries only.
+/// A body that is not UTF-8 (an upload, audio, video) is written as `"body": null` plus
+/// `"body_base64"` (likewise `response_body`), so the journal stays valid JSON.
 class MockJournal {
  public:
   struct Entry {

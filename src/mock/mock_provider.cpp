@@ -4,10 +4,14 @@
 #include <boost/json/parse.hpp>
 
 #include "core/strings.h"
+#include "mock/fault_effects.h"
 #include "mock/json_access.h"
+#include "mock/media_mock.h"
 #include "mock/mock_errors.h"
 #include "mock/mock_faults.h"
 #include "mock/protocol_mock.h"
+#include "mock/query_param.h"
+#include "mock/video_jobs.h"
 
 namespace llmux::mock {
 namespace {
@@ -19,6 +23,7 @@ enum class Operation {
   AnthropicCount,  ///< messages/count_tokens
   GeminiCount,     ///< :countTokens
   ListModels,      ///< GET models
+  Media,           ///< embeddings, images, speech, transcriptions, videos (media_mock.h)
   Unknown,
 };
 
@@ -27,22 +32,8 @@ struct Route {
   Protocol protocol = Protocol::OpenAiChat;
   std::string_view gemini_model;
   gemini::Delivery delivery = gemini::Delivery::Whole;
+  MediaRoute media;
 };
-
-std::string_view queryParam(std::string_view query, std::string_view name) {
-  while (!query.empty()) {
-    std::string_view item = query;
-    if (auto amp = query.find('&'); amp != std::string_view::npos) {
-      item = query.substr(0, amp);
-      query.remove_prefix(amp + 1);
-    } else {
-      query = {};
-    }
-    auto kv = splitOnce(item, '=');
-    if (kv ? kv->first == name : item == name) return kv ? kv->second : std::string_view();
-  }
-  return {};
-}
 
 bool looksAnthropic(HeaderList const& headers) {
   return headers.has("x-api-key") || headers.has("anthropic-version");
@@ -53,6 +44,11 @@ Route matchRoute(MockRequest const& request) {
   std::string_view path = request.path;
   while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
   Route route;
+  if (auto media = matchMediaRoute(request.method, path)) {
+    route.op = Operation::Media;
+    route.media = *media;
+    return route;
+  }
   if (request.method == "POST") {
     if (path.ends_with("/v1/chat/completions")) {
       route.op = Operation::Generate;
@@ -151,27 +147,6 @@ std::optional<MockReply> checkAuth(MockRequest const& request, Vendor vendor,
   return std::nullopt;
 }
 
-/// The error a status fault, a due fail-nth or a due fail-every asks for, if any. Counts every
-/// fail-nth and fail-every spec.
-std::optional<MockReply> statusFault(FaultPlan const& plan, FaultCounters& counters, Vendor vendor,
-                                     IdSource& ids, std::string_view model) {
-  std::optional<MockReply> reply;
-  for (auto const& fault : plan.faults) {
-    bool due = false;
-    if (fault.kind == FaultKind::FailNth) {
-      due = counters.increment(fault.counter_key) == fault.nth;
-    } else if (fault.kind == FaultKind::FailEvery) {
-      due = counters.increment(fault.counter_key) % fault.nth == 0;
-    } else {
-      due = fault.kind == FaultKind::Status;
-    }
-    if (!due || reply) continue;
-    reply = fault.status == 429 ? rateLimitedError(vendor, ids, fault.retry_after_s, model)
-                                : statusError(vendor, ids, fault.status, model);
-  }
-  return reply;
-}
-
 /// The bytes a provider sends to keep a quiet stream open: Anthropic's ping event, an SSE comment
 /// elsewhere (what OpenAI-compatible servers and proxies send); nothing fits a JSON-array stream.
 std::optional<std::string> keepAliveBytes(Protocol protocol, gemini::Delivery delivery) {
@@ -186,62 +161,12 @@ std::optional<std::string> keepAliveBytes(Protocol protocol, gemini::Delivery de
   }
 }
 
-/// Spreads keep-alive chunks over the wait of the first content chunk `first`, one every
-/// `interval`, the content keeping what is left of its delay. Returns how many were inserted.
-std::size_t addKeepAlives(MockReply& reply, std::size_t first, std::chrono::milliseconds interval,
-                          std::string const& bytes) {
-  std::chrono::milliseconds wait = reply.chunks[first].delay;
-  std::vector<MockChunk> pings;
-  while (wait > interval) {
-    pings.push_back(MockChunk{interval, bytes});
-    wait -= interval;
-  }
-  reply.chunks[first].delay = wait;
-  reply.chunks.insert(reply.chunks.begin() + static_cast<std::ptrdiff_t>(first), pings.begin(),
-                      pings.end());
-  return pings.size();
-}
-
-/// Slow first token (with its keep-alives), stall and cut act at the first content chunk; chunk
-/// pacing on every chunk.
-void applyBodyFaults(Rendered& rendered, FaultPlan const& plan, Route const& route) {
-  MockReply& reply = rendered.reply;
-  if (reply.chunks.empty()) return;
-  if (reply.streaming && plan.chunk_delay.count() > 0) {
-    for (auto& chunk : reply.chunks) chunk.delay = plan.chunk_delay;
-  }
-  std::size_t first = std::min(rendered.first_content, reply.chunks.size() - 1);
-  if (Fault const* slow = plan.find(FaultKind::SlowFirstToken)) {
-    reply.chunks[first].delay += slow->duration;
-    Fault const* keep_alive = plan.find(FaultKind::KeepAlive);
-    auto bytes = keepAliveBytes(route.protocol, route.delivery);
-    if (keep_alive != nullptr && reply.streaming && bytes) {
-      first += addKeepAlives(reply, first, keep_alive->duration, *bytes);
-    }
-  }
-  Fault const* stall = plan.find(FaultKind::Stall);
-  Fault const* cut = plan.find(FaultKind::Cut);
-  if (stall == nullptr && cut == nullptr) return;
-  if (!reply.streaming) {
-    // A whole body cannot stop half way with a content-length: send it chunked, half of it.
-    std::string& body = reply.chunks.front().bytes;
-    body.resize(body.size() / 2);
-    reply.streaming = true;
-  } else if (first + 1 < reply.chunks.size()) {
-    reply.chunks.resize(first + 1);  // the stream head and one content event
-  }
-  if (stall != nullptr) {
-    reply.ending = MockEnding::Stall;
-    reply.stall_for = stall->duration;
-  } else {
-    reply.ending = MockEnding::Cut;
-  }
-}
-
 }  // namespace
 
 MockProvider::MockProvider(MockOptions options)
-    : options_(std::move(options)), counters_(std::make_unique<FaultCounters>()) {}
+    : options_(std::move(options)),
+      counters_(std::make_unique<FaultCounters>()),
+      videos_(std::make_unique<VideoJobs>()) {}
 
 MockProvider::~MockProvider() = default;
 
@@ -271,6 +196,10 @@ MockReply MockProvider::handle(MockRequest const& request) {
     return reply;
   };
 
+  if (route.op == Operation::Media) {
+    return withHeadDelay(
+        answerMedia(route.media, request, faults, MediaState{*counters_, *videos_}, ids));
+  }
   if (route.op == Operation::ListModels) {
     if (auto error = statusFault(faults, *counters_, vendor, ids, {})) {
       return withHeadDelay(std::move(*error));
@@ -370,7 +299,7 @@ MockReply MockProvider::handle(MockRequest const& request) {
         break;
     }
   }
-  applyBodyFaults(rendered, faults, route);
+  applyBodyFaults(rendered, faults, keepAliveBytes(route.protocol, route.delivery));
   return withHeadDelay(std::move(rendered.reply));
 }
 

@@ -52,12 +52,29 @@ void addRateLimitHeaders(MockReply& reply, Vendor vendor, bool exhausted, int re
   }
 }
 
+void addOpenAiAnswerHeaders(MockReply& reply, IdSource& ids) {
+  addRequestId(reply, Vendor::OpenAi, ids);
+  reply.headers.add("openai-processing-ms", std::to_string(50 + ids.next() % 400));
+  addRateLimitHeaders(reply, Vendor::OpenAi, false, 0);
+}
+
 void setJsonBody(MockReply& reply, int status, std::string body, std::string_view content_type) {
   reply.status = status;
   reply.streaming = false;
   reply.headers.set("content-type", content_type);
   reply.chunks.clear();
   reply.chunks.push_back(MockChunk{{}, std::move(body)});
+}
+
+void setChunkedBytes(MockReply& reply, std::string_view content_type, std::string_view bytes,
+                     std::size_t piece_bytes) {
+  reply.status = 200;
+  reply.streaming = true;
+  reply.headers.set("content-type", content_type);
+  reply.chunks.clear();
+  for (std::size_t at = 0; at < bytes.size(); at += piece_bytes) {
+    reply.chunks.push_back(MockChunk{{}, std::string(bytes.substr(at, piece_bytes))});
+  }
 }
 
 void beginSse(MockReply& reply, std::string_view content_type) {

@@ -23,6 +23,13 @@ inline Vendor vendorOf(Protocol protocol) {
   }
 }
 
+/// A rendered answer and the index of its first content-bearing chunk, where the stream faults
+/// (slow first token, stall, cut) take effect.
+struct Rendered {
+  MockReply reply;
+  std::size_t first_content = 0;
+};
+
 /// Adds the vendor's request id header (x-request-id / request-id; Google sends none) and returns
 /// the id so that bodies can repeat it (Anthropic error bodies carry request_id).
 std::string addRequestId(MockReply& reply, Vendor vendor, IdSource& ids);
@@ -30,8 +37,16 @@ std::string addRequestId(MockReply& reply, Vendor vendor, IdSource& ids);
 /// Adds the rate-limit headers the vendor sends on every answer (remaining 0 when `exhausted`).
 void addRateLimitHeaders(MockReply& reply, Vendor vendor, bool exhausted, int reset_seconds);
 
-/// A complete JSON body.
+/// The headers OpenAI puts on every successful answer: request id, processing time, rate limits.
+void addOpenAiAnswerHeaders(MockReply& reply, IdSource& ids);
+
+/// A complete body (JSON or text) of `content_type`, sent with a content-length.
 void setJsonBody(MockReply& reply, int status, std::string body, std::string_view content_type);
+
+/// A chunked binary body of `content_type`: `bytes` in pieces of `piece_bytes`, each flushed on
+/// its own (how the API streams speech and video downloads).
+void setChunkedBytes(MockReply& reply, std::string_view content_type, std::string_view bytes,
+                     std::size_t piece_bytes);
 
 /// Switches the reply to an SSE stream (content-type, cache-control, chunked).
 void beginSse(MockReply& reply, std::string_view content_type);

@@ -8,6 +8,7 @@
 #include "mock/answer_plan.h"
 #include "mock/mock_ids.h"
 #include "mock/mock_provider.h"
+#include "mock/mock_reply.h"
 
 namespace llmux::mock {
 
@@ -17,13 +18,6 @@ struct MockCall {
   boost::json::object const& body;
   std::string_view model;  ///< from the body, or from the path for Gemini
   IdSource& ids;
-};
-
-/// A rendered answer and the index of its first content-bearing chunk, where the stream faults
-/// (slow first token, stall, cut) take effect.
-struct Rendered {
-  MockReply reply;
-  std::size_t first_content = 0;
 };
 
 // Each protocol module offers the same pair of functions:

@@ -354,12 +354,6 @@ bool obfuscationWanted(json::object const& body) {
   return boolField(objectField(&body, "stream_options"), "include_obfuscation", true);
 }
 
-void addHeaders(MockReply& reply, IdSource& ids) {
-  addRequestId(reply, Vendor::OpenAi, ids);
-  reply.headers.add("openai-processing-ms", std::to_string(50 + ids.next() % 400));
-  addRateLimitHeaders(reply, Vendor::OpenAi, false, 0);
-}
-
 auto const kNoOutput = [](JsonWriter&) {};
 
 /// The first chunk at or after `from` that carries a token (a text, reasoning or arguments
@@ -448,7 +442,7 @@ Rendered render(MockCall const& call, RequestFacts const& facts, AnswerPlan cons
         [&](JsonWriter& ow) { writeAllItems(ow, items, plan); }, &plan.usage);
     body.push_back('\n');
     setJsonBody(out.reply, 200, std::move(body), "application/json");
-    addHeaders(out.reply, call.ids);
+    addOpenAiAnswerHeaders(out.reply, call.ids);
     return out;
   }
   beginSse(out.reply, "text/event-stream; charset=utf-8");
@@ -471,7 +465,7 @@ Rendered render(MockCall const& call, RequestFacts const& facts, AnswerPlan cons
         w, call, items, Phase::Completed, false,
         [&](JsonWriter& ow) { writeAllItems(ow, items, plan); }, &plan.usage);
   });
-  addHeaders(out.reply, call.ids);
+  addOpenAiAnswerHeaders(out.reply, call.ids);
   return out;
 }
 
@@ -496,7 +490,7 @@ Rendered renderStreamFailure(MockCall const& call, RequestFacts const&, std::str
     w.key("response");
     writeResponse(w, call, items, Phase::Failed, false, kNoOutput, nullptr, code, message);
   });
-  addHeaders(out.reply, call.ids);
+  addOpenAiAnswerHeaders(out.reply, call.ids);
   return out;
 }
 

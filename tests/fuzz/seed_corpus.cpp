@@ -149,6 +149,32 @@ void writeFramingSeeds(fs::path const& out) {
                    "5;name=value\r\nhello\r\n0\r\nX-Trailer: 1\r\n\r\n");
 }
 
+/// Hand-made multipart_fuzz seeds (the recordings hold no form): the first line is the
+/// Content-Type, the rest the body, as curl, a browser and the OpenAI SDK write them.
+void writeMultipartSeeds(fs::path const& out) {
+  constexpr char kTarget[] = "multipart_fuzz";
+  std::string curl_boundary = "------------------------d74496d66958873e";
+  writeSeed(out, kTarget, "curl",
+            "multipart/form-data; boundary=" + curl_boundary + "\n--" + curl_boundary +
+                "\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nwhisper-1\r\n--" +
+                curl_boundary +
+                "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.wav\"\r\n"
+                "Content-Type: audio/wav\r\n\r\n" +
+                std::string("RIFF\0\0\0\0WAVE", 12) + "\r\n--" + curl_boundary + "--\r\n");
+  writeSeed(out, kTarget, "browser",
+            "multipart/form-data; boundary=----WebKitFormBoundary7MA4YWxkTrZu0gW\n"
+            "preamble\r\n------WebKitFormBoundary7MA4YWxkTrZu0gW\r\n"
+            "Content-Disposition: form-data; name=\"image[]\"; filename=\"C:\\x.png\"\r\n"
+            "Content-Type: image/png\r\n\r\n\x89PNG\r\n\x1a\n\r\n"
+            "------WebKitFormBoundary7MA4YWxkTrZu0gW\r\n"
+            "Content-Disposition: form-data; name=\"prompt\"\r\n\r\nAdd a hat\r\n"
+            "------WebKitFormBoundary7MA4YWxkTrZu0gW--\r\nepilogue");
+  writeSeed(out, kTarget, "quoted_boundary",
+            "Multipart/Form-Data; charset=utf-8; boundary=\"a b:c\"\n--a b:c \t\r\n"
+            "content-disposition: form-data; name=\"we\\\"ird\"; filename*=UTF-8''%C3%A9\r\n"
+            "\r\n\r\n--a b:c--");
+}
+
 /// A client recording in tests/data/fixtures/clients: {method, path, query, headers, body}.
 void writeClientSeeds(fs::path const& out, fs::path const& file) {
   auto value = boost::json::parse(readFile(file));
@@ -210,6 +236,7 @@ int main(int argc, char** argv) {
     }
   }
   writeFramingSeeds(out);
+  writeMultipartSeeds(out);
   for (auto const& entry : fs::directory_iterator(fixtures / "clients")) {
     if (!entry.path().string().ends_with(".request.json")) continue;
     writeClientSeeds(out, entry.path());

@@ -6,6 +6,7 @@
 
 #include "core/strings.h"
 #include "e2e/support/http_client.h"
+#include "support/base64_decode.h"
 
 namespace llmux::e2e {
 namespace json = boost::json;
@@ -34,6 +35,15 @@ Result<std::string> journalRequest(std::uint16_t mock_port, std::string_view met
 std::string stringAt(json::object const& o, std::string_view key) {
   auto const* v = o.if_contains(key);
   return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+/// A body the mock wrote as text at `key`, or as `<key>_base64` when it is not UTF-8.
+std::string bytesAt(json::object const& o, std::string_view key) {
+  auto const* encoded = o.if_contains(std::string(key) + "_base64");
+  if (encoded != nullptr && encoded->is_string()) {
+    return test_support::decodeBase64(encoded->as_string()).value_or("(invalid base64)");
+  }
+  return stringAt(o, key);
 }
 
 /// The number at `key`; nullopt when absent, null or not a number.
@@ -66,8 +76,8 @@ Result<JournalEntry> parseEntry(json::value const& value) {
   e.method = stringAt(*o, "method");
   e.path = stringAt(*o, "path");
   e.query = stringAt(*o, "query");
-  e.body = stringAt(*o, "body");
-  e.response_body = stringAt(*o, "response_body");
+  e.body = bytesAt(*o, "body");
+  e.response_body = bytesAt(*o, "response_body");
   e.outcome = stringAt(*o, "outcome");
   for (auto const& field : headers->as_array()) {
     auto const* pair = field.if_array();
