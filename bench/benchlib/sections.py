@@ -28,10 +28,10 @@ CONTENT_MARKER = "You said"
 
 
 def rounds(ctx, request_file, count, warmup, rate=0.0, names=None, seed=1, content_marker=None,
-           timeout_ms=None):
+           timeout_ms=None, extra_args=()):
     """Runs llmux-bench-client rounds; returns {name: report} with the raw samples (with
     `content_marker`, also first_content_us and content_missing). `timeout_ms` replaces the
-    client's per-exchange timeout (10 s)."""
+    client's per-exchange timeout (10 s); `extra_args` go to the client as they are."""
     names = names or list(ctx.targets)
     args = [ctx.client, "rounds", "--request", request_file, "--rounds", str(count),
             "--warmup", str(warmup), "--seed", str(seed)]
@@ -43,6 +43,7 @@ def rounds(ctx, request_file, count, warmup, rate=0.0, names=None, seed=1, conte
         args += ["--content-marker", content_marker]
     for name in names:
         args += ["--target", f"{name}={ctx.targets[name].address}"]
+    args += list(extra_args)
     proc = subprocess.run(args, capture_output=True, text=True)
     if not proc.stdout.strip():
         raise BenchError(f"llmux-bench-client rounds failed: {proc.stderr}")

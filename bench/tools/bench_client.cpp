@@ -21,7 +21,13 @@ int main(int argc, char** argv) {
   auto* rounds_cmd = cli.add_subcommand(
       "rounds",
       "Send the request to every target in turn, one at a time; print all samples (JSON)");
-  rounds_cmd->add_option("--target", targets, "NAME=HOST:PORT (repeatable)")->required();
+  rounds_cmd->add_option("--target", targets,
+                         "NAME=HOST:PORT, or NAME=HOST:PORT>TUNNEL_HOST:TUNNEL_PORT to go through "
+                         "a CONNECT tunnel the target (a proxy or node) opens (repeatable)")
+      ->required();
+  std::string tunnel_authorization;
+  rounds_cmd->add_option("--tunnel-authorization", tunnel_authorization,
+                         "Proxy-Authorization value of every CONNECT (e.g. 'Bearer TOKEN')");
   rounds_cmd->add_option("--request", request_file, "file with the raw HTTP/1.1 request")
       ->required();
   rounds_cmd->add_option("--rounds", rounds.rounds, "recorded rounds")->capture_default_str();
@@ -60,9 +66,14 @@ int main(int argc, char** argv) {
     for (auto const& t : targets) {
       auto eq = t.find('=');
       RoundTarget target;
-      if (eq == std::string::npos ||
-          !parseEndpoint(std::string_view(t).substr(eq + 1), target.address)) {
-        std::fprintf(stderr, "--target: expected NAME=HOST:PORT, got '%s'\n", t.c_str());
+      std::string_view endpoint = eq == std::string::npos ? std::string_view() : std::string_view(t).substr(eq + 1);
+      if (auto arrow = endpoint.find('>'); arrow != std::string_view::npos) {
+        target.tunnel_to = std::string(endpoint.substr(arrow + 1));
+        target.tunnel_authorization = tunnel_authorization;
+        endpoint = endpoint.substr(0, arrow);
+      }
+      if (eq == std::string::npos || !parseEndpoint(endpoint, target.address)) {
+        std::fprintf(stderr, "--target: expected NAME=HOST:PORT[>HOST:PORT], got '%s'\n", t.c_str());
         return 2;
       }
       target.name = t.substr(0, eq);

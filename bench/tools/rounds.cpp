@@ -51,6 +51,40 @@ void closeConnection(TargetRun& run) {
   run.fd = -1;
 }
 
+/// Asks the proxy on `fd` for a tunnel to `target.tunnel_to`; false (with `error`) unless it
+/// answered 2xx with nothing after its head.
+bool openTunnel(int fd, RoundTarget const& target, int timeout_ms, std::string& error) {
+  std::string request = "CONNECT " + target.tunnel_to + " HTTP/1.1\r\nHost: " + target.tunnel_to + "\r\n";
+  if (!target.tunnel_authorization.empty()) {
+    request += "Proxy-Authorization: " + target.tunnel_authorization + "\r\n";
+  }
+  request += "\r\n";
+  if (!writeAll(fd, request)) {
+    error = "tunnel: write failed";
+    return false;
+  }
+  std::string head;
+  char buffer[1024];
+  while (head.find("\r\n\r\n") == std::string::npos) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, timeout_ms) <= 0) {
+      error = "tunnel: no answer";
+      return false;
+    }
+    ssize_t n = ::recv(fd, buffer, sizeof(buffer), 0);
+    if (n <= 0 || head.size() > 16 * 1024) {
+      error = "tunnel: closed";
+      return false;
+    }
+    head.append(buffer, static_cast<std::size_t>(n));
+  }
+  if (head.size() < 12 || head[9] != '2' || head.find("\r\n\r\n") + 4 != head.size()) {
+    error = "tunnel: refused: " + head.substr(0, head.find("\r\n"));
+    return false;
+  }
+  return true;
+}
+
 /// Sends the request and reads the response; `error` names what went wrong.
 Outcome exchange(TargetRun& run, std::string const& request, std::string const& marker,
                  int timeout_ms, Sample& sample, int& status, bool& marker_seen,
@@ -63,6 +97,10 @@ Outcome exchange(TargetRun& run, std::string const& request, std::string const& 
       return Outcome::Failed;
     }
     ++run.connects;
+    if (!run.target.tunnel_to.empty() && !openTunnel(run.fd, run.target, timeout_ms, error)) {
+      closeConnection(run);
+      return Outcome::Failed;
+    }
   }
   ResponseReader reader;
   reader.setMarker(marker);

@@ -14,6 +14,10 @@ namespace llmux::bench {
 struct RoundTarget {
   std::string name;
   sockaddr_in address{};
+  /// When set ("host:port"): every new connection first asks the target for a CONNECT tunnel to
+  /// it (an HTTP proxy or `llmux node`), untimed; the exchanges then go through the tunnel.
+  std::string tunnel_to;
+  std::string tunnel_authorization;  ///< the CONNECT's Proxy-Authorization value ("" = none)
 };
 
 /// What `runRounds` does.
