@@ -18,6 +18,22 @@ constexpr std::array<std::pair<Strategy, std::string_view>, 6> kStrategies = {{
 }};
 }  // namespace
 
+std::string_view modalityName(Modality modality) {
+  switch (modality) {
+    case Modality::Images: return "images";
+    case Modality::Videos: return "videos";
+    case Modality::Speech: return "speech";
+    case Modality::Transcriptions: return "transcriptions";
+    case Modality::Embeddings: return "embeddings";
+  }
+  return "images";
+}
+
+std::size_t ServerSettings::bodyLimitFor(std::string_view route_label, bool upload) const {
+  if (auto it = body_limits.find(route_label); it != body_limits.end()) return it->second;
+  return upload ? std::max(kUploadBodyLimit, max_body_bytes) : max_body_bytes;
+}
+
 std::string_view strategyName(Strategy strategy) {
   for (auto const& [value, name] : kStrategies) {
     if (value == strategy) return name;

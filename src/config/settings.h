@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -226,6 +227,52 @@ struct ProtocolRow {
   std::optional<std::size_t> environment_proxy;
 };
 
+/// The media endpoints a channel may serve, by what they produce or take (docs/media.md).
+enum class Modality : std::uint8_t {
+  Images,          ///< POST /v1/images/generations and /v1/images/edits (multipart)
+  Videos,          ///< POST /v1/videos, GET /v1/videos/{id}, GET /v1/videos/{id}/content
+  Speech,          ///< POST /v1/audio/speech (binary audio)
+  Transcriptions,  ///< POST /v1/audio/transcriptions (multipart)
+  Embeddings,      ///< POST /v1/embeddings
+};
+inline constexpr std::size_t kModalityCount = 5;
+/// "images", "videos", "speech", "transcriptions", "embeddings": the keys of `media:`.
+std::string_view modalityName(Modality modality);
+
+/// One modality of `media:` — `true`, or a map with its paths.
+struct MediaEndpoint {
+  bool enabled = false;
+  /// `path:` — the upstream path, absolute on the row's host ("" = the standard one behind the
+  /// base URL's path): images' generations, videos' job collection (a job is `{path}/{id}`, its
+  /// bytes `{path}/{id}/content`), the endpoint itself for the others.
+  std::string path;
+  /// `edits_path:` (images only) — image edits ("" = the standard one behind the base URL's path).
+  std::string edits_path;
+
+  bool operator==(MediaEndpoint const&) const = default;
+};
+
+/// `media:` of a channel: which media endpoints it serves, and where (docs/media.md).
+struct MediaSettings {
+  std::array<MediaEndpoint, kModalityCount> endpoints{};
+  /// The protocol row media requests go to: the channel's openai-chat row, else its
+  /// openai-responses row (a channel enabling any modality needs one: checked at load).
+  std::size_t row = 0;
+
+  MediaEndpoint const& operator[](Modality modality) const {
+    return endpoints[static_cast<std::size_t>(modality)];
+  }
+  MediaEndpoint& operator[](Modality modality) { return endpoints[static_cast<std::size_t>(modality)]; }
+  bool enables(Modality modality) const { return (*this)[modality].enabled; }
+  bool any() const {
+    for (auto const& endpoint : endpoints) {
+      if (endpoint.enabled) return true;
+    }
+    return false;
+  }
+  bool operator==(MediaSettings const&) const = default;
+};
+
 /// An upstream: one provider, relay or account pool.
 struct Channel {
   std::string name;
@@ -256,6 +303,8 @@ struct Channel {
   /// `exclusive_connections:` — each key has connections of its own (accounts with a login
   /// session must never share one).
   bool exclusive_connections = false;
+  /// `media:` — the media endpoints this channel serves (none by default).
+  MediaSettings media;
 
   /// Every protocol the channel speaks, the first being `protocol`/`url`/`auth` above; never empty
   /// in a loaded configuration (`protocols:` in YAML, or one row made from `protocol`).
@@ -300,7 +349,14 @@ struct ServerSettings {
   /// `metrics_listen:` — when set, /metrics is served there only (never on `listen`).
   std::string metrics_listen;
   unsigned threads = 0;                        ///< 0: one per core
-  std::size_t max_body_bytes = 32u << 20;      ///< larger bodies get 413
+  std::size_t max_body_bytes = 32u << 20;      ///< larger bodies get 413 (routes not in body_limits)
+  /// `body_limits:` — the body limit of a route, by its label ("/v1/images/edits"), over
+  /// max_body_bytes. Uploads are bigger: the multipart routes default to kUploadBodyLimit.
+  std::map<std::string, std::size_t, std::less<>> body_limits;
+  static constexpr std::size_t kUploadBodyLimit = 128u << 20;
+  /// The body limit of the route labelled `route_label`: its `body_limits:` entry, else
+  /// kUploadBodyLimit for an `upload` route (multipart), else max_body_bytes.
+  std::size_t bodyLimitFor(std::string_view route_label, bool upload) const;
   std::size_t max_header_bytes = 64u << 10;    ///< larger heads get 431
   std::size_t max_header_count = 100;          ///< more header fields get 431
   std::size_t max_connections = 10'000;        ///< open client connections; more get 503
@@ -396,10 +452,13 @@ struct RedisSettings {
   std::string prefix = "llmux:"; ///< of every key llmux writes
 };
 
-/// `prices:` entry: USD per million tokens.
+/// `prices:` entry: USD per million tokens, and per unit of what media endpoints produce or take.
 struct ModelPrice {
   double input = 0;
   double output = 0;
+  double per_image = 0;               ///< `per_image:` — each image generated or edited
+  double per_second = 0;              ///< `per_second:` — of video generated, or audio transcribed
+  double per_million_characters = 0;  ///< `per_million_characters:` — of text spoken (speech)
 };
 
 /// A whole, validated configuration. Immutable once built; shared as `SettingsPtr`

@@ -92,7 +92,64 @@ RouteLookup adminRoute(std::string_view method, std::string_view rest) {
   return RouteLookup{};
 }
 
+/// A video job id as a path segment: OpenAI's are "video_" and hex; anything else is refused.
+bool isVideoId(std::string_view id) {
+  if (id.empty() || id.size() > 128) return false;
+  for (char c : id) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/// `rest` is what follows "/videos/": "{id}" or "{id}/content".
+RouteLookup videoRoute(std::string_view method, std::string_view rest) {
+  constexpr std::string_view kContent = "/content";
+  RouteKind kind = RouteKind::VideoRetrieve;
+  if (rest.ends_with(kContent)) {
+    rest.remove_suffix(kContent.size());
+    kind = RouteKind::VideoContent;
+  }
+  if (!isVideoId(rest)) return RouteLookup{};
+  Route route = simple(kind, Protocol::OpenAiChat);
+  route.video_id = std::string(rest);
+  return byMethod(method, std::move(route));
+}
+
+/// The media routes by their path after the version segment.
+std::optional<RouteKind> mediaRoute(std::string_view rest) {
+  if (rest == "/images/generations") return RouteKind::ImageGenerations;
+  if (rest == "/images/edits") return RouteKind::ImageEdits;
+  if (rest == "/embeddings") return RouteKind::Embeddings;
+  if (rest == "/audio/speech") return RouteKind::Speech;
+  if (rest == "/audio/transcriptions") return RouteKind::Transcriptions;
+  if (rest == "/videos") return RouteKind::VideoCreate;
+  return std::nullopt;
+}
+
 }  // namespace
+
+bool isMediaRoute(RouteKind kind) {
+  switch (kind) {
+    case RouteKind::ImageGenerations:
+    case RouteKind::ImageEdits:
+    case RouteKind::Embeddings:
+    case RouteKind::Speech:
+    case RouteKind::Transcriptions:
+    case RouteKind::VideoCreate:
+    case RouteKind::VideoRetrieve:
+    case RouteKind::VideoContent:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool isUploadRoute(RouteKind kind) {
+  return kind == RouteKind::ImageEdits || kind == RouteKind::Transcriptions ||
+         kind == RouteKind::VideoCreate;
+}
 
 bool isAdminRoute(RouteKind kind) {
   return kind == RouteKind::AdminFreezes || kind == RouteKind::AdminFreeze ||
@@ -138,6 +195,8 @@ RouteLookup matchRoute(std::string_view method, std::string_view path) {
   if (rest == "/messages/count_tokens") {
     return byMethod(method, simple(RouteKind::CountTokens, Protocol::Anthropic));
   }
+  if (auto media = mediaRoute(rest)) return byMethod(method, simple(*media, Protocol::OpenAiChat));
+  if (rest.starts_with("/videos/")) return videoRoute(method, rest.substr(8));
   return RouteLookup{};
 }
 
@@ -150,6 +209,12 @@ std::string_view routeMethod(RouteKind kind) {
     case RouteKind::GeminiGenerate:
     case RouteKind::GeminiCountTokens:
     case RouteKind::AdminRoutePreview:
+    case RouteKind::ImageGenerations:
+    case RouteKind::ImageEdits:
+    case RouteKind::Embeddings:
+    case RouteKind::Speech:
+    case RouteKind::Transcriptions:
+    case RouteKind::VideoCreate:
       return "POST";
     case RouteKind::AdminFreeze:
     case RouteKind::AdminBreaker:
@@ -166,6 +231,8 @@ std::string_view routeMethod(RouteKind kind) {
     case RouteKind::AdminFreezes:
     case RouteKind::AdminBreakers:
     case RouteKind::AdminLatencyPenalties:
+    case RouteKind::VideoRetrieve:
+    case RouteKind::VideoContent:
       return "GET";
   }
   return "GET";
@@ -213,6 +280,22 @@ std::string_view routeLabel(Route const& route) {
       return "/admin/latency-penalties";
     case RouteKind::AdminLatencyPenalty:
       return "/admin/latency-penalties/{id}";
+    case RouteKind::ImageGenerations:
+      return "/v1/images/generations";
+    case RouteKind::ImageEdits:
+      return "/v1/images/edits";
+    case RouteKind::Embeddings:
+      return "/v1/embeddings";
+    case RouteKind::Speech:
+      return "/v1/audio/speech";
+    case RouteKind::Transcriptions:
+      return "/v1/audio/transcriptions";
+    case RouteKind::VideoCreate:
+      return "/v1/videos";
+    case RouteKind::VideoRetrieve:
+      return "/v1/videos/{id}";
+    case RouteKind::VideoContent:
+      return "/v1/videos/{id}/content";
   }
   return "";
 }

@@ -21,6 +21,15 @@ enum class RouteKind {
   Healthz,           ///< GET /healthz
   Readyz,            ///< GET /readyz
   Metrics,           ///< GET /metrics
+  // Media (OpenAI's API; docs/media.md): routed to the channels whose `media:` enables them.
+  ImageGenerations,     ///< POST /v1/images/generations
+  ImageEdits,           ///< POST /v1/images/edits (multipart)
+  Embeddings,           ///< POST /v1/embeddings
+  Speech,               ///< POST /v1/audio/speech (answers binary audio)
+  Transcriptions,       ///< POST /v1/audio/transcriptions (multipart)
+  VideoCreate,          ///< POST /v1/videos (JSON or multipart): starts a job
+  VideoRetrieve,        ///< GET /v1/videos/{id}: the job, from whoever created it
+  VideoContent,         ///< GET /v1/videos/{id}/content: the job's bytes
   // The admin API (admin token, never a gateway key; off when no admin token is set).
   AdminFreezes,       ///< GET /admin/freezes
   AdminFreeze,        ///< DELETE /admin/freezes/{id}
@@ -37,6 +46,13 @@ enum class RouteKind {
 /// and instead of gateway-key admission.
 bool isAdminRoute(RouteKind kind);
 
+/// Whether the route is one of the media endpoints (ImageGenerations … VideoContent).
+bool isMediaRoute(RouteKind kind);
+
+/// Whether the route takes multipart uploads (image edits, transcriptions, video jobs): its body
+/// limit is the upload one (ServerSettings::bodyLimitFor).
+bool isUploadRoute(RouteKind kind);
+
 /// A matched route. `protocol` is the client protocol whose request and error shapes apply; it is
 /// empty for routes that serve no single protocol (health, metrics, the shared /v1/models).
 struct Route {
@@ -46,6 +62,7 @@ struct Route {
   bool gemini_stream = false;  ///< GeminiGenerate: the method was streamGenerateContent
   std::string admin_id;        ///< AdminFreeze, AdminLatencyPenalty: the id from the path, as
                                ///< sent; AdminBreaker: "{channel}/{model}" (the model may hold '/')
+  std::string video_id;        ///< VideoRetrieve, VideoContent: the job id (1-128 of [A-Za-z0-9_-])
 };
 
 /// Outcome of a lookup.

@@ -66,6 +66,32 @@ std::string geminiPath(std::string chat_path, std::string_view upstream_model,
   return chat_path;
 }
 
+/// The standard path of a media route behind `prefix`, before any job id.
+std::string_view standardMediaTail(RouteKind kind) {
+  switch (kind) {
+    case RouteKind::ImageGenerations: return "/images/generations";
+    case RouteKind::ImageEdits: return "/images/edits";
+    case RouteKind::Embeddings: return "/embeddings";
+    case RouteKind::Speech: return "/audio/speech";
+    case RouteKind::Transcriptions: return "/audio/transcriptions";
+    default: return "/videos";
+  }
+}
+
+std::string mediaPath(RowPaths const& paths, Route const& route) {
+  std::string path = !paths.media.empty()
+                         ? std::string(paths.media)
+                         : versioned(withoutTrailingSlashes(paths.prefix), "/v1",
+                                     standardMediaTail(route.kind));
+  if (route.kind == RouteKind::VideoRetrieve || route.kind == RouteKind::VideoContent) {
+    while (path.ends_with('/')) path.pop_back();
+    path += '/';
+    path += route.video_id;  // checked by the router: [A-Za-z0-9_-] only
+    if (route.kind == RouteKind::VideoContent) path += "/content";
+  }
+  return path;
+}
+
 }  // namespace
 
 std::string upstreamPath(RowPaths const& paths, Route const& route,
@@ -82,6 +108,15 @@ std::string upstreamPath(RowPaths const& paths, Route const& route,
     case RouteKind::GeminiGenerate:
     case RouteKind::GeminiCountTokens:
       return geminiPath(chatPath(Protocol::Gemini, paths), upstream_model, geminiMethod(route));
+    case RouteKind::ImageGenerations:
+    case RouteKind::ImageEdits:
+    case RouteKind::Embeddings:
+    case RouteKind::Speech:
+    case RouteKind::Transcriptions:
+    case RouteKind::VideoCreate:
+    case RouteKind::VideoRetrieve:
+    case RouteKind::VideoContent:
+      return mediaPath(paths, route);
     case RouteKind::ListModels:
     case RouteKind::GeminiListModels:
     case RouteKind::Healthz:

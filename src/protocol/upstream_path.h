@@ -16,6 +16,9 @@ struct RowPaths {
   std::string_view prefix;  ///< the base URL's path ("" or "/relay"; trailing slashes ignored)
   std::string_view chat;    ///< the completion endpoint; Gemini's ends with kModelPlaceholder
   std::string_view models;  ///< the model list
+  /// A media route's configured path (the channel's `media:` path of the route's modality, its
+  /// `edits_path` for image edits); "" = the standard one behind the prefix.
+  std::string_view media;
 };
 
 /// The upstream request path for `route` on a row with `paths`. Completion routes go to the
@@ -27,7 +30,11 @@ struct RowPaths {
 /// A prefix that already ends with the version segment is not doubled ("/relay/v1" + chat ->
 /// "/relay/v1/chat/completions"; a Gemini prefix ending in "/v1" keeps v1). The Gemini model is
 /// percent-encoded as one path segment, without a leading "models/". The query string is not
-/// part of the result. Routes that are never forwarded (health, metrics, model lists) give "".
+/// part of the result. Media routes go to the media path, else behind the prefix to
+///   /v1/images/generations, /v1/images/edits, /v1/embeddings, /v1/audio/speech,
+///   /v1/audio/transcriptions, /v1/videos
+/// with a video job's "/{id}" or "/{id}/content" appended.
+/// Routes that are never forwarded (health, metrics, model lists) give "".
 std::string upstreamPath(RowPaths const& paths, Route const& route,
                          std::string_view upstream_model);
 
