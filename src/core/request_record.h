@@ -51,6 +51,15 @@ struct AttemptRecord {
   std::optional<TokenUsage> usage;
 };
 
+/// What a media request used, in its modality's billing unit (docs/media.md).
+struct MediaUsage {
+  std::string modality;  ///< "images", "videos", "speech", "transcriptions", "embeddings"
+  std::string unit;      ///< "images", "seconds", "characters" or "tokens"
+  double quantity = 0;
+
+  bool operator==(MediaUsage const&) const = default;
+};
+
 /// Everything known about one client request when it ends: the row of the request log and the
 /// access-log line. Secrets never enter it.
 struct RequestRecord {
@@ -78,6 +87,11 @@ struct RequestRecord {
   /// What the losing branches of a race reported using (racing overhead): charged to the
   /// gateway key's budgets with `usage`, never counted as the answer's.
   std::optional<TokenUsage> racing_overhead;
+  /// A media request's usage in its modality's unit; nullopt for other routes and failed ones.
+  std::optional<MediaUsage> media;
+  /// What the request cost at the `prices:` of its model (tokens and media units, losers of a
+  /// race included); nullopt when no price applies.
+  std::optional<double> cost_usd;
 };
 
 }  // namespace llmux

@@ -331,6 +331,8 @@ Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& 
   // Authentication (and the route) first: a refused request gets no 100 Continue and no byte of
   // its body is read or buffered; it is answered and the connection closes.
   bool refused = !worker.handler.screenHead(request);
+  // The route's own limit when the handler set one (uploads), else the server's.
+  std::size_t const body_limit = request.body_limit != 0 ? request.body_limit : limits.max_body_bytes;
   bool keep_alive = parser.keep_alive();
   auto length = parser.content_length();
   if (refused) {
@@ -338,14 +340,14 @@ Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& 
     conn.unread_input = parser.chunked() || length.value_or(0) > 0;
     keep_alive = keep_alive && !conn.unread_input;
   } else {
-    if (length && *length > limits.max_body_bytes) {
+    if (length && *length > body_limit) {
       conn.deadline.clear();
       co_await reject(conn, worker, 413, path,
                       "request body of " + std::to_string(*length) + " bytes exceeds the limit of " +
-                          std::to_string(limits.max_body_bytes) + " bytes");
+                          std::to_string(body_limit) + " bytes");
       co_return false;
     }
-    parser.body_limit(limits.max_body_bytes);
+    parser.body_limit(body_limit);
     if (equalsIgnoreCase(request.headers.get("expect"), "100-continue") && request.version >= 11) {
       if (!co_await writeRaw(conn, "HTTP/1.1 100 Continue\r\n\r\n", limits.write_timeout)) {
         co_return false;
@@ -381,8 +383,7 @@ Task<bool> serveOneRequest(ClientConnection& conn, Worker& worker, SessionSlot& 
           co_await reject(conn, worker, 408, path, bodyTimeoutMessage(limits));
         } else if (failure == bhttp::error::body_limit) {
           co_await reject(conn, worker, 413, path,
-                          "request body exceeds the limit of " +
-                              std::to_string(limits.max_body_bytes) + " bytes");
+                          "request body exceeds the limit of " + std::to_string(body_limit) + " bytes");
         } else if (isParseError(failure)) {
           co_await reject(conn, worker, 400, path, "malformed HTTP request body: " + failure.message());
         }

@@ -24,6 +24,9 @@ struct ServerRequest {
   int refused_status = 0;
   std::string refused_message;
   unsigned refused_retry_after = 0;  ///< seconds, with a 429
+  /// Set by screenHead for a route whose body limit is not the server's `max_body_bytes`
+  /// (uploads); 0: the server's.
+  std::size_t body_limit = 0;
 
   std::string_view path() const;   ///< target without the query
   std::string_view query() const;  ///< after '?', "" when none

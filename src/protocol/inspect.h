@@ -16,6 +16,9 @@ struct RequestProfile {
   /// Span of the model's JSON string token (quotes included) in the body; both 0 when the model
   /// is not in the body (Gemini).
   std::size_t model_begin = 0, model_end = 0;
+  /// The span holds a multipart form field's raw bytes, not a JSON string token (media uploads):
+  /// a renamed model is written as it is, unquoted.
+  bool model_raw = false;
   bool stream = false;  ///< body "stream": true (Chat/Responses/Anthropic); the route for Gemini
   /// A top-level "client_type" or "client_preset" string naming the calling client ("" when none;
   /// see client_detect.h).

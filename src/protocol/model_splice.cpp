@@ -20,7 +20,8 @@ SplicedBody spliceModel(std::string_view body, RequestProfile const& profile,
   bool span_ok = profile.model_begin < profile.model_end && profile.model_end <= body.size();
   assert(span_ok && "profile was not made from this body");
   if (!span_ok) return SplicedBody{body, {}, {}};  // never throw from substr on the data plane
-  return SplicedBody{body.substr(0, profile.model_begin), jsonQuote(upstream_model),
+  std::string token = profile.model_raw ? std::string(upstream_model) : jsonQuote(upstream_model);
+  return SplicedBody{body.substr(0, profile.model_begin), std::move(token),
                      body.substr(profile.model_end)};
 }
 

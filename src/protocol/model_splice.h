@@ -13,7 +13,9 @@ namespace llmux::protocol {
 /// body, which must outlive this.
 struct SplicedBody {
   std::string_view before;
-  std::string model_token;  ///< the new model as a JSON string literal; "" when nothing changed
+  /// The new model as a JSON string literal (as written for a form field: RequestProfile::model_raw);
+  /// "" when nothing changed.
+  std::string model_token;
   std::string_view after;
 
   std::size_t size() const { return before.size() + model_token.size() + after.size(); }

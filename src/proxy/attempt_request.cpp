@@ -6,10 +6,43 @@
 #include "translate/presets.h"
 
 namespace llmux::proxy {
+namespace {
+
+/// With `out.target` and `out.body` made: the exit the key takes, then the head.
+void finishAttemptRequest(RequestContext& ctx, config::Channel const& channel,
+                          config::ProtocolRow const& row, config::ChannelKey const& key,
+                          HeaderList const& preset_headers, AttemptRequest& out) {
+  routeThroughExit(out.target, config::proxyFor(ctx.catalog->settings(), channel, key, row), channel,
+                   row, key);
+  auto head = buildUpstreamHead(
+      ctx.request.method, out.target, ctx.request.headers,
+      out.translated ? ForwardedHeaders::Generic : ForwardedHeaders::EndToEnd, preset_headers,
+      channel, row, key, ctx.request_id, out.body.size());
+  if (!head) {
+    out.problem = head.error().kind == ErrorKind::InvalidRequest
+                      ? AttemptRequest::Problem::ClientRequest
+                      : AttemptRequest::Problem::Misconfigured;
+    out.error = head.error();
+    return;
+  }
+  out.head = std::move(*head);
+}
+
+}  // namespace
 
 void buildAttemptRequest(RequestContext& ctx, config::Channel const& channel,
                          config::ProtocolRow const& row, config::ChannelKey const& key,
                          std::string const& upstream_model, AttemptRequest& out) {
+  if (ctx.modality) {
+    // Media requests go as they came, to the channel's OpenAI row (docs/media.md): the client's
+    // bytes (a JSON body or a multipart upload) with only the model renamed in place; no
+    // translation, no client preset.
+    out.translated = false;
+    out.body = protocol::spliceModel(ctx.request.body, ctx.profile, upstream_model);
+    out.target = upstreamTarget(channel, row, key, ctx.route, upstream_model, ctx.request.query());
+    finishAttemptRequest(ctx, channel, row, key, HeaderList{}, out);
+    return;
+  }
   // Same protocol: the client's bytes with the model spliced in. Another protocol: the request
   // translated through the neutral model (see translation.h).
   out.translated = row.protocol != ctx.protocol;
@@ -50,21 +83,7 @@ void buildAttemptRequest(RequestContext& ctx, config::Channel const& channel,
                                      ? targetRoute(row.protocol, upstream_model, ctx.profile.stream)
                                      : ctx.route;
   out.target = upstreamTarget(channel, row, key, route, upstream_model, query);
-  routeThroughExit(out.target, config::proxyFor(ctx.catalog->settings(), channel, key, row), channel,
-                   row, key);
-  auto head = buildUpstreamHead(
-      ctx.request.method, out.target, ctx.request.headers,
-      out.translated ? ForwardedHeaders::Generic : ForwardedHeaders::EndToEnd,
-      preset ? preset->headers : HeaderList{}, channel, row, key, ctx.request_id,
-      out.body.size());
-  if (!head) {
-    out.problem = head.error().kind == ErrorKind::InvalidRequest
-                      ? AttemptRequest::Problem::ClientRequest
-                      : AttemptRequest::Problem::Misconfigured;
-    out.error = head.error();
-    return;
-  }
-  out.head = std::move(*head);
+  finishAttemptRequest(ctx, channel, row, key, preset ? preset->headers : HeaderList{}, out);
 }
 
 }  // namespace llmux::proxy

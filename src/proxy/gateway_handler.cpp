@@ -407,7 +407,11 @@ bool GatewayHandler::screenHead(http::ServerRequest& request) {
     return screenOperatorToken(request, catalog->settings().admin_token, "x-admin-token");
   }
   KeyCheck check = checkGatewayKey(*catalog, request);
-  if (check.key) return true;
+  if (check.key) {
+    request.body_limit = catalog->settings().server.bodyLimitFor(protocol::routeLabel(lookup.route),
+                                                                 protocol::isUploadRoute(kind));
+    return true;
+  }
   request.refused_status = 401;
   request.refused_message = std::string(check.problem);
   return false;
@@ -445,6 +449,7 @@ bool GatewayHandler::admit(RequestContext& ctx) {
 }
 
 std::optional<std::string> GatewayHandler::inspect(RequestContext& ctx) {
+  if (protocol::isMediaRoute(ctx.route.kind)) return inspectMedia(ctx);
   auto profile = protocol::inspectRequest(ctx.route, ctx.request.body);
   if (!profile) return std::move(profile.error().message);
   ctx.profile = std::move(*profile);
@@ -460,12 +465,21 @@ Task<void> GatewayHandler::serveModelRequest(RequestContext& ctx) {
     co_await replyError(ctx, 400, std::move(*problem));
     co_return;
   }
+  std::optional<routing::PlannedCandidate> owner;
+  if (ctx.route.kind == RouteKind::VideoRetrieve || ctx.route.kind == RouteKind::VideoContent) {
+    std::string problem;
+    owner = videoJobOwner(ctx, problem);
+    if (!owner) {
+      co_await replyError(ctx, 404, std::move(problem));
+      co_return;
+    }
+  }
   routing::RouteRequest route_request = routeRequestFor(ctx);
 
   // The gateway key's own limits come first: a key over them touches no upstream.
   auto const& limits = ctx.gateway_key->limits;
   if (!limits.any()) {
-    co_await serveAdmitted(ctx, std::move(route_request));
+    co_await serveAdmitted(ctx, std::move(route_request), std::move(owner));
     co_return;
   }
   std::int64_t const estimate = ctx.prompt_tokens + ctx.catalog->settings().buckets.expected_output_tokens;
@@ -476,7 +490,7 @@ Task<void> GatewayHandler::serveModelRequest(RequestContext& ctx) {
     co_return;
   }
   ClientSlot slot(services_.limits, ctx.gateway_key->name, limits, std::move(ticket), estimate);
-  co_await serveAdmitted(ctx, std::move(route_request));
+  co_await serveAdmitted(ctx, std::move(route_request), std::move(owner));
   // What the request used, its race's losers included (racing overhead is the key's too).
   std::int64_t used = (ctx.record.usage ? ctx.record.usage->total() : 0) +
                       (ctx.record.racing_overhead ? ctx.record.racing_overhead->total() : 0);
@@ -498,7 +512,12 @@ Task<void> GatewayHandler::rejectOverLimit(RequestContext& ctx, routing::ClientA
                       std::move(extra));
 }
 
-Task<void> GatewayHandler::serveAdmitted(RequestContext& ctx, routing::RouteRequest route_request) {
+Task<void> GatewayHandler::serveAdmitted(RequestContext& ctx, routing::RouteRequest route_request,
+                                         std::optional<routing::PlannedCandidate> owner) {
+  if (owner) {
+    co_await forwarder_.forward(ctx, {*owner});
+    co_return;
+  }
   auto plan = routing::planRoute(*ctx.catalog, services_.router_state, services_.key_health,
                                  services_.freezes, route_request, rng_, &services_.rotation);
   warnUnknownCapabilities(plan);
@@ -518,6 +537,7 @@ Task<void> GatewayHandler::serveAdmitted(RequestContext& ctx, routing::RouteRequ
     }
   }
   co_await forwarder_.forward(ctx, std::move(plan.candidates));
+  rememberVideoJob(ctx);
 }
 
 std::string GatewayHandler::tokenCountRefusal(RequestContext const& ctx) {
@@ -529,6 +549,13 @@ Task<void> GatewayHandler::answerUnroutable(RequestContext& ctx, routing::RouteP
                                             std::string const& pinned_channel) {
   switch (plan.status) {
     case routing::RouteStatus::UnknownModel:
+      if (ctx.modality) {
+        co_await replyError(ctx, 404,
+                            "model '" + ctx.profile.model + "' is not served for " +
+                                std::string(config::modalityName(*ctx.modality)) +
+                                " by this gateway (no channel enables it in media:)");
+        co_return;
+      }
       co_await replyError(ctx, 404, "model '" + ctx.profile.model + "' is not served by this gateway");
       co_return;
     case routing::RouteStatus::UnknownChannel:
@@ -611,6 +638,7 @@ void GatewayHandler::account(RequestContext& ctx, bool log_it) {
   record.overhead_ms = std::max(0.0, handled_ms - upstream_ms);
   record.bytes_out = ctx.response->bodyBytesSent();
   if (!log_it) return;
+  if (record.usage || record.media) record.cost_usd = loggedCostOf(ctx.catalog->settings().prices, record);
   services_.metrics.observe(record);
   services_.access_log.write(record);
   if (services_.request_log) services_.request_log->record(std::move(record));

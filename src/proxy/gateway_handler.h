@@ -43,8 +43,17 @@ class GatewayHandler final : public http::RequestHandler {
   net::Task<void> serveModelRequest(RequestContext& ctx);
   /// The model and stream flags from the body into `ctx`; the client's error when malformed.
   std::optional<std::string> inspect(RequestContext& ctx);
-  /// Plan and forward.
-  net::Task<void> serveAdmitted(RequestContext& ctx, routing::RouteRequest route_request);
+  /// Plan and forward; a video job's poll goes to `owner`, the candidate that created it.
+  net::Task<void> serveAdmitted(RequestContext& ctx, routing::RouteRequest route_request,
+                                std::optional<routing::PlannedCandidate> owner);
+  // Media requests (media_requests.cpp, docs/media.md).
+  /// inspect() of a media route: its modality, model and billable quantities.
+  std::optional<std::string> inspectMedia(RequestContext& ctx);
+  /// The channel and key that created the polled video job, with its model into `ctx`; nullopt
+  /// with the client's 404 message in `problem` for an unknown job or another gateway key's.
+  std::optional<routing::PlannedCandidate> videoJobOwner(RequestContext& ctx, std::string& problem);
+  /// After a video job was created: where it lives, for its polls (kept across restarts).
+  void rememberVideoJob(RequestContext& ctx);
   /// The answer to a request no candidate can take (unknown model or channel, all paused,
   /// vetoed by the capability gate).
   net::Task<void> answerUnroutable(RequestContext& ctx, routing::RoutePlan const& plan,

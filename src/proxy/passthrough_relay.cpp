@@ -6,6 +6,7 @@
 #include "http/upstream_exchange.h"
 #include "protocol/error_shapes.h"
 #include "proxy/answer_meter.h"
+#include "proxy/media_meter.h"
 #include "proxy/forwarder.h"
 #include "proxy/forwarder_support.h"
 #include "translate/errors.h"
@@ -63,11 +64,34 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
   if (!first) co_return failed_before_commit(first.error());
 
   bool success = exchange.status() < 300;
-  AnswerMeter meter(ctx.protocol, success && ctx.profile.stream, success, ctx.prompt_tokens);
+  // A media answer (docs/media.md) is metered by its own reader: no chat usage in it, and binary
+  // bodies are never kept.
+  std::optional<MediaMeter> media;
+  if (ctx.modality) {
+    media.emplace(ctx.route.kind, ctx.media_ask, success,
+                  protocol::isJsonContentType(headers.get("content-type")));
+  }
+  AnswerMeter meter(ctx.protocol, success && ctx.profile.stream, success && !media, ctx.prompt_tokens);
+  auto feed = [&](std::string_view bytes) {
+    meter.feed(bytes);
+    if (media) media->feed(bytes);
+  };
+  // What the answer used, into the record; `complete`: the whole body arrived.
+  auto settle = [&](bool complete) {
+    if (!media) {
+      ctx.record.usage = meter.usage();
+      return;
+    }
+    if (!complete) return;  // a cut answer is not billed by its units
+    media->finish();
+    ctx.record.usage = media->usage();
+    ctx.record.media = media->mediaUsage();
+    ctx.video_job_id = media->videoId();
+  };
   std::string held;  // stream bytes read before the commit point
   std::string_view start = *first;
   AttemptOutcome failure_outcome;  // set when the stream reported an error in place of content
-  meter.feed(start);
+  feed(start);
   if (meter.holding() && !exchange.done()) {
     held.assign(*first);
     while (meter.holding() && !exchange.done()) {
@@ -83,7 +107,7 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
         co_return failed_before_commit(makeError(
             ErrorKind::UpstreamProtocol, "the upstream sent more than 1 MiB before any content"));
       }
-      meter.feed(*piece);
+      feed(*piece);
     }
     start = held;
   }
@@ -123,7 +147,7 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
     bool sent = co_await out.send(exchange.status(), headers, start);
     exchange.finish();
     if (!sent) markClientGone(ctx, record);
-    ctx.record.usage = meter.usage();
+    settle(true);
     co_return result;
   }
   bool client_ok = co_await out.beginBody(exchange.status(), headers, exchange.contentLength(), start);
@@ -135,7 +159,7 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
     }
     if (!piece) {
       exchange.abort();
-      ctx.record.usage = meter.usage();
+      settle(false);
       auto reason = out.cancellation().reason();
       if (reason == http::CancelReason::ClientGone) {
         client_ok = false;
@@ -156,10 +180,10 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
       co_return result;
     }
     if (ctx.protocol == Protocol::OpenAiResponses) noteResponseId(*piece, stream_context.response_id);
-    meter.feed(*piece);
+    feed(*piece);
     if (exchange.done()) {
       meter.finish();
-      ctx.record.usage = meter.usage();
+      settle(true);
       // The last piece and the end of the body in one write.
       client_ok = co_await out.endBody(*piece);
       if (client_ok) {
@@ -171,7 +195,7 @@ Task<Forwarder::AttemptResult> Forwarder::relay(RequestContext& ctx, http::Upstr
     client_ok = co_await out.writeBody(*piece);
   }
   exchange.abort();
-  ctx.record.usage = meter.usage();
+  settle(false);
   markClientGone(ctx, record);
   co_return result;
 }

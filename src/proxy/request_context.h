@@ -6,8 +6,10 @@
 
 #include "core/clock.h"
 #include "core/request_record.h"
+#include "config/settings.h"
 #include "protocol/client_detect.h"
 #include "protocol/inspect.h"
+#include "protocol/media_request.h"
 #include "protocol/routes.h"
 #include "routing/catalog.h"
 #include "translate/neutral.h"
@@ -56,6 +58,11 @@ struct RequestState {
   std::string session;
   /// The prompt's estimated size in tokens (protocol/request_needs.h): routing and TPM headroom.
   std::int64_t prompt_tokens = 0;
+  /// A media request (docs/media.md): its modality, what it asks for, and a created video job's
+  /// id once its answer named it. No modality: a chat request.
+  std::optional<config::Modality> modality;
+  protocol::MediaAsk media_ask;
+  std::string video_job_id;
   RequestRecord record;
 };
 

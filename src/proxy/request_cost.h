@@ -3,6 +3,7 @@
 // What an answered request cost, from the `prices:` table (internal to the proxy module).
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "config/settings.h"
@@ -20,5 +21,10 @@ double costOf(std::map<std::string, config::ModelPrice> const& prices, RequestRe
 /// branches reported (`racing_overhead`, each at its own model's price).
 double requestCostOf(std::map<std::string, config::ModelPrice> const& prices,
                      RequestRecord const& record);
+
+/// requestCostOf for the logs: nullopt when the request's model has no price (a 0 there would
+/// read as free).
+std::optional<double> loggedCostOf(std::map<std::string, config::ModelPrice> const& prices,
+                                   RequestRecord const& record);
 
 }  // namespace llmux::proxy

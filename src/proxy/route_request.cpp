@@ -35,6 +35,21 @@ routing::RouteRequest routeRequestOf(routing::Catalog const& catalog, Protocol p
 }
 
 routing::RouteRequest routeRequestFor(RequestContext& ctx) {
+  if (ctx.modality) {
+    // Media (docs/media.md): only the channels enabling the modality; no session, no capability
+    // needs, and no token estimate from an upload's size (an embeddings input is text, though).
+    routing::RouteRequest request;
+    request.client_protocol = ctx.protocol;
+    request.model = ctx.profile.model;
+    request.modality = ctx.modality;
+    if (ctx.gateway_key) request.strategy = ctx.gateway_key->strategy;
+    request.pinned_channel = std::string(ctx.request.headers.get("x-channel"));
+    if (ctx.route.kind == protocol::RouteKind::Embeddings) {
+      request.needs.prompt_tokens = static_cast<std::int64_t>(ctx.request.body.size() / 4);
+    }
+    ctx.prompt_tokens = request.needs.prompt_tokens;
+    return request;
+  }
   routing::RouteRequest request = routeRequestOf(*ctx.catalog, ctx.protocol, ctx.profile,
                                                  ctx.request.headers, ctx.request.body, ctx.gateway_key);
   ctx.session = request.session;

@@ -9,6 +9,7 @@
 #include "core/strings.h"
 #include "protocol/client_auth.h"
 #include "protocol/percent_encoding.h"
+#include "proxy/media_route.h"
 
 namespace llmux::proxy {
 namespace {
@@ -160,7 +161,9 @@ UpstreamTarget upstreamTarget(config::Channel const& channel, config::ProtocolRo
   target.peer = http::PeerAddress{row.url.tls, row.url.host, row.url.port, channel.tls_ca_file};
   target.host_header = config::hostHeaderValue(row.url);
 
-  target.path_and_query = protocol::upstreamPath(rowPaths(row), route, upstream_model);
+  protocol::RowPaths paths = rowPaths(row);
+  paths.media = configuredMediaPath(channel, route.kind);
+  target.path_and_query = protocol::upstreamPath(paths, route, upstream_model);
   std::string query = escapedQuery(protocol::queryWithoutClientKey(query_in));
   auto auth = config::resolveAuth(row.protocol, row.auth);
   if (auth.style == config::AuthStyle::Query) {

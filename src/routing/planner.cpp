@@ -336,9 +336,10 @@ RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth 
       if (hop.channel && route.channel != *hop.channel) continue;
       if (pinned && route.channel != *pinned) continue;
       auto const& channel = settings.channels[route.channel];
+      if (request.modality && !channel.media.enables(*request.modality)) continue;
       served = true;
       std::string const& upstream = *route.upstream;
-      if (hop.gated) {
+      if (hop.gated && !request.modality) {  // media requests need nothing the table lists
         config::ModelCapabilities caps = capabilitiesFor(channel, *route.model, upstream);
         auto gate = gateFallback(caps, request.needs);
         if (gate.verdict == GateVerdict::Reject) {
@@ -351,6 +352,10 @@ RoutePlan planRoute(Catalog const& catalog, RouterState const& state, KeyHealth 
       }
       std::uint32_t row = route.row[protocol];
       bool passthrough = (route.passthrough >> protocol) & 1u;
+      if (request.modality) {
+        row = static_cast<std::uint32_t>(channel.media.row);
+        passthrough = true;
+      }
       std::uint64_t channel_rank = rng.next();
       bool session_model = session.known && session.last_model == upstream;
       // A plan never lists a (channel, key, upstream model) twice: the keys earlier hops list.

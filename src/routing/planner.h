@@ -30,6 +30,9 @@ struct RouteRequest {
   std::string session;                ///< "" when the request has no session
   std::string pinned_channel;         ///< X-Channel: only this channel ("" = any)
   RequestNeeds needs;                 ///< for the billing factor and the capability gate
+  /// A media request (docs/media.md): only channels whose `media:` enables it, spoken to in their
+  /// media row as they are (passthrough).
+  std::optional<config::Modality> modality;
 };
 
 /// The factor values behind a score (intelligent / fast); 1 is neutral. `weight` is the base the

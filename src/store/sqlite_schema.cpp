@@ -118,6 +118,15 @@ CREATE TABLE latency_penalties (
 ALTER TABLE attempts ADD COLUMN role TEXT;
 ALTER TABLE attempts ADD COLUMN total_tokens INTEGER;
 )sql",
+    // 7: what a media request used in its modality's unit (docs/media.md: images, seconds,
+    // characters, tokens; NULL for other requests), and every request's cost from `prices:`
+    // (NULL when no price applies).
+    R"sql(
+ALTER TABLE requests ADD COLUMN media_modality TEXT;
+ALTER TABLE requests ADD COLUMN media_unit TEXT;
+ALTER TABLE requests ADD COLUMN media_quantity REAL;
+ALTER TABLE requests ADD COLUMN cost_usd REAL;
+)sql",
 };
 
 constexpr int kVersion = static_cast<int>(std::size(kMigrations));

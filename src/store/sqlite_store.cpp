@@ -18,8 +18,8 @@ constexpr char const* kInsertRequest =
     "INSERT INTO requests (id, started_at, route, client_protocol, gateway_key, model, stream, "
     "channel, key_label, status, error, first_byte_ms, total_ms, overhead_ms, bytes_in, bytes_out, "
     "client, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, "
-    "total_tokens, usage_estimated) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    "total_tokens, usage_estimated, media_modality, media_unit, media_quantity, cost_usd) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 constexpr char const* kInsertAttempt =
     "INSERT INTO attempts (request_seq, request_id, attempt, channel, key_label, upstream_model, "
@@ -31,7 +31,8 @@ constexpr char const* kSelectRecent =
     "SELECT seq, id, started_at, route, client_protocol, gateway_key, model, stream, channel, "
     "key_label, status, error, first_byte_ms, total_ms, overhead_ms, bytes_in, bytes_out, client, "
     "input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, "
-    "usage_estimated FROM requests ORDER BY seq DESC LIMIT ?";
+    "usage_estimated, media_modality, media_unit, media_quantity, cost_usd FROM requests "
+    "ORDER BY seq DESC LIMIT ?";
 
 constexpr char const* kSelectAttempts =
     "SELECT request_seq, channel, key_label, upstream_model, status, outcome, first_byte_ms, "
@@ -300,6 +301,16 @@ Result<void> SqliteStore::writeBatch(WriterState& s, std::vector<RequestRecord> 
     q.bind(16, static_cast<std::int64_t>(r.bytes_out));
     q.bind(17, r.client);
     bindUsage(q, 18, r.usage);
+    if (r.media) {
+      q.bind(25, r.media->modality);
+      q.bind(26, r.media->unit);
+      q.bind(27, r.media->quantity);
+    } else {
+      q.bindNull(25);
+      q.bindNull(26);
+      q.bindNull(27);
+    }
+    if (r.cost_usd) q.bind(28, *r.cost_usd); else q.bindNull(28);
     if (auto done = q.step(); !done.ok()) return fail(done.takeError());
     std::int64_t seq = writer_.lastInsertRowid();
 
@@ -402,6 +413,10 @@ Result<std::vector<RequestRecord>> SqliteStore::recentRequests(std::size_t limit
     r.bytes_out = static_cast<std::uint64_t>(q.columnInt(16));
     r.client = q.columnText(17);
     r.usage = columnUsage(q, 18);
+    if (!q.columnIsNull(24)) {
+      r.media = MediaUsage{std::string(q.columnText(24)), std::string(q.columnText(25)), q.columnDouble(26)};
+    }
+    if (!q.columnIsNull(27)) r.cost_usd = q.columnDouble(27);
     if (out.empty()) max_seq = seq;
     min_seq = seq;
     index_of_seq.emplace(seq, out.size());

@@ -50,6 +50,20 @@ void appendIntField(std::string& out, std::string_view key, Int value) {
   out.push_back(',');
 }
 
+// A finite number in its shortest exact form ("2", "0.0425"); null otherwise. Only media units
+// and costs use it: off the per-request hot path of chat.
+void appendNumberField(std::string& out, std::string_view key, double value) {
+  appendKey(out, key);
+  if (!std::isfinite(value)) {
+    out += "null,";
+    return;
+  }
+  char buf[32];
+  auto end = std::to_chars(buf, buf + sizeof buf, value).ptr;
+  out.append(buf, end);
+  out.push_back(',');
+}
+
 // Milliseconds rounded to the microsecond ("12.5", "3", "0.042"); null when negative (never
 // happened) or not finite. Integer arithmetic: shortest-double formatting costs far more.
 void appendMillisField(std::string& out, std::string_view key, double ms) {
@@ -170,6 +184,17 @@ void appendAccessLine(std::string& out, RequestRecord const& r) {
   appendIntField(out, "bytes_out", r.bytes_out);
   appendUsage(out, r.usage);
   if (r.racing_overhead) appendUsage(out, r.racing_overhead, "racing_overhead");
+  if (r.media) {
+    // {"modality":"images","unit":"images","quantity":2}
+    appendKey(out, "media");
+    out.push_back('{');
+    appendStringField(out, "modality", r.media->modality);
+    appendStringField(out, "unit", r.media->unit);
+    appendNumberField(out, "quantity", r.media->quantity);
+    out.back() = '}';
+    out.push_back(',');
+  }
+  if (r.cost_usd) appendNumberField(out, "cost_usd", *r.cost_usd);
   out.back() = '}';
   out.push_back('\n');
 }

@@ -2,9 +2,9 @@
 // uploads of several MiB, speech streamed in paced chunks, and a video job polled to completion.
 #include <gtest/gtest.h>
 
-#include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 
+#include "e2e/scenarios/media_support.h"
 #include "e2e/scenarios/mock_journal.h"
 #include "e2e/support/e2e_test.h"
 #include "e2e/support/http_client.h"
@@ -13,66 +13,10 @@ namespace llmux::e2e {
 namespace {
 
 namespace json = boost::json;
+using namespace media;
 
-constexpr std::string_view kBoundary = "e2eMediaBoundary0123";
-
-/// A form written by hand (the harness shares no code with what it tests).
-class Form {
- public:
-  Form& field(std::string_view name, std::string_view value) {
-    return part("Content-Disposition: form-data; name=\"" + std::string(name) + "\"", value);
-  }
-  Form& file(std::string_view name, std::string_view filename, std::string_view type,
-             std::string_view bytes) {
-    return part("Content-Disposition: form-data; name=\"" + std::string(name) + "\"; filename=\"" +
-                    std::string(filename) + "\"\r\nContent-Type: " + std::string(type),
-                bytes);
-  }
-  std::string body() const { return body_ + "--" + std::string(kBoundary) + "--\r\n"; }
-
- private:
-  Form& part(std::string const& headers, std::string_view value) {
-    body_ += "--" + std::string(kBoundary) + "\r\n" + headers + "\r\n\r\n";
-    body_.append(value);
-    body_ += "\r\n";
-    return *this;
-  }
-  std::string body_;
-};
-
-HeaderList jsonHeaders() {
-  HeaderList headers;
-  headers.add("Authorization", "Bearer sk-e2e");
-  headers.add("Content-Type", "application/json");
-  return headers;
-}
-
-HeaderList formHeaders() {
-  HeaderList headers;
-  headers.add("Authorization", "Bearer sk-e2e");
-  headers.add("Content-Type", "multipart/form-data; boundary=" + std::string(kBoundary));
-  return headers;
-}
-
-json::value parsed(Response const& response) {
-  boost::system::error_code ec;
-  json::value value = json::parse(response.body, ec);
-  EXPECT_FALSE(ec) << response.body.substr(0, 300);
-  return value;
-}
-
-/// Bytes that do not compress and hold no CRLF-dash line: an upload as a client sends one.
-std::string upload(std::size_t size) {
-  std::string bytes(size, '\0');
-  std::uint64_t x = 0x9E3779B97F4A7C15ULL;
-  for (char& c : bytes) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    c = static_cast<char>(x);
-  }
-  return bytes;
-}
+HeaderList jsonHeaders() { return media::jsonHeaders("sk-e2e"); }
+HeaderList formHeaders() { return media::formHeaders("sk-e2e"); }
 
 class MediaMock : public E2eTest {
  protected:

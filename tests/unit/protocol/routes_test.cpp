@@ -196,3 +196,51 @@ TEST(Routes, GeminiCountTokens) {
 
 }  // namespace
 }  // namespace llmux::protocol
+
+namespace llmux::protocol {
+namespace {
+
+TEST(Routes, MediaRoutesWithAndWithoutV1SpeakOpenAisErrorShape) {
+  struct Case {
+    std::string_view method, path;
+    RouteKind kind;
+    std::string_view label;
+  };
+  Case const cases[] = {
+      {"POST", "/v1/images/generations", RouteKind::ImageGenerations, "/v1/images/generations"},
+      {"POST", "/images/generations", RouteKind::ImageGenerations, "/v1/images/generations"},
+      {"POST", "/v1/images/edits", RouteKind::ImageEdits, "/v1/images/edits"},
+      {"POST", "/embeddings", RouteKind::Embeddings, "/v1/embeddings"},
+      {"POST", "/v1/audio/speech", RouteKind::Speech, "/v1/audio/speech"},
+      {"POST", "/audio/transcriptions", RouteKind::Transcriptions, "/v1/audio/transcriptions"},
+      {"POST", "/v1/videos", RouteKind::VideoCreate, "/v1/videos"},
+      {"GET", "/v1/videos/video_68d2a1", RouteKind::VideoRetrieve, "/v1/videos/{id}"},
+      {"GET", "/videos/video_68d2a1/content", RouteKind::VideoContent, "/v1/videos/{id}/content"},
+  };
+  for (auto const& c : cases) {
+    auto lookup = matchRoute(c.method, c.path);
+    ASSERT_EQ(lookup.match, RouteMatch::Found) << c.path;
+    EXPECT_EQ(lookup.route.kind, c.kind) << c.path;
+    EXPECT_EQ(lookup.route.protocol, Protocol::OpenAiChat) << c.path;
+    EXPECT_EQ(routeLabel(lookup.route), c.label) << c.path;
+    EXPECT_TRUE(isMediaRoute(c.kind));
+  }
+  EXPECT_EQ(matchRoute("GET", "/v1/videos/video_1/content").route.video_id, "video_1");
+  EXPECT_EQ(matchRoute("GET", "/v1/images/generations").match, RouteMatch::MethodNotAllowed);
+  EXPECT_EQ(matchRoute("POST", "/v1/videos/video_1").match, RouteMatch::MethodNotAllowed);
+  EXPECT_EQ(routeMethod(RouteKind::VideoContent), "GET");
+  // A job id is one safe path segment, or no route at all.
+  for (std::string_view bad : {"/v1/videos/", "/v1/videos/a/b", "/v1/videos/a%2Fb", "/v1/videos/../x",
+                               "/v1/videos/a.b/content", "/v1beta/images/generations"}) {
+    EXPECT_EQ(matchRoute("GET", bad).match, RouteMatch::NotFound) << bad;
+  }
+  EXPECT_EQ(matchRoute("GET", "/v1/videos/" + std::string(129, 'a')).match, RouteMatch::NotFound);
+  EXPECT_TRUE(isUploadRoute(RouteKind::ImageEdits));
+  EXPECT_TRUE(isUploadRoute(RouteKind::Transcriptions));
+  EXPECT_TRUE(isUploadRoute(RouteKind::VideoCreate));
+  EXPECT_FALSE(isUploadRoute(RouteKind::ImageGenerations));
+  EXPECT_FALSE(isMediaRoute(RouteKind::ChatCompletions));
+}
+
+}  // namespace
+}  // namespace llmux::protocol

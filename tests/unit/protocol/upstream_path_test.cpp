@@ -124,3 +124,30 @@ TEST(PercentEncoding, RoundTripsAndRejectsMalformedEscapes) {
 
 }  // namespace
 }  // namespace llmux::protocol
+
+namespace llmux::protocol {
+namespace {
+
+TEST(UpstreamPath, MediaRoutesGoToTheirStandardPathOrTheConfiguredOne) {
+  auto at = [](std::string_view prefix, std::string_view media, std::string_view method,
+               std::string_view path) {
+    return upstreamPath(RowPaths{.prefix = prefix, .media = media}, matchRoute(method, path).route, "m");
+  };
+  EXPECT_EQ(at("", "", "POST", "/images/generations"), "/v1/images/generations");
+  EXPECT_EQ(at("/relay/v1", "", "POST", "/v1/images/edits"), "/relay/v1/images/edits");
+  EXPECT_EQ(at("/relay", "", "POST", "/v1/audio/speech"), "/relay/v1/audio/speech");
+  EXPECT_EQ(at("", "", "POST", "/v1/audio/transcriptions"), "/v1/audio/transcriptions");
+  EXPECT_EQ(at("", "", "POST", "/v1/embeddings"), "/v1/embeddings");
+  EXPECT_EQ(at("", "", "POST", "/v1/videos"), "/v1/videos");
+  EXPECT_EQ(at("", "", "GET", "/v1/videos/video_9"), "/v1/videos/video_9");
+  EXPECT_EQ(at("/x", "", "GET", "/v1/videos/video_9/content"), "/x/v1/videos/video_9/content");
+  // A configured path is used as written, without the prefix; jobs live below it.
+  EXPECT_EQ(at("/relay", "/api/v3/images/generations", "POST", "/v1/images/generations"),
+            "/api/v3/images/generations");
+  EXPECT_EQ(at("/relay", "/api/v3/videos/", "GET", "/v1/videos/video_9/content"),
+            "/api/v3/videos/video_9/content");
+  EXPECT_EQ(at("", "/api/v3/videos", "POST", "/v1/videos"), "/api/v3/videos");
+}
+
+}  // namespace
+}  // namespace llmux::protocol
