@@ -4,7 +4,10 @@
 #include <vector>
 
 #include "app/commands.h"
+#include "config/address.h"
 #include "config/loader.h"
+#include "config/media_routes.h"
+#include "protocol/upstream_path.h"
 #include "proxy/upstream_request.h"
 
 namespace llmux::app {
@@ -48,8 +51,54 @@ void printExits(config::Settings const& settings, config::Channel const& channel
   }
 }
 
+/// The final URL of media route `kind` on `channel` (sent on its media row), as a request would
+/// have it: the configured path, else the standard one behind the base URL's path.
+std::string mediaUrl(config::Channel const& channel, protocol::RouteKind kind) {
+  config::ProtocolRow const& row = channel.rows[channel.media.row];
+  protocol::RowPaths const paths{.prefix = row.url.path_prefix,
+                                 .media = config::configuredMediaPath(channel.media, kind)};
+  protocol::Route route;
+  route.kind = kind;
+  return config::originOf(row.url) + protocol::upstreamPath(paths, route, "") +
+         queryAuthPlaceholder(row);
+}
+
+/// What one modality's line shows: images both of their endpoints, videos the job collection
+/// (a job's own routes are below it), the others their endpoint.
+std::string mediaLine(config::Channel const& channel, config::Modality modality) {
+  using protocol::RouteKind;
+  switch (modality) {
+    case config::Modality::Images:
+      return "generations " + mediaUrl(channel, RouteKind::ImageGenerations) + ", edits " +
+             mediaUrl(channel, RouteKind::ImageEdits);
+    case config::Modality::Videos:
+      return mediaUrl(channel, RouteKind::VideoCreate) +
+             " (a job: /{id} below it, its content: /{id}/content)";
+    case config::Modality::Speech: return mediaUrl(channel, RouteKind::Speech);
+    case config::Modality::Transcriptions: return mediaUrl(channel, RouteKind::Transcriptions);
+    case config::Modality::Embeddings: return mediaUrl(channel, RouteKind::Embeddings);
+  }
+  return {};
+}
+
+/// The media endpoints the channel enables, one line each, under the row they are sent on.
+void printMediaUrls(config::Channel const& channel) {
+  if (!channel.media.any()) return;
+  config::ProtocolRow const& row = channel.rows[channel.media.row];
+  std::printf("  %s media (on its %s row)%s:\n", channel.name.c_str(),
+              std::string(protocolName(row.protocol)).c_str(),
+              channel.enabled ? "" : " (disabled)");
+  for (std::size_t i = 0; i < config::kModalityCount; ++i) {
+    auto const modality = static_cast<config::Modality>(i);
+    if (!channel.media.enables(modality)) continue;
+    std::printf("    %s: %s\n", std::string(config::modalityName(modality)).c_str(),
+                mediaLine(channel, modality).c_str());
+  }
+}
+
 /// One line per protocol row: where its completions and its model list go, so an operator sees
-/// the final URLs that `base_url`, `chat_path` and `models_path` make, and the exits they take.
+/// the final URLs that `base_url`, `chat_path` and `models_path` make, and the exits they take;
+/// then the channel's media endpoints (`media:`).
 void printUpstreamUrls(config::Settings const& settings) {
   std::printf("upstream URLs:\n");
   for (config::Channel const& channel : settings.channels) {
@@ -62,6 +111,7 @@ void printUpstreamUrls(config::Settings const& settings) {
       std::printf("%s\n", line.c_str());
       printExits(settings, channel, row);
     }
+    printMediaUrls(channel);
   }
 }
 

@@ -14,7 +14,8 @@ class BreakerBoard;
 namespace llmux::app {
 
 /// Resets the breakers of every channel of `after` whose route (config::channelRoute: URLs,
-/// paths, CA bundle, each key's exit) differs from its route in `before`; logs each one.
+/// paths, media endpoints, CA bundle, each key's exit) differs from its route in `before`; logs
+/// each one.
 void forgetChangedRoutes(config::Settings const& before, config::Settings const& after,
                          routing::BreakerBoard& breakers);
 

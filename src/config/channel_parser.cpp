@@ -7,6 +7,7 @@
 #include "config/address.h"
 #include "config/egress_parser.h"
 #include "config/key_id.h"
+#include "config/media_parser.h"
 #include "config/resilience_parser.h"
 #include "config/row_paths_parser.h"
 #include "core/http_syntax.h"
@@ -473,6 +474,7 @@ Channel parseChannel(YamlReader& reader, Fields const& fields, EnvLookup const& 
   readKeys(reader, fields, env, proxies, channel);
   readModels(reader, fields, channel);
   readPresets(reader, fields, channel);
+  readMedia(reader, fields, channel);  // after the preset rows: it must tell them apart
   readCapabilities(reader, fields, channel);
   readHeaders(reader, fields, env, channel);
   readTimeouts(reader, fields, channel);
@@ -640,7 +642,7 @@ std::vector<Channel> parseChannels(YAML::Node const& node, std::string const& pa
                                     "models_path", "client_preset",
                                     "model_presets", "capabilities", "breaker", "model_limits",
                                     "expose_rate_limit_headers", "racing", "proxy",
-                                    "exclusive_connections"});
+                                    "exclusive_connections", "media"});
     if (!fields) continue;
     Channel channel = parseChannel(reader, *fields, env, proxies);
     if (!channel.name.empty()) {

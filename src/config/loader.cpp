@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "config/address.h"
+#include "config/body_limits_parser.h"
 #include "config/channel_parser.h"
 #include "config/egress_parser.h"
 #include "config/resilience_parser.h"
@@ -70,7 +71,7 @@ void readServer(YamlReader& reader, Fields const& root, Settings& settings) {
                                   "max_header_count", "max_connections", "max_buffered_body_bytes",
                                   "body_min_rate", "body_rate_grace_ms", "header_timeout_ms",
                                   "body_timeout_ms", "keepalive_timeout_ms", "lame_duck_ms",
-                                  "drain_timeout_ms"});
+                                  "drain_timeout_ms", "body_limits"});
   if (!fields) return;
   ServerSettings& server = settings.server;
   auto integer = [&](std::string_view key, long long min, long long max) -> std::optional<long long> {
@@ -83,6 +84,9 @@ void readServer(YamlReader& reader, Fields const& root, Settings& settings) {
   };
   if (auto v = integer("threads", 0, 1024)) server.threads = static_cast<unsigned>(*v);
   if (auto v = integer("max_body_bytes", 1, 1LL << 40)) server.max_body_bytes = *v;
+  if (YAML::Node const* limits = fields->find("body_limits")) {
+    detail::readBodyLimits(reader, *limits, fields->path("body_limits"), server);
+  }
   if (auto v = integer("max_header_bytes", 1024, 16LL << 20)) server.max_header_bytes = *v;
   if (auto v = integer("max_header_count", 8, 10'000)) server.max_header_count = *v;
   if (auto v = integer("max_connections", 1, 10'000'000)) server.max_connections = *v;

@@ -118,13 +118,26 @@ void readPrices(YamlReader& reader, YAML::Node const& node, std::string const& p
   if (!entries) return;
   for (auto const& [model, value] : *entries) {
     std::string const entry_path = fieldPath(path, model);
-    auto fields = reader.strictMap(value, entry_path, {"input", "output"});
+    auto fields = reader.strictMap(value, entry_path,
+                                   {"input", "output", "per_image", "per_second",
+                                    "per_million_characters"});
     if (!fields) continue;
     ModelPrice price;
-    for (auto [name, target] : {std::pair{"input", &price.input}, std::pair{"output", &price.output}}) {
-      if (YAML::Node const* n = reader.require(*fields, name)) {
+    for (auto [name, target] :
+         {std::pair{"input", &price.input}, std::pair{"output", &price.output},
+          std::pair{"per_image", &price.per_image}, std::pair{"per_second", &price.per_second},
+          std::pair{"per_million_characters", &price.per_million_characters}}) {
+      if (YAML::Node const* n = fields->find(name)) {
         if (auto usd = reader.number(*n, fields->path(name), 0, 1e6)) *target = *usd;
       }
+    }
+    bool const tokens = fields->find("input") || fields->find("output");
+    bool const media = fields->find("per_image") || fields->find("per_second") ||
+                       fields->find("per_million_characters");
+    // Token prices come as a pair (a forgotten output price would make output free); an entry
+    // of media prices only (an image model) needs neither.
+    if (tokens || !media) {
+      for (std::string_view name : {"input", "output"}) reader.require(*fields, name);  // reports
     }
     settings.prices[model] = price;
   }

@@ -92,6 +92,14 @@ std::string channelRoute(Settings const& settings, Channel const& channel) {
     }
     for (std::string const& exit : exits) route += ' ' + exit;
   }
+  // Media requests go to their own paths: a modality turned on, or moved, is a new endpoint (the
+  // row they are sent on follows from the rows above).
+  for (std::size_t i = 0; i < kModalityCount; ++i) {
+    MediaEndpoint const& endpoint = channel.media.endpoints[i];
+    if (!endpoint.enabled) continue;
+    route += "\nmedia " + std::string(modalityName(static_cast<Modality>(i))) + ' ' +
+             endpoint.path + ' ' + endpoint.edits_path;
+  }
   return route;
 }
 

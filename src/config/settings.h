@@ -522,9 +522,9 @@ struct Settings {
   std::vector<Proxy> proxies;
 };
 
-/// What a channel's connections go to: every row's protocol, URL and paths, the CA bundle, and
-/// each key's exit. Runtime state learned about the route (its breakers) is kept across a reload
-/// only while this stays the same.
+/// What a channel's connections go to: every row's protocol, URL and paths, the media endpoints
+/// it enables and their paths, the CA bundle, and each key's exit. Runtime state learned about
+/// the route (its breakers) is kept across a reload only while this stays the same.
 std::string channelRoute(Settings const& settings, Channel const& channel);
 
 /// The proxy a connection of `key` (of `channel`, spoken to in `row`) leaves through: the key's,

@@ -150,6 +150,52 @@ TEST(ResilienceConfig, BucketsRedisAndPrices) {
   EXPECT_DOUBLE_EQ(settings->prices.at("m").output, 10);
 }
 
+TEST(ResilienceConfig, PricesOfMediaBesideTokens) {
+  auto settings = loaded(document("", "",
+                                  "prices:\n"
+                                  "  gpt-image-1: {input: 5, output: 40, per_image: 0.04}\n"
+                                  "  dall-e-3: {per_image: 0.08}\n"
+                                  "  sora-2: {per_second: 0.1}\n"
+                                  "  whisper-1: {per_second: 0.0001}\n"
+                                  "  tts-1: {per_million_characters: 15}\n"
+                                  "  free: {per_image: 0}\n"));
+  ASSERT_TRUE(settings);
+  ModelPrice const& image = settings->prices.at("gpt-image-1");
+  EXPECT_DOUBLE_EQ(image.input, 5);
+  EXPECT_DOUBLE_EQ(image.output, 40);
+  EXPECT_DOUBLE_EQ(image.per_image, 0.04);
+  EXPECT_DOUBLE_EQ(image.per_second, 0);
+  // A model priced by what it makes or takes needs no token prices.
+  ModelPrice const& dalle = settings->prices.at("dall-e-3");
+  EXPECT_DOUBLE_EQ(dalle.per_image, 0.08);
+  EXPECT_DOUBLE_EQ(dalle.input, 0);
+  EXPECT_DOUBLE_EQ(dalle.output, 0);
+  EXPECT_DOUBLE_EQ(settings->prices.at("sora-2").per_second, 0.1);
+  EXPECT_DOUBLE_EQ(settings->prices.at("whisper-1").per_second, 0.0001);
+  EXPECT_DOUBLE_EQ(settings->prices.at("tts-1").per_million_characters, 15);
+  EXPECT_DOUBLE_EQ(settings->prices.at("free").per_image, 0);
+}
+
+TEST(ResilienceConfig, MediaPricesAreNonNegativeAndTokenPricesStillComeInPairs) {
+  EXPECT_EQ(issuesOf(document("", "",
+                              "prices:\n"
+                              "  a: {per_image: -0.01}\n"
+                              "  b: {per_second: x, per_million_characters: .inf}\n"
+                              "  c: {input: 1, per_image: 0.04}\n"
+                              "  d: {}\n"
+                              "  e: {per_minute: 1}\n")),
+            (Lines{"prices.a.per_image: must be from 0 to 1000000",
+                   "prices.b.per_second: expected a number from 0 to 1000000",
+                   "prices.b.per_million_characters: expected a number from 0 to 1000000",
+                   "prices.c.output: required field is missing",
+                   "prices.d.input: required field is missing",
+                   "prices.d.output: required field is missing",
+                   "prices.e.per_minute: unknown key (expected one of input, output, per_image, "
+                   "per_second, per_million_characters)",
+                   "prices.e.input: required field is missing",
+                   "prices.e.output: required field is missing"}));
+}
+
 TEST(ResilienceConfig, RedisUrls) {
   RedisSettings redis;
   std::string why;

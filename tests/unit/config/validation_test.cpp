@@ -60,7 +60,7 @@ channels:
              "server.threds: unknown key (expected one of threads, max_body_bytes, "
              "max_header_bytes, max_header_count, max_connections, max_buffered_body_bytes, "
              "body_min_rate, body_rate_grace_ms, header_timeout_ms, body_timeout_ms, "
-             "keepalive_timeout_ms, lame_duck_ms, drain_timeout_ms)",
+             "keepalive_timeout_ms, lame_duck_ms, drain_timeout_ms, body_limits)",
              "log.levle: unknown key (expected one of access_log, request_log, "
              "request_log_retention_days, level)",
              "gateway_keys[0].secret: unknown key (expected one of name, key, key_env, strategy, "
@@ -68,7 +68,8 @@ channels:
              "channels[0].modles: unknown key (expected one of name, protocol, base_url, keys, "
              "models, model_map, auth, headers, timeouts, priority, weight, enabled, tls_ca_file, "
              "protocols, chat_path, models_path, client_preset, model_presets, capabilities, "
-             "breaker, model_limits, expose_rate_limit_headers, racing, proxy, exclusive_connections)",
+             "breaker, model_limits, expose_rate_limit_headers, racing, proxy, exclusive_connections, "
+             "media)",
              "channels[0].timeouts.connect: unknown key (expected one of connect_ms, "
              "first_byte_ms, first_token_ms, first_token_reasoning_ms, idle_ms, total_ms)"}));
 }
@@ -463,7 +464,7 @@ channels:
                    "openai-responses, anthropic, gemini)",
                    "channels[2].extra: unknown key (expected one of name, protocol, base_url, "
                    "keys, models, model_map, auth, headers, timeouts, priority, weight, enabled, tls_ca_file, protocols, chat_path, models_path, client_preset, model_presets, capabilities, breaker, "
-      "model_limits, expose_rate_limit_headers, racing, proxy, exclusive_connections)",
+      "model_limits, expose_rate_limit_headers, racing, proxy, exclusive_connections, media)",
                    "channels[2].base_url: not an http(s) URL"}));
 }
 
