@@ -20,6 +20,7 @@
 #include "routing/freezes.h"
 #include "shared_state/shared_limits.h"
 #include "routing/router_state.h"
+#include "routing/video_jobs.h"
 #include "racing/racing_state.h"
 #include "store/freeze_store.h"
 #include "store/freeze_writer.h"
@@ -28,6 +29,8 @@
 #include "store/racing_writer.h"
 #include "store/sqlite_store.h"
 #include "store/state_dir.h"
+#include "store/video_job_store.h"
+#include "store/video_job_writer.h"
 #include "telemetry/access_log.h"
 #include "telemetry/log.h"
 #include "telemetry/metrics.h"
@@ -187,6 +190,21 @@ int runServe(std::string const& config_path) {
   }
   // Latency learning's verdicts reach the router's score (and then the writer).
   proxy::LatencyRouterSync latency_sync(racing.latency, router_state, &racing_writer, clock.wallNow());
+  // Which channel and key created each video job: its polls and downloads must reach them, also
+  // after a restart. Kept behind the memory by a writer thread of their own.
+  auto video_job_rows = store::SqliteVideoJobStore::open(state_dir);
+  if (!video_job_rows) {
+    std::fprintf(stderr, "cannot open the video jobs in %s: %s\n", state_dir.c_str(),
+                 video_job_rows.error().message.c_str());
+    return 1;
+  }
+  routing::VideoJobTable video_jobs(clock);
+  store::VideoJobWriter video_job_writer(**video_job_rows, video_jobs, clock);
+  if (auto restored = video_job_writer.restore(); !restored) {
+    std::fprintf(stderr, "cannot read the video jobs in %s: %s\n", state_dir.c_str(),
+                 restored.error().message.c_str());
+    return 1;
+  }
   std::atomic<bool> draining{false};
   store::RequestLogSink* request_log = settings->log.request_log ? store->get() : nullptr;
   proxy::AuthFailureLimiter auth_failures(clock);
@@ -195,7 +213,8 @@ int runServe(std::string const& config_path) {
   proxy::GatewayServices services{config_holder,    key_health,   rotation,    router_state,
                                   freezes,          breakers,     limits,      metrics_registry,
                                   request_metrics,  **access_log, request_log, clock,
-                                  draining,         auth_failures, listener_plan, racing};
+                                  draining,         auth_failures, listener_plan, racing,
+                                  video_jobs};
 
   auto tls = net::makeClientTlsContext();
   if (!tls) {
@@ -312,6 +331,7 @@ int runServe(std::string const& config_path) {
   (*store)->flush();
   freeze_writer.flush();  // the freezes applied, lifted or expired during the drain
   racing_writer.flush();  // the learning and switches changed during the drain
+  video_job_writer.flush();  // the jobs created during the drain
   telemetry::logInfo("llmux stopped");
   return 0;
 }

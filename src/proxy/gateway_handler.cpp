@@ -329,6 +329,7 @@ void GatewayHandler::publishStorageMetrics() {
   dropped.labels({"access_log"}).advanceTo(services_.access_log.droppedLines());
   auto& failures = registry.counter(telemetry::MetricId::StoreWriteFailuresTotal);
   failures.labels({"freezes"}).advanceTo(services_.freezes.persistenceFailures());
+  failures.labels({"video_jobs"}).advanceTo(services_.video_jobs.persistenceFailures());
   if (services_.request_log == nullptr) return;
   store::RequestLogStats stats = services_.request_log->stats();
   dropped.labels({"request_log"}).advanceTo(stats.dropped);

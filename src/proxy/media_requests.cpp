@@ -4,7 +4,7 @@
 #include "http/server_request.h"
 #include "protocol/media_request.h"
 #include "proxy/gateway_handler.h"
-#include "proxy/media_route.h"
+#include "config/media_routes.h"
 #include "routing/video_jobs.h"
 #include "telemetry/log.h"
 
@@ -34,7 +34,7 @@ routing::ModelName upstreamNameOf(config::Channel const& channel, std::string co
 }  // namespace
 
 std::optional<std::string> GatewayHandler::inspectMedia(RequestContext& ctx) {
-  ctx.modality = modalityOf(ctx.route.kind);
+  ctx.modality = config::modalityOf(ctx.route.kind);
   ctx.client = protocol::detectClient(ctx.request.headers, "", "");
   ctx.record.client = std::string(protocol::clientKindName(ctx.client));
   if (isVideoPoll(ctx.route.kind)) return std::nullopt;  // no body: the job names the model

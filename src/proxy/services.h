@@ -8,6 +8,7 @@
 #include "proxy/listeners.h"
 #include "routing/candidates.h"
 #include "routing/key_health.h"
+#include "routing/video_jobs.h"
 
 namespace llmux::routing {
 class RouterState;
@@ -53,6 +54,7 @@ struct GatewayServices {
   AuthFailureLimiter& auth_failures;   ///< failed admin / metrics token attempts per address
   ListenerPlan listeners;              ///< which address serves /admin/* and /metrics
   racing::RacingState& racing;         ///< thresholds, latency learning, hedge limits (docs/racing.md)
+  routing::VideoJobTable& video_jobs;  ///< the channel and key of each video job (persisted)
 };
 
 }  // namespace llmux::proxy

@@ -9,7 +9,7 @@
 #include "core/strings.h"
 #include "protocol/client_auth.h"
 #include "protocol/percent_encoding.h"
-#include "proxy/media_route.h"
+#include "config/media_routes.h"
 
 namespace llmux::proxy {
 namespace {
@@ -162,7 +162,7 @@ UpstreamTarget upstreamTarget(config::Channel const& channel, config::ProtocolRo
   target.host_header = config::hostHeaderValue(row.url);
 
   protocol::RowPaths paths = rowPaths(row);
-  paths.media = configuredMediaPath(channel, route.kind);
+  paths.media = config::configuredMediaPath(channel.media, route.kind);
   target.path_and_query = protocol::upstreamPath(paths, route, upstream_model);
   std::string query = escapedQuery(protocol::queryWithoutClientKey(query_in));
   auto auth = config::resolveAuth(row.protocol, row.auth);

@@ -118,7 +118,22 @@ CREATE TABLE latency_penalties (
 ALTER TABLE attempts ADD COLUMN role TEXT;
 ALTER TABLE attempts ADD COLUMN total_tokens INTEGER;
 )sql",
-    // 7: what a media request used in its modality's unit (docs/media.md: images, seconds,
+    // 7: asynchronous video jobs (routing/video_jobs.h): the channel and key that created each
+    // job, so its polls and downloads reach them after a restart, and the gateway key that may
+    // reach it. Kept a week (VideoJobTable::kRetention); key ids hold no secret.
+    R"sql(
+CREATE TABLE video_jobs (
+  id             TEXT    PRIMARY KEY,
+  gateway_key    TEXT    NOT NULL,
+  channel        TEXT    NOT NULL,
+  key_id         TEXT    NOT NULL,
+  client_model   TEXT    NOT NULL,
+  upstream_model TEXT    NOT NULL,
+  created_at     INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX video_jobs_created_at ON video_jobs(created_at);
+)sql",
+    // 8: what a media request used in its modality's unit (docs/media.md: images, seconds,
     // characters, tokens; NULL for other requests), and every request's cost from `prices:`
     // (NULL when no price applies).
     R"sql(

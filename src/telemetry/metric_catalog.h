@@ -127,7 +127,8 @@ inline constexpr std::span<double const> kOverheadSecondsBuckets{kOverheadSecond
   X(StoreWriteFailuresTotal, Counter, "llmux_store_write_failures_total", kNoBuckets,             \
     "Writes to the state database given up on after their retries, by store: request_log (a "     \
     "batch, whose records also count as dropped), freezes (one freeze saved or removed; the "      \
-    "freeze table in memory stays right).", "store")                                            \
+    "freeze table in memory stays right), video_jobs (one job saved, or the expired pruned; the " \
+    "job stays reachable until a restart).", "store")                                             \
   X(RacesTotal, Counter, "llmux_races_total", kNoBuckets,                                         \
     "Raced requests by event: armed (could race), triggered (the primary passed its threshold), " \
     "won_by_shadow, won_by_primary, blocked_budget (hedge budget spent), blocked_cap "            \

@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include "proxy/media_route.h"
 #include "proxy/request_cost.h"
 
 namespace llmux::proxy {
@@ -68,18 +67,6 @@ TEST(MediaMeter, AnAnswerTooLargeToKeepIsReadFromItsTail) {
   ASSERT_TRUE(meter.usage());
   EXPECT_EQ(meter.usage()->input, 12);
   EXPECT_EQ(meter.usage()->output, 4160);
-}
-
-TEST(MediaRoute, ModalitiesAndConfiguredPaths) {
-  EXPECT_EQ(modalityOf(RouteKind::ImageEdits), config::Modality::Images);
-  EXPECT_EQ(modalityOf(RouteKind::VideoContent), config::Modality::Videos);
-  EXPECT_FALSE(modalityOf(RouteKind::ChatCompletions));
-  config::Channel channel;
-  channel.media[config::Modality::Images] = {true, "/api/images/generations", "/api/images/edits"};
-  EXPECT_EQ(configuredMediaPath(channel, RouteKind::ImageGenerations), "/api/images/generations");
-  EXPECT_EQ(configuredMediaPath(channel, RouteKind::ImageEdits), "/api/images/edits");
-  EXPECT_EQ(configuredMediaPath(channel, RouteKind::Speech), "");
-  EXPECT_EQ(configuredMediaPath(channel, RouteKind::Messages), "");
 }
 
 TEST(RequestCost, MediaUnitsAtTheirPricesBesidesTokens) {

@@ -2,11 +2,10 @@
 
 #include <gtest/gtest.h>
 
-#include <condition_variable>
 #include <future>
-#include <mutex>
 
 #include "captured_log.h"
+#include "held_writes.h"
 #include "store/freeze_store.h"
 #include "store/sqlite_db.h"
 #include "store/sqlite_store.h"
@@ -20,72 +19,14 @@ using config::FreezeObject;
 using config::FreezePeriod;
 using std::chrono::seconds;
 
-// Bounds for waits that end at once when the code is right; a wrong build fails instead of hanging.
-constexpr auto kPatience = seconds(10);
-
-/// Freeze rows in memory whose writes can be held, as a stuck disk or a locked database holds
-/// them. Records every write in the order it was made.
-class HeldRows final : public FreezeRows {
+/// Freeze rows in memory whose writes can be held or made to fail.
+class HeldRows final : public FreezeRows, public HeldWrites {
  public:
-  Result<std::vector<routing::Freeze>> load() override {
-    std::lock_guard lock(mutex_);
-    return loaded;
-  }
+  Result<std::vector<routing::Freeze>> load() override { return loaded; }
   Result<void> save(routing::Freeze const& freeze) override { return write("save " + freeze.id); }
   Result<void> remove(std::string const& id) override { return write("remove " + id); }
 
-  void hold() {
-    std::lock_guard lock(mutex_);
-    held_ = true;
-  }
-  void release() {
-    {
-      std::lock_guard lock(mutex_);
-      held_ = false;
-    }
-    changed_.notify_all();
-  }
-  void failWith(std::string error) {
-    std::lock_guard lock(mutex_);
-    error_ = std::move(error);
-  }
-  /// Waits until a write is being held; false after kPatience.
-  bool waitHolding() {
-    std::unique_lock lock(mutex_);
-    return changed_.wait_for(lock, kPatience, [&] { return holding_; });
-  }
-  std::vector<std::string> written() {
-    std::lock_guard lock(mutex_);
-    return written_;
-  }
-
-  std::vector<routing::Freeze> loaded;
-
- private:
-  Result<void> write(std::string op) {
-    std::unique_lock lock(mutex_);
-    holding_ = held_;
-    changed_.notify_all();
-    changed_.wait(lock, [&] { return !held_; });
-    holding_ = false;
-    if (!error_.empty()) return makeError(ErrorKind::Internal, error_);
-    written_.push_back(std::move(op));
-    return {};
-  }
-
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  bool held_ = false;
-  bool holding_ = false;
-  std::string error_;
-  std::vector<std::string> written_;
-};
-
-/// Releases the rows when the test ends, so that a failed assertion cannot leave the writer's
-/// thread (and its destructor) waiting forever.
-struct ReleaseAtEnd {
-  HeldRows& rows;
-  ~ReleaseAtEnd() { rows.release(); }
+  std::vector<routing::Freeze> loaded;  ///< set before the writer starts
 };
 
 config::FreezeRule rule(std::string name, FreezePeriod period, Millis duration = Millis(0)) {

@@ -471,10 +471,11 @@ TEST(SqliteSchema, AVersionThreeDatabaseGainsTheFirstTokenColumnAndKeepsItsRows)
   { ASSERT_TRUE(openStore(dir.path())); }
   std::string path = (dir.path() / "llmux.db").string();
   {
-    // Back to the schema before migration 4 (and 5), with a row written by that version.
+    // Back to the schema before migration 4 (and 5 to 7), with a row written by that version.
     auto db = SqliteDb::open(path);
     ASSERT_TRUE(db.ok());
     ASSERT_TRUE(db->exec("DROP TABLE racing_switches; DROP TABLE latency_penalties").ok());
+    ASSERT_TRUE(db->exec("DROP TABLE video_jobs").ok());
     ASSERT_TRUE(db->exec("ALTER TABLE attempts DROP COLUMN first_token_ms").ok());
     ASSERT_TRUE(db->exec("ALTER TABLE attempts DROP COLUMN role").ok());
     ASSERT_TRUE(db->exec("ALTER TABLE attempts DROP COLUMN total_tokens").ok());
