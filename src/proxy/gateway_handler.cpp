@@ -516,7 +516,7 @@ Task<void> GatewayHandler::rejectOverLimit(RequestContext& ctx, routing::ClientA
 Task<void> GatewayHandler::serveAdmitted(RequestContext& ctx, routing::RouteRequest route_request,
                                          std::optional<routing::PlannedCandidate> owner) {
   if (owner) {
-    co_await forwarder_.forward(ctx, {*owner});
+    co_await forwarder_.forward(ctx, std::vector<routing::PlannedCandidate>(1, *owner));
     co_return;
   }
   auto plan = routing::planRoute(*ctx.catalog, services_.router_state, services_.key_health,

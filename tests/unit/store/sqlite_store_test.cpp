@@ -471,7 +471,7 @@ TEST(SqliteSchema, AVersionThreeDatabaseGainsTheFirstTokenColumnAndKeepsItsRows)
   { ASSERT_TRUE(openStore(dir.path())); }
   std::string path = (dir.path() / "llmux.db").string();
   {
-    // Back to the schema before migration 4 (and 5 to 7), with a row written by that version.
+    // Back to the schema before migration 4 (and 5 to 8), with a row written by that version.
     auto db = SqliteDb::open(path);
     ASSERT_TRUE(db.ok());
     ASSERT_TRUE(db->exec("DROP TABLE racing_switches; DROP TABLE latency_penalties").ok());
@@ -479,6 +479,9 @@ TEST(SqliteSchema, AVersionThreeDatabaseGainsTheFirstTokenColumnAndKeepsItsRows)
     ASSERT_TRUE(db->exec("ALTER TABLE attempts DROP COLUMN first_token_ms").ok());
     ASSERT_TRUE(db->exec("ALTER TABLE attempts DROP COLUMN role").ok());
     ASSERT_TRUE(db->exec("ALTER TABLE attempts DROP COLUMN total_tokens").ok());
+    for (char const* column : {"media_modality", "media_unit", "media_quantity", "cost_usd"}) {
+      ASSERT_TRUE(db->exec((std::string("ALTER TABLE requests DROP COLUMN ") + column).c_str()).ok());
+    }
     ASSERT_TRUE(db->exec("UPDATE schema_version SET version = 3").ok());
     ASSERT_TRUE(
         db->exec("INSERT INTO requests (id, started_at, route, client_protocol, gateway_key, "
