@@ -306,6 +306,23 @@ TEST_F(MediaGateway, UploadsHaveTheirOwnBodyLimit) {
   EXPECT_EQ(anonymous->status(), 401);
 }
 
+TEST_F(MediaGateway, WhatMediaCostsCountsAgainstTheGatewayKeysBudget) {
+  // The tenant may spend 0.5 USD a day; one 8-second video costs 0.8.
+  std::string yaml = gatewayYaml(channelYaml("openai", mock_, "sk-up-openai", kAllMedia));
+  yaml.replace(yaml.find("strategy: sequential}"), 21, "strategy: sequential, limits: {daily_cost_usd: 0.5}}");
+  startWith(yaml);
+  auto created = call("POST", "/v1/videos", jsonHeaders(kTenant),
+                      R"({"model":"sora-2","prompt":"Waves","seconds":"8"})");
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  ASSERT_EQ(created->status(), 200) << created->body;
+  auto refused = call("POST", "/v1/audio/speech", jsonHeaders(kTenant),
+                      R"({"model":"tts-1","voice":"alloy","input":"one more"})");
+  ASSERT_TRUE(refused.ok()) << refused.error().message;
+  EXPECT_EQ(refused->status(), 429) << refused->body;
+  EXPECT_NE(refused->body.find("daily_cost_usd"), std::string::npos) << refused->body;
+  EXPECT_FALSE(refused->header("retry-after").empty());
+}
+
 TEST_F(MediaGateway, AVideoJobIsPolledAndDownloadedWhereItWasCreatedEvenAfterARestart) {
   // Two channels serve sora-2 with keys of their own; the tenant's sequential strategy starts on
   // "first", so the job is created there and "second" must never see its polls.

@@ -166,6 +166,38 @@ TEST(SqliteStore, ARacedAttemptKeepsItsRoleAndTokens) {
   EXPECT_EQ(stmt->columnInt(1), 1020);
 }
 
+TEST(SqliteStore, AMediaRequestKeepsItsUnitsAndEveryRequestItsCost) {
+  TempDir dir;
+  auto store = openStore(dir.path());
+  ASSERT_TRUE(store);
+  RequestRecord video = failedOverRecord("r-video");
+  video.route = "/v1/videos";
+  video.usage.reset();
+  video.media = MediaUsage{"videos", "seconds", 8};
+  video.cost_usd = 0.8;
+  store->record(video);
+  RequestRecord chat = failedOverRecord("r-chat");  // no price applied: both stay NULL
+  store->record(chat);
+  store->flush();
+  auto recent = store->recentRequests(2);
+  ASSERT_TRUE(recent.ok()) << recent.error().message;
+  ASSERT_EQ(recent->size(), 2u);
+  EXPECT_FALSE((*recent)[0].media);
+  EXPECT_FALSE((*recent)[0].cost_usd);
+  EXPECT_EQ((*recent)[1].media, (MediaUsage{"videos", "seconds", 8}));
+  EXPECT_EQ((*recent)[1].cost_usd, 0.8);
+  auto db = SqliteDb::open((dir.path() / "llmux.db").string());
+  ASSERT_TRUE(db.ok()) << db.error().message;
+  auto stmt = db->prepare("SELECT media_modality, media_unit, media_quantity, cost_usd FROM requests "
+                          "WHERE id = 'r-video'");
+  ASSERT_TRUE(stmt.ok()) << stmt.error().message;
+  ASSERT_TRUE(*stmt->step());
+  EXPECT_EQ(stmt->columnText(0), "videos");
+  EXPECT_EQ(stmt->columnText(1), "seconds");
+  EXPECT_EQ(stmt->columnDouble(2), 8);
+  EXPECT_EQ(stmt->columnDouble(3), 0.8);
+}
+
 TEST(SqliteStore, RecentRequestsHonoursTheLimitAndKeepsDuplicateIds) {
   TempDir dir;
   auto store = openStore(dir.path());
