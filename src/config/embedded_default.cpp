@@ -95,6 +95,12 @@ Settings embeddedDefaultSettings(EnvLookup const& env, std::string const& mock_b
                                   mock_base_url, mock_url, std::string(kMockKey));
     channel.models.emplace_back(kDemoModel);
     channel.priority = kDemoPriority;
+    if (protocol == Protocol::OpenAiChat) {
+      // The mock speaks OpenAI's media endpoints too: images, videos, speech, transcriptions and
+      // embeddings of the demo model work offline (docs/media.md).
+      for (auto& endpoint : channel.media.endpoints) endpoint.enabled = true;
+      channel.media.row = 0;
+    }
     settings.channels.push_back(std::move(channel));
   }
   return settings;

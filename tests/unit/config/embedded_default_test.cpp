@@ -53,7 +53,13 @@ TEST(EmbeddedDefault, WithoutProviderKeysOnlyDemoChannels) {
     EXPECT_EQ(demo->models, (std::vector<std::string>{"demo"}));
     EXPECT_EQ(demo->priority, -100);
     EXPECT_TRUE(demo->enabled);
+    // The OpenAI demo channel serves every media endpoint of the mock; the others none.
+    EXPECT_EQ(demo->media.any(), protocol == Protocol::OpenAiChat) << demo->name;
   }
+  Channel const* openai = findChannel(s, "demo-openai-chat");
+  ASSERT_NE(openai, nullptr);
+  for (auto const& endpoint : openai->media.endpoints) EXPECT_TRUE(endpoint.enabled);
+  EXPECT_EQ(openai->media.row, 0u);
 }
 
 TEST(EmbeddedDefault, ProviderKeysAddChannels) {
