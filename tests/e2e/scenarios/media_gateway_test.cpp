@@ -257,13 +257,9 @@ TEST_F(MediaGateway, A429FailsOverAndSpeechIsRelayedAsItIsProduced) {
   ASSERT_TRUE(head.ok()) << head.error().message;
   ASSERT_EQ(head->status, 200);
   EXPECT_EQ(head->headers.get("content-type"), "audio/wav");
-  std::vector<BodyPiece> pieces;
-  while (true) {
-    auto piece = client->readBodyPiece(Millis(5'000));
-    ASSERT_TRUE(piece.ok()) << piece.error().message;
-    if (!*piece) break;
-    pieces.push_back(std::move(**piece));
-  }
+  auto read = readPieces(*client);
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  std::vector<BodyPiece>& pieces = *read;
   ASSERT_GE(pieces.size(), 3u);
   EXPECT_EQ(pieces.front().data.substr(0, 4), "RIFF");
   // The mock sends about four chunks 150 ms apart: the first reached the client long before the

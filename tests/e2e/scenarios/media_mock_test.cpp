@@ -106,13 +106,9 @@ TEST_F(MediaMock, SpeechStreamsInSeveralPacedChunks) {
   EXPECT_EQ(head->status, 200);
   EXPECT_EQ(head->headers.get("content-type"), "audio/wav");
   EXPECT_EQ(head->headers.get("transfer-encoding"), "chunked");
-  std::vector<BodyPiece> pieces;
-  while (true) {
-    auto piece = client->readBodyPiece(Millis(5'000));
-    ASSERT_TRUE(piece.ok()) << piece.error().message;
-    if (!*piece) break;
-    pieces.push_back(std::move(**piece));
-  }
+  auto read = readPieces(*client);
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  std::vector<BodyPiece>& pieces = *read;
   ASSERT_GE(pieces.size(), 3u);
   std::string audio;
   for (auto const& piece : pieces) audio += piece.data;

@@ -49,6 +49,16 @@ boost::json::value parsed(Response const& response) {
   return value;
 }
 
+Result<std::vector<BodyPiece>> readPieces(HttpClient& client) {
+  std::vector<BodyPiece> pieces;
+  for (;;) {
+    auto piece = client.readBodyPiece(Millis(5'000));
+    if (!piece) return piece.error();
+    if (!*piece) return pieces;
+    pieces.push_back(std::move(**piece));
+  }
+}
+
 std::string upload(std::size_t size) {
   std::string bytes(size, '\0');
   std::uint64_t x = 0x9E3779B97F4A7C15ULL;

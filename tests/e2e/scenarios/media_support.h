@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <boost/json/value.hpp>
 
@@ -35,6 +36,9 @@ HeaderList formHeaders(std::string_view key);
 
 /// The answer's body as JSON (a test failure when it is not).
 boost::json::value parsed(Response const& response);
+
+/// Every piece of a response body as it arrived (the head already read), up to its end.
+Result<std::vector<BodyPiece>> readPieces(HttpClient& client);
 
 /// Bytes that do not compress and hold no CRLF-dash line: an upload as a client sends one.
 std::string upload(std::size_t size);
