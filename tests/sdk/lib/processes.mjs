@@ -49,10 +49,11 @@ export class Child {
     }
   }
 
-  /** SIGTERM, then SIGKILL when it has not exited after `graceMs`. Returns how it exited. */
-  async stop(graceMs = 5000) {
+  /** `signal` (SIGTERM), then SIGKILL when it has not exited after `graceMs`. Returns how it
+   *  exited. */
+  async stop(graceMs = 5000, signal = 'SIGTERM') {
     if (this.exited) return this.exited;
-    this.process.kill('SIGTERM');
+    this.process.kill(signal);
     let timer;
     const killed = new Promise((resolve) => {
       timer = setTimeout(() => {

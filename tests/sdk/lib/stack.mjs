@@ -1,5 +1,6 @@
-// The system under test: llmux's mock provider and the llmux gateway in front of it, one channel
-// per protocol, on loopback ports chosen by the OS.
+// The system under test: llmux's mock provider and the llmux gateway in front of it, on loopback
+// ports chosen by the OS. The protocol matrix's stack has one channel per protocol (below); the
+// media suite builds its own configuration (lib/media_stack.mjs).
 import { rmSync } from 'node:fs';
 import { access, constants, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -106,10 +107,14 @@ function configYaml(mockUrl, stateDir) {
   ].join('\n');
 }
 
-/** Starts and stops the mock provider and the gateway; `gatewayUrl` is set once started. */
+/** Starts and stops the mock provider and the gateway; `gatewayUrl` is set once started.
+ *  `config(mockUrl, stateDir)` writes the gateway's YAML (the protocol matrix's by default). */
 export class Stack {
-  constructor() {
+  constructor({ config = configYaml } = {}) {
+    this.config = config;
     this.children = [];
+    this.gateway = null;
+    this.gatewayOptions = null;
     this.dir = null;
     this.gatewayUrl = null;
     this.mockUrl = null;
@@ -145,11 +150,30 @@ export class Stack {
     this.mockUrl = `http://127.0.0.1:${mockPort}`;
 
     const configPath = path.join(this.dir, 'llmux.yaml');
-    await writeFile(configPath, configYaml(this.mockUrl, path.join(this.dir, 'state')));
-    const gateway = this.track(new Child('llmux serve', binary, ['serve', '--config', configPath],
-                                         options));
-    const gatewayPort = await gateway.waitForListening(kStartTimeoutMs);
+    await writeFile(configPath, this.config(this.mockUrl, path.join(this.dir, 'state')));
+    this.gatewayOptions = { binary, args: ['serve', '--config', configPath], options };
+    await this.startGateway();
+  }
+
+  async startGateway() {
+    const { binary, args, options } = this.gatewayOptions;
+    this.gateway = this.track(new Child('llmux serve', binary, args, options));
+    const gatewayPort = await this.gateway.waitForListening(kStartTimeoutMs);
     this.gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  }
+
+  /** Stops the gateway with `signal` and starts it again with the same configuration, LLMUX_HOME
+   *  and state directory (so its state database is kept); the mock keeps running. The gateway
+   *  listens on a new port: `gatewayUrl` changes. Throws when the gateway did not exit cleanly. */
+  async restartGateway(signal = 'SIGTERM') {
+    const old = this.gateway;
+    const exit = await old.stop(5000, signal);
+    this.children = this.children.filter((child) => child !== old);
+    if (exit.code !== 0 && exit.signal !== signal) {
+      throw new Error(`llmux serve ended by ${describeExit(exit)} on ${signal}:\n${old.output}`);
+    }
+    this.gatewayUrl = null;
+    await this.startGateway();
   }
 
   /** The mock provider's journal: every request it got and the exact body it answered, oldest
