@@ -325,6 +325,11 @@ int runServe(std::string const& config_path) {
                      draining);
 
   limits.stop();
+  // Idle upstream connections would hold their loops until their timers fire: closed first, on
+  // their own threads, so the loops run out of work at once.
+  for (unsigned i = 0; i < threads; ++i) {
+    workers.post(i, [pool = &gateway_workers[i]->pool] { pool->closeIdle(); });
+  }
   bool clean = workers.stop();
   if (!clean) telemetry::logWarn("worker loops still had work after the drain; stopped them");
   (*access_log)->flush();

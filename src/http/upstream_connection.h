@@ -95,6 +95,8 @@ class UpstreamPool {
   void release(std::unique_ptr<UpstreamConnection> connection);
 
   std::size_t idleCount() const;
+  /// Closes every idle connection (shutdown: their armed timers would keep the loop running).
+  void closeIdle() { idle_.clear(); }
   net::asio::io_context& io() { return io_; }
 
  private:

@@ -1,6 +1,7 @@
 #include "net/worker_pool.h"
 
 #include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/post.hpp>
 
 namespace llmux::net {
 namespace {
@@ -17,6 +18,10 @@ WorkerPool::WorkerPool(unsigned threads) {
 }
 
 WorkerPool::~WorkerPool() { stop(std::chrono::milliseconds(0)); }
+
+void WorkerPool::post(unsigned index, std::function<void()> fn) {
+  asio::post(*contexts_[index], std::move(fn));
+}
 
 void WorkerPool::start() {
   for (auto& ctx : contexts_) {

@@ -23,6 +23,9 @@ class WorkerPool {
   unsigned size() const { return static_cast<unsigned>(contexts_.size()); }
   asio::io_context& context(unsigned index) { return *contexts_[index]; }
 
+  /// Runs `fn` on loop `index`'s thread, after what is already queued there (from any thread).
+  void post(unsigned index, std::function<void()> fn);
+
   /// Starts the threads. Each io_context keeps running until stop() (a work guard holds it).
   void start();
   /// Lets every loop run out of work (call after draining: nothing should be left) and joins the

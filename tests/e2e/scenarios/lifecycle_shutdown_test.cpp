@@ -136,6 +136,17 @@ TEST_F(ShutdownTest, IdleGatewayExitsAtOnceOnSigint) {
   auto keep_alive = HttpClient::connect(gateway->port);  // an idle keep-alive connection
   ASSERT_TRUE(keep_alive.ok());
   ASSERT_TRUE(keep_alive->request("GET", "/healthz").ok());
+  // A forwarded request leaves an idle pooled upstream connection behind: it must not hold the
+  // worker loops past the drain (they used to wait for its timer, then be stopped by force).
+  HeaderList headers;
+  headers.add("x-api-key", kGatewayKey);
+  headers.add("anthropic-version", "2023-06-01");
+  headers.add("content-type", "application/json");
+  auto forwarded = keep_alive->request(
+      "POST", "/v1/messages", headers,
+      R"({"model":"claude-x","max_tokens":16,"messages":[{"role":"user","content":"hi"}]})");
+  ASSERT_TRUE(forwarded.ok()) << forwarded.error().message;
+  ASSERT_EQ(forwarded->status(), 200) << forwarded->body;
   auto started = std::chrono::steady_clock::now();
   ASSERT_TRUE(gateway->process->signal(SIGINT).ok());
   auto exit = gateway->process->waitExit(Millis(5'000));
@@ -143,6 +154,8 @@ TEST_F(ShutdownTest, IdleGatewayExitsAtOnceOnSigint) {
   EXPECT_EQ(exit->code, 0);
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(2));
   EXPECT_TRUE(keep_alive->waitForClose(Millis(1000)).ok());
+  std::string const log = gateway->process->output(Stream::Stderr);
+  EXPECT_EQ(log.find("still had work"), std::string::npos) << log;
 }
 
 
