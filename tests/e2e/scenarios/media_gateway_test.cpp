@@ -308,9 +308,12 @@ TEST_F(MediaGateway, WhatMediaCostsCountsAgainstTheGatewayKeysBudget) {
   yaml.replace(yaml.find("strategy: sequential}"), 21, "strategy: sequential, limits: {daily_cost_usd: 0.5}}");
   startWith(yaml);
   auto created = call("POST", "/v1/videos", jsonHeaders(kTenant),
-                      R"({"model":"sora-2","prompt":"Waves","seconds":"8"})");
+                      R"({"model":"sora-2","prompt":"Waves","seconds":"8"})", "video-budget");
   ASSERT_TRUE(created.ok()) << created.error().message;
   ASSERT_EQ(created->status(), 200) << created->body;
+  // The cost is settled when the request ends, just after its answer went out: its access-log
+  // line is written after that.
+  EXPECT_NEAR(costOf(accessLine("video-budget")), 0.8, 1e-9);
   auto refused = call("POST", "/v1/audio/speech", jsonHeaders(kTenant),
                       R"({"model":"tts-1","voice":"alloy","input":"one more"})");
   ASSERT_TRUE(refused.ok()) << refused.error().message;
