@@ -71,7 +71,8 @@ TEST(MediaRequest, FormUploadsGiveTheRawFieldSpanWhichSplicesUnquoted) {
   EXPECT_TRUE(read->profile.model_raw);
   // The file's bytes mention "model" and a CRLF: only the field counts.
   SplicedBody spliced = spliceModel(body, read->profile, "whisper-large-v3");
-  auto parts = parseMultipart(spliced.joined(), "xyz");
+  std::string const sent = spliced.joined();  // the parts view it
+  auto parts = parseMultipart(sent, "xyz");
   ASSERT_TRUE(parts) << parts.error().message;
   ASSERT_EQ(parts->size(), 3u);
   EXPECT_EQ((*parts)[1].name, "model");
