@@ -101,9 +101,8 @@ bool RequestLogWriter::writeBatch(ThreadState& s, std::span<RequestRecord const>
   auto give_up = [&](std::string const& why) {
     failed_.fetch_add(batch.size(), std::memory_order_relaxed);
     failed_batches_.fetch_add(1, std::memory_order_relaxed);
-    s.write_failures.failed(clock_.now(),
-                            "a batch of " + std::to_string(batch.size()) +
-                                " record(s) was dropped " + why);
+    s.write_failures.failed(clock_.now(), "a batch of " + std::to_string(batch.size()) +
+                                              " record(s) was dropped " + why);
     return false;
   };
   auto delay = std::chrono::milliseconds(10);

@@ -1,0 +1,191 @@
+#include "support/postgres_server.h"
+
+#include <libpq-fe.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "support/redis_server.h"  // freeLoopbackPort
+
+namespace llmux::test_support {
+namespace {
+
+/// The directory of initdb and pg_ctl: Debian's versioned one (newest first), else PATH's.
+std::filesystem::path findBinaries() {
+  std::error_code ec;
+  std::vector<std::filesystem::path> versions;
+  for (auto const& entry : std::filesystem::directory_iterator("/usr/lib/postgresql", ec)) {
+    versions.push_back(entry.path() / "bin");
+  }
+  std::sort(versions.rbegin(), versions.rend());
+  for (auto const& dir : versions) {
+    if (::access((dir / "pg_ctl").c_str(), X_OK) == 0 &&
+        ::access((dir / "initdb").c_str(), X_OK) == 0) {
+      return dir;
+    }
+  }
+  char const* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::size_t start = 0;
+  while (start <= dirs.size()) {
+    std::size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::filesystem::path dir = dirs.substr(start, end - start);
+    if (::access((dir / "pg_ctl").c_str(), X_OK) == 0 &&
+        ::access((dir / "initdb").c_str(), X_OK) == 0) {
+      return dir;
+    }
+    start = end + 1;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::unique_ptr<PostgresServer> PostgresServer::start(std::string& error) {
+  std::unique_ptr<PostgresServer> server(new PostgresServer());
+  server->bin_ = findBinaries();
+  if (server->bin_.empty()) {
+    error =
+        "initdb and pg_ctl not found (in /usr/lib/postgresql/*/bin or on PATH): the "
+        "PostgreSQL tests need a real server (install Debian's postgresql package; "
+        "scripts/bootstrap does)";
+    return nullptr;
+  }
+  std::string dir_template = (std::filesystem::temp_directory_path() / "llmux-pg-XXXXXX").string();
+  if (!::mkdtemp(dir_template.data())) {
+    error = std::string("mkdtemp: ") + std::strerror(errno);
+    return nullptr;
+  }
+  server->dir_ = dir_template;
+  if (::geteuid() == 0) {
+    passwd const* user = ::getpwnam("postgres");
+    if (user == nullptr) {
+      error =
+          "running as root and there is no postgres user to run PostgreSQL as (it refuses root)";
+      return nullptr;
+    }
+    if (::chown(server->dir_.c_str(), user->pw_uid, user->pw_gid) != 0) {
+      error = "chown " + server->dir_.string() + ": " + std::strerror(errno);
+      return nullptr;
+    }
+    server->as_postgres_ = true;
+  }
+  std::string output;
+  if (!server->runAsOwner("initdb -D " + (server->dir_ / "data").string() +
+                              " -U llmux --auth=trust -E UTF8 --no-sync --no-instructions",
+                          output)) {
+    error = "initdb failed:\n" + output;
+    return nullptr;
+  }
+  // A port found free may be taken before the server binds it: then try another.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    server->port_ = freeLoopbackPort();
+    if (server->startServer(error)) return server;
+  }
+  return nullptr;
+}
+
+bool PostgresServer::runAsOwner(std::string const& command, std::string& output) {
+  std::string line = "cd " + dir_.string() + " && ";
+  if (as_postgres_) line += "runuser -u postgres -- ";
+  line += (bin_ / command).string() + " 2>&1";
+  FILE* pipe = ::popen(line.c_str(), "r");
+  if (pipe == nullptr) {
+    output = std::string("popen: ") + std::strerror(errno);
+    return false;
+  }
+  output.clear();
+  char buffer[4096];
+  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  return ::pclose(pipe) == 0;
+}
+
+bool PostgresServer::startServer(std::string& error) {
+  std::string output;
+  std::string const options = "-p " + std::to_string(port_) + " -k " + dir_.string() +
+                              " -c listen_addresses=127.0.0.1 -c fsync=off "
+                              "-c full_page_writes=off -c synchronous_commit=off";
+  if (!runAsOwner("pg_ctl start -w -t 60 -D " + (dir_ / "data").string() + " -l " +
+                      (dir_ / "server.log").string() + " -o '" + options + "'",
+                  output)) {
+    std::string log;
+    if (FILE* f = std::fopen((dir_ / "server.log").c_str(), "r")) {
+      char buffer[4096];
+      while (std::size_t n = std::fread(buffer, 1, sizeof buffer, f)) log.append(buffer, n);
+      std::fclose(f);
+    }
+    error = "pg_ctl start failed:\n" + output + "\nserver log:\n" + log;
+    return false;
+  }
+  running_ = true;
+  return true;
+}
+
+PostgresServer::~PostgresServer() {
+  if (running_) {
+    std::string ignored;
+    runAsOwner("pg_ctl stop -m immediate -w -D " + (dir_ / "data").string(), ignored);
+  }
+  std::error_code ec;
+  if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+}
+
+std::string PostgresServer::url(std::string const& database) const {
+  return "postgres://llmux@127.0.0.1:" + std::to_string(port_) + "/" + database;
+}
+
+bool PostgresServer::createDatabase(std::string const& name, std::string& error) {
+  return postgresQuery(url("postgres"), "CREATE DATABASE " + name, error).has_value();
+}
+
+bool PostgresServer::stop(std::string& error) {
+  std::string output;
+  if (!runAsOwner("pg_ctl stop -m fast -w -D " + (dir_ / "data").string(), output)) {
+    error = "pg_ctl stop failed:\n" + output;
+    return false;
+  }
+  running_ = false;
+  return true;
+}
+
+bool PostgresServer::restart(std::string& error) {
+  return startServer(error);
+}
+
+std::optional<std::vector<std::vector<std::optional<std::string>>>> postgresQuery(
+    std::string const& url, std::string const& sql, std::string& error) {
+  PGconn* conn = PQconnectdb(url.c_str());
+  if (PQstatus(conn) != CONNECTION_OK) {
+    error = PQerrorMessage(conn);
+    PQfinish(conn);
+    return std::nullopt;
+  }
+  PGresult* result = PQexec(conn, sql.c_str());
+  ExecStatusType status = PQresultStatus(result);
+  std::optional<std::vector<std::vector<std::optional<std::string>>>> rows;
+  if (status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK) {
+    rows.emplace();
+    for (int r = 0; r < PQntuples(result); ++r) {
+      auto& row = rows->emplace_back();
+      for (int c = 0; c < PQnfields(result); ++c) {
+        if (PQgetisnull(result, r, c)) {
+          row.emplace_back(std::nullopt);
+        } else {
+          row.emplace_back(PQgetvalue(result, r, c));
+        }
+      }
+    }
+  } else {
+    error = PQerrorMessage(conn);
+  }
+  PQclear(result);
+  PQfinish(conn);
+  return rows;
+}
+
+}  // namespace llmux::test_support
