@@ -294,22 +294,30 @@ Result<void> PostgresRequestLog::exec(char const* sql, std::string_view what) {
 
 Result<void> PostgresRequestLog::migrate() {
   if (auto begun = exec("BEGIN", "BEGIN"); !begun.ok()) return begun;
-  if (auto locked = exec(kMigrationLock, "taking the migration lock"); !locked.ok())
+  if (auto locked = exec(kMigrationLock, "taking the migration lock"); !locked.ok()) {
     return abandon(locked.error());
-  if (auto made = exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
-                       "creating schema_version");
-      !made.ok()) {
+  }
+  // Looked up rather than CREATE … IF NOT EXISTS: an up-to-date database then needs no CREATE
+  // privilege, only the tables' own.
+  ResultHandle known(PQexec(conn_, "SELECT to_regclass('schema_version') IS NOT NULL"));
+  if (known.status() != PGRES_TUPLES_OK) return abandon(failure("looking for schema_version"));
+  int version = 0;
+  if (std::string_view(PQgetvalue(known.result, 0, 0)) == "t") {
+    ResultHandle read(PQexec(conn_, "SELECT COALESCE(MAX(version), 0) FROM schema_version"));
+    if (read.status() != PGRES_TUPLES_OK) return abandon(failure("reading the schema version"));
+    version = std::atoi(PQgetvalue(read.result, 0, 0));
+  } else if (auto made = exec("CREATE TABLE schema_version (version INTEGER NOT NULL)",
+                              "creating schema_version");
+             !made.ok()) {
     return abandon(made.error());
   }
-  ResultHandle read(PQexec(conn_, "SELECT COALESCE(MAX(version), 0) FROM schema_version"));
-  if (read.status() != PGRES_TUPLES_OK) return abandon(failure("reading the schema version"));
-  int version = std::atoi(PQgetvalue(read.result, 0, 0));
   if (version > kVersion) {
     return abandon(makeError(ErrorKind::Internal, "PostgreSQL: the database has schema version " +
                                                       std::to_string(version) +
                                                       ", newer than this llmux (" +
                                                       std::to_string(kVersion) + ")"));
   }
+  if (version == kVersion) return exec("COMMIT", "COMMIT");
   // DDL is transactional in PostgreSQL: every missing migration and the version move together.
   for (; version < kVersion; ++version) {
     std::string const what = "migration " + std::to_string(version + 1);
@@ -320,8 +328,9 @@ Result<void> PostgresRequestLog::migrate() {
   std::string const set_version =
       "DELETE FROM schema_version; INSERT INTO schema_version (version) VALUES (" +
       std::to_string(kVersion) + ")";
-  if (auto set = exec(set_version.c_str(), "setting the schema version"); !set.ok())
+  if (auto set = exec(set_version.c_str(), "setting the schema version"); !set.ok()) {
     return abandon(set.error());
+  }
   return exec("COMMIT", "COMMIT");
 }
 

@@ -20,6 +20,9 @@ struct RequestLogWriter::ThreadState {
 
   MonoTime next_retention;
   bool retention_behind = false;  ///< the last chunk was full: more expired rows wait
+  /// The backoff between tries to reconnect (0 while connected), and when the next try is due.
+  std::chrono::milliseconds reconnect_wait{0};
+  MonoTime reconnect_not_before{};
   telemetry::FailureBurstLog write_failures;
   telemetry::FailureBurstLog connection_failures;
   QueueDropLog drops;
@@ -132,20 +135,25 @@ bool RequestLogWriter::writeBatch(ThreadState& s, std::span<RequestRecord const>
 }
 
 bool RequestLogWriter::awaitConnection(ThreadState& s) {
-  std::chrono::milliseconds wait = options_.reconnect_min;
   for (;;) {
+    // A flush or shutdown with the server gone: one try per backoff step, not one per batch (a
+    // connect to a silent host takes seconds, and a full queue is many batches).
+    if (queue_.urgent() && clock_.now() < s.reconnect_not_before) return false;
     Result<void> connected = backend_->reconnect();
     if (connected.ok()) {
+      s.reconnect_wait = std::chrono::milliseconds(0);
       s.connection_failures.succeeded();
       return true;
     }
+    s.reconnect_wait =
+        std::min(std::max(s.reconnect_wait * 2, options_.reconnect_min), options_.reconnect_max);
+    s.reconnect_not_before = clock_.now() + s.reconnect_wait;
     noteFailure(connected.error().message);
     s.connection_failures.failed(clock_.now(), connected.error().message);
     // What the full queue dropped meanwhile is logged while it happens, not after the outage.
     s.drops.check(clock_.now(), queue_.dropped());
     if (queue_.urgent()) return false;
-    queue_.sleepUnlessUrgent(wait);
-    wait = std::min(wait * 2, options_.reconnect_max);
+    queue_.sleepUnlessUrgent(s.reconnect_wait);
   }
 }
 
