@@ -9,37 +9,32 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "support/redis_server.h"  // freeLoopbackPort
+#include "support/redis_server.h"  // freeLoopbackPort, findOnPath
 
 namespace llmux::test_support {
 namespace {
 
-/// The directory of initdb and pg_ctl: Debian's versioned one (newest first), else PATH's.
+/// The directory of initdb and pg_ctl: Debian's versioned one (the highest version), else PATH's.
 std::filesystem::path findBinaries() {
   std::error_code ec;
   std::vector<std::filesystem::path> versions;
   for (auto const& entry : std::filesystem::directory_iterator("/usr/lib/postgresql", ec)) {
     versions.push_back(entry.path() / "bin");
   }
-  std::sort(versions.rbegin(), versions.rend());
+  auto version = [](std::filesystem::path const& bin) {
+    return std::atof(bin.parent_path().filename().c_str());
+  };
+  std::sort(versions.begin(), versions.end(),
+            [&](auto const& a, auto const& b) { return version(a) > version(b); });
   for (auto const& dir : versions) {
     if (::access((dir / "pg_ctl").c_str(), X_OK) == 0 &&
         ::access((dir / "initdb").c_str(), X_OK) == 0) {
       return dir;
     }
   }
-  char const* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  std::size_t start = 0;
-  while (start <= dirs.size()) {
-    std::size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    std::filesystem::path dir = dirs.substr(start, end - start);
-    if (::access((dir / "pg_ctl").c_str(), X_OK) == 0 &&
-        ::access((dir / "initdb").c_str(), X_OK) == 0) {
-      return dir;
-    }
-    start = end + 1;
+  std::filesystem::path const pg_ctl = findOnPath("pg_ctl");
+  if (!pg_ctl.empty() && ::access((pg_ctl.parent_path() / "initdb").c_str(), X_OK) == 0) {
+    return pg_ctl.parent_path();
   }
   return {};
 }

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "captured_log.h"
+#include "sample_records.h"
 #include "support/postgres_server.h"
 #include "support/redis_server.h"  // freeLoopbackPort
 
@@ -68,39 +69,14 @@ class PostgresRequestLogTest : public ::testing::Test {
 PostgresServer* PostgresRequestLogTest::server_ = nullptr;
 std::string PostgresRequestLogTest::start_error_;
 
-RequestRecord failedOverRecord(std::string id) {
-  RequestRecord r;
-  r.request_id = std::move(id);
-  r.started_at = WallTime(std::chrono::milliseconds(1'700'000'000'123));
-  r.route = "/v1/chat/completions";
-  r.client_protocol = "openai-chat";
-  r.gateway_key = "team-a";
-  r.client = "codex-cli";
-  r.model = "gpt-4o";
-  r.stream = true;
-  r.channel = "backup";
-  r.key_label = "backup#1";
-  r.status = 200;
-  r.attempts.push_back({"primary", "primary#0", "gpt-4o-2024", 429,
-                        AttemptOutcome::failover("status_429"), 35.5, 36});
-  r.attempts.push_back({"backup", "backup#1", "gpt-4o", 200, AttemptOutcome::ok(), 410.25, 2500.75,
-                        "anthropic", true});
-  r.attempts.back().first_token_ms = 980.5;
+/// The sample record with the routing facts of its winning attempt too (strategy, factors, role,
+/// tokens), so every attempt column is written.
+RequestRecord routedRecord(std::string id) {
+  RequestRecord r = failedOverRecord(std::move(id));
   r.attempts.back().strategy = "latency";
   r.attempts.back().factors = "score=0.75 latency=0.5";
   r.attempts.back().role = AttemptRole::Primary;
   r.attempts.back().usage = TokenUsage{.input = 900, .output = 120};
-  r.first_byte_ms = 450.5;
-  r.total_ms = 2600.125;
-  r.overhead_ms = 0.075;
-  r.bytes_in = 1234;
-  r.bytes_out = 56789;
-  r.usage = TokenUsage{.input = 900,
-                       .cache_read = 600,
-                       .cache_write = 50,
-                       .output = 120,
-                       .reasoning = 40,
-                       .estimated = false};
   return r;
 }
 
@@ -128,7 +104,7 @@ TEST_F(PostgresRequestLogTest, MigratesAnEmptyDatabaseAndARerunChangesNothing) {
             "4");
 
   // A second process (or a restart) migrates nothing and keeps the rows.
-  ASSERT_TRUE(first->insertBatch(std::vector{failedOverRecord("kept")}).ok());
+  ASSERT_TRUE(first->insertBatch(std::vector{routedRecord("kept")}).ok());
   auto second = backend();
   ASSERT_TRUE(second->reconnect().ok());
   EXPECT_EQ(scalar("SELECT COUNT(*) FROM schema_version"), "1");
@@ -149,10 +125,10 @@ TEST_F(PostgresRequestLogTest, ADatabaseOfANewerLlmuxIsRefused) {
 
 TEST_F(PostgresRequestLogTest, ABatchRoundTripsWithItsAttemptsMediaAndCost) {
   RequestLogWriter writer("PostgreSQL request log", backend(), quick());
-  RequestRecord chat = failedOverRecord("r-chat");
+  RequestRecord chat = routedRecord("r-chat");
   chat.error = "tab\there, newline\nthere, back\\slash";  // COPY's escapes
   writer.record(chat);
-  RequestRecord video = failedOverRecord("r-video");
+  RequestRecord video = routedRecord("r-video");
   video.route = "/v1/videos";
   video.usage.reset();
   video.first_byte_ms = -1;  // never came: NULL
@@ -235,7 +211,7 @@ TEST_F(PostgresRequestLogTest, TheWriterDeletesExpiredRequestsAndTheirAttemptsIn
   options.retention_chunk = 2;  // five expired requests: three chunks
   RequestLogWriter writer("PostgreSQL request log", backend(), options);
   auto startedAgo = [&](std::string id, std::chrono::hours age) {
-    RequestRecord r = failedOverRecord(std::move(id));
+    RequestRecord r = routedRecord(std::move(id));
     r.started_at = clock.wallNow() - age;
     return r;
   };
@@ -262,7 +238,7 @@ TEST_F(PostgresRequestLogTest, WhileTheServerIsGoneRowsQueueToTheBoundThenDropAn
   options.queue_capacity = 8;
   options.batch_size = 4;
   RequestLogWriter writer("PostgreSQL request log", backend(), options);
-  writer.record(failedOverRecord("before"));
+  writer.record(routedRecord("before"));
   writer.flush();
   ASSERT_EQ(writer.stats().written, 1u);
 
@@ -270,7 +246,7 @@ TEST_F(PostgresRequestLogTest, WhileTheServerIsGoneRowsQueueToTheBoundThenDropAn
   ASSERT_TRUE(server_->stop(error)) << error;
   // The writer holds at most one batch and the queue its capacity; the rest is dropped at once.
   auto started = std::chrono::steady_clock::now();
-  for (int i = 0; i < 40; ++i) writer.record(failedOverRecord("during"));
+  for (int i = 0; i < 40; ++i) writer.record(routedRecord("during"));
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(500))
       << "record() never waits for the database";
   RequestLogStats during = writer.stats();
@@ -285,7 +261,7 @@ TEST_F(PostgresRequestLogTest, WhileTheServerIsGoneRowsQueueToTheBoundThenDropAn
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  writer.record(failedOverRecord("after"));
+  writer.record(routedRecord("after"));
   writer.flush();
   RequestLogStats after = writer.stats();
   EXPECT_EQ(after.written + after.dropped, 42u) << "every record written or counted";
@@ -305,7 +281,7 @@ TEST_F(PostgresRequestLogTest, AFlushWhileTheServerIsGoneGivesUpAndCountsInstead
   RequestLogWriter writer("PostgreSQL request log", backend(), options);
   std::string error;
   ASSERT_TRUE(server_->stop(error)) << error;
-  for (int i = 0; i < 3; ++i) writer.record(failedOverRecord("lost"));
+  for (int i = 0; i < 3; ++i) writer.record(routedRecord("lost"));
   auto started = std::chrono::steady_clock::now();
   writer.flush();  // a shutdown with the server gone
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
