@@ -89,15 +89,15 @@ class RequestLogWriter final : public RequestLogSink {
   /// `what` names the store in log lines ("request log", "PostgreSQL request log").
   RequestLogWriter(std::string what, std::unique_ptr<RequestLogBackend> backend,
                    RequestLogWriterOptions options);
-  /// Writes every queued record (one last try each while disconnected), then stops the thread.
+  /// Writes every queued record, then stops the thread (with the backend disconnected: as flush).
   ~RequestLogWriter() override;
   RequestLogWriter(RequestLogWriter const&) = delete;
   RequestLogWriter& operator=(RequestLogWriter const&) = delete;
 
   void record(RequestRecord record) override;
   /// Also waits for the retention chunk that was due when the last of those records was written.
-  /// While the backend is disconnected, what is queued is given up on (counted as dropped)
-  /// after one more try to reconnect, so a shutdown never waits for an absent server.
+  /// While the backend is disconnected, what is queued is given up on (counted as dropped) after
+  /// at most one try to reconnect per backoff step, so a shutdown never waits for an absent server.
   void flush() override;
   RequestLogStats stats() const override;
   /// The last write failure ("" when none): what an operator needs when drops appear.

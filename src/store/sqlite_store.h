@@ -29,8 +29,8 @@ using SqliteStoreOptions = RequestLogWriterOptions;
 /// The request log is written by a RequestLogWriter (queue, batches, retries, drop counting,
 /// retention) whose backend owns a connection of its own and inserts each batch in one
 /// transaction with prepared statements. A second connection, behind a mutex, serves settings
-/// and queries; WAL lets it read while the writer writes. All methods are thread-safe. Never call the synchronous ones (settings, queries,
-/// flush) on an I/O thread.
+/// and queries; WAL lets it read while the writer writes. All methods are thread-safe. Never call
+/// the synchronous ones (settings, queries, flush) on an I/O thread.
 class SqliteStore final : public RequestLogSink {
  public:
   static constexpr std::string_view kFileName = "llmux.db";
