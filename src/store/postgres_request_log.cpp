@@ -107,6 +107,36 @@ struct ResultHandle {
   ExecStatusType status() const { return PQresultStatus(result); }
 };
 
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+/// The length of the valid UTF-8 sequence `text` starts with (a non-ASCII lead byte), or 0 when
+/// it is not one (a stray continuation, an overlong form, a surrogate, beyond U+10FFFF, cut off).
+std::size_t utf8Length(std::string_view text) {
+  auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  unsigned char const lead = byte(0);
+  std::size_t length = 0;
+  unsigned char low = 0x80;  // the second byte's range
+  unsigned char high = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;   // overlong
+    if (lead == 0xED) high = 0x9F;  // surrogates
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;   // overlong
+    if (lead == 0xF4) high = 0x8F;  // beyond U+10FFFF
+  } else {
+    return 0;
+  }
+  if (text.size() < length || byte(1) < low || byte(1) > high) return 0;
+  for (std::size_t i = 2; i < length; ++i) {
+    if ((byte(i) & 0xC0) != 0x80) return 0;
+  }
+  return length;
+}
+
 /// One row of COPY's text format: fields separated by tabs, NULL as \N, and backslash, tab,
 /// newline and carriage return escaped.
 class CopyRow {
@@ -114,9 +144,25 @@ class CopyRow {
   explicit CopyRow(std::string& out) : out_(out) {}
   ~CopyRow() { out_.push_back('\n'); }
 
+  /// Text columns are UTF-8 in PostgreSQL and cannot hold NUL, while a record's text may carry
+  /// any bytes (a client's model name, an upstream's error): each byte that is not part of a
+  /// valid UTF-8 sequence, and each NUL, becomes U+FFFD instead of failing the whole batch.
   CopyRow& text(std::string_view value) {
     separate();
-    for (char c : value) {
+    std::size_t i = 0;
+    while (i < value.size()) {
+      auto const c = static_cast<unsigned char>(value[i]);
+      if (c >= 0x80) {
+        std::size_t const length = utf8Length(value.substr(i));
+        if (length == 0) {
+          out_ += kReplacement;
+          ++i;
+        } else {
+          out_.append(value.substr(i, length));
+          i += length;
+        }
+        continue;
+      }
       switch (c) {
         case '\\':
           out_ += "\\\\";
@@ -130,9 +176,13 @@ class CopyRow {
         case '\r':
           out_ += "\\r";
           break;
+        case '\0':
+          out_ += kReplacement;
+          break;
         default:
-          out_.push_back(c);
+          out_.push_back(static_cast<char>(c));
       }
+      ++i;
     }
     return *this;
   }
@@ -219,7 +269,8 @@ std::string trimmed(char const* message) {
   return text;
 }
 
-/// CREATE … IF NOT EXISTS and the like send notices; libpq would print them on stderr.
+/// The server's notices (NOTICE, WARNING) would be printed on stderr by libpq; the log has what
+/// matters.
 void ignoreNotice(void*, char const*) {}
 
 }  // namespace
@@ -263,16 +314,13 @@ Result<void> PostgresRequestLog::reconnect() {
   }
   // The URL comes last: what it says overrides these defaults. A dead server is noticed within
   // seconds (keepalives, unacknowledged writes), not after the kernel's minutes.
-  char const* const keywords[] = {"connect_timeout",
-                                  "application_name",
-                                  "keepalives",
-                                  "keepalives_idle",
-                                  "keepalives_interval",
-                                  "keepalives_count",
-                                  "tcp_user_timeout",
-                                  "dbname",
-                                  nullptr};
-  char const* const values[] = {"5", "llmux", "1", "10", "5", "3", "15000", url_.c_str(), nullptr};
+  char const* const keywords[] = {"client_encoding",  "connect_timeout",
+                                  "application_name", "keepalives",
+                                  "keepalives_idle",  "keepalives_interval",
+                                  "keepalives_count", "tcp_user_timeout",
+                                  "dbname",           nullptr};
+  char const* const values[] = {"UTF8", "5", "llmux", "1",          "10",
+                                "5",    "3", "15000", url_.c_str(), nullptr};
   conn_ = PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
   if (conn_ == nullptr) return makeError(ErrorKind::Internal, "PostgreSQL: out of memory");
   if (PQstatus(conn_) != CONNECTION_OK) {

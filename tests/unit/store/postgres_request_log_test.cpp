@@ -202,6 +202,22 @@ TEST_F(PostgresRequestLogTest, ABatchRoundTripsWithItsAttemptsMediaAndCost) {
                             "980.5", "primary", "1020", "t"}));
 }
 
+TEST_F(PostgresRequestLogTest, BytesThatAreNotUtf8AreWrittenAsReplacementCharacters) {
+  using namespace std::string_literals;
+  RequestLogWriter writer("PostgreSQL request log", backend(), quick());
+  RequestRecord r = routedRecord("r-bytes");
+  r.model = "gpt-\xff\xc0\x80-4o"s;  // stray bytes, an overlong NUL
+  r.error =
+      "nul\0here; kept: \u00e9 \u65e5\u672c \U0001F600; surrogate \xed\xa0\x80; cut \xe6\x97"s;
+  writer.record(r);
+  writer.flush();
+  EXPECT_EQ(writer.stats().written, 1u) << writer.lastWriteError();
+  EXPECT_EQ(scalar("SELECT model FROM requests"), "gpt-\uFFFD\uFFFD\uFFFD-4o");
+  EXPECT_EQ(scalar("SELECT error FROM requests"),
+            "nul\uFFFDhere; kept: \u00e9 \u65e5\u672c \U0001F600; surrogate "
+            "\uFFFD\uFFFD\uFFFD; cut \uFFFD\uFFFD");
+}
+
 TEST_F(PostgresRequestLogTest, TheWriterDeletesExpiredRequestsAndTheirAttemptsInChunks) {
   ManualTimeSource clock;
   RequestLogWriterOptions options = quick();
