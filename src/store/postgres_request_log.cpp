@@ -1,11 +1,15 @@
 #include "store/postgres_request_log.h"
 
 #include <libpq-fe.h>
+#include <poll.h>
 
+#include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <iterator>
+#include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -97,15 +101,11 @@ constexpr char const* kCopyAttempts =
 constexpr char const* kNextSeqs =
     "SELECT nextval(pg_get_serial_sequence('requests', 'seq')) FROM generate_series(1, $1::int)";
 
-/// Owns one PGresult.
-struct ResultHandle {
-  PGresult* result;
-  explicit ResultHandle(PGresult* r) : result(r) {}
-  ~ResultHandle() { PQclear(result); }
-  ResultHandle(ResultHandle const&) = delete;
-  ResultHandle& operator=(ResultHandle const&) = delete;
-  ExecStatusType status() const { return PQresultStatus(result); }
-};
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+ExecStatusType statusOf(PostgresRequestLog::PgResult const& result) {
+  return PQresultStatus(result.get());
+}
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
@@ -279,7 +279,8 @@ char const* const PostgresRequestLog::kDeleteExpired =
     "DELETE FROM requests WHERE seq IN (SELECT seq FROM requests WHERE started_at < $1::bigint "
     "ORDER BY started_at, seq LIMIT $2::bigint)";
 
-PostgresRequestLog::PostgresRequestLog(std::string url) : url_(std::move(url)) {}
+PostgresRequestLog::PostgresRequestLog(std::string url, std::chrono::milliseconds answer_timeout)
+    : url_(std::move(url)), answer_timeout_(answer_timeout) {}
 
 PostgresRequestLog::~PostgresRequestLog() {
   if (conn_ != nullptr) PQfinish(conn_);
@@ -302,9 +303,83 @@ Error PostgresRequestLog::failure(std::string_view what) const {
 Error PostgresRequestLog::abandon(Error error) {
   if (connected()) {
     // A failed statement leaves the transaction aborted; without a connection there is none.
-    ResultHandle rolled_back(PQexec(conn_, "ROLLBACK"));
+    (void)run("ROLLBACK", {}, "ROLLBACK");
   }
   return error;
+}
+
+Error PostgresRequestLog::timedOut(std::string_view what) {
+  // The connection's state is unknown (a statement may be half sent): it is dropped, and the
+  // writer reconnects as after any lost connection.
+  PQfinish(conn_);
+  conn_ = nullptr;
+  return makeError(ErrorKind::Timeout, "PostgreSQL: " + std::string(what) + ": no answer within " +
+                                           std::to_string(answer_timeout_.count()) +
+                                           " ms; the connection was dropped");
+}
+
+bool PostgresRequestLog::waitSocket(short events, SteadyTime deadline) {
+  int const fd = PQsocket(conn_);
+  if (fd < 0) return false;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd p{fd, events, 0};
+    int ready = ::poll(&p, 1, static_cast<int>(left.count()));
+    if (ready > 0) return true;
+    if (ready == 0 || errno != EINTR) return false;
+  }
+}
+
+Result<void> PostgresRequestLog::flushOutput(SteadyTime deadline, std::string_view what) {
+  for (;;) {
+    int const flushed = PQflush(conn_);
+    if (flushed == 0) return {};
+    if (flushed < 0) return failure(what);
+    // The server may answer while we still send (an error): reading keeps it from stalling.
+    if (!waitSocket(POLLOUT | POLLIN, deadline)) return timedOut(what);
+    if (PQconsumeInput(conn_) == 0) return failure(what);
+  }
+}
+
+Result<PGresult*> PostgresRequestLog::nextResult(SteadyTime deadline, std::string_view what) {
+  while (PQisBusy(conn_) != 0) {
+    if (!waitSocket(POLLIN, deadline)) return timedOut(what);
+    if (PQconsumeInput(conn_) == 0) return failure(what);
+  }
+  return PQgetResult(conn_);
+}
+
+Result<PostgresRequestLog::PgResult> PostgresRequestLog::run(char const* sql,
+                                                             std::vector<std::string> const& params,
+                                                             std::string_view what) {
+  SteadyTime const deadline = std::chrono::steady_clock::now() + answer_timeout_;
+  std::vector<char const*> values;
+  for (auto const& p : params) values.push_back(p.c_str());
+  int const sent = params.empty() ? PQsendQuery(conn_, sql)
+                                  : PQsendQueryParams(conn_, sql, static_cast<int>(values.size()),
+                                                      nullptr, values.data(), nullptr, nullptr, 0);
+  if (sent == 0) return failure(what);
+  if (auto flushed = flushOutput(deadline, what); !flushed.ok()) return flushed.error();
+  PgResult first(nullptr, PQclear);
+  std::optional<Error> failed;
+  for (;;) {
+    auto next = nextResult(deadline, what);
+    if (!next.ok()) return next.takeError();
+    if (*next == nullptr) break;
+    PgResult result(*next, PQclear);
+    ExecStatusType const status = statusOf(result);
+    if (status == PGRES_COPY_IN) return result;  // the caller sends the rows now
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && !failed) {
+      failed = makeError(ErrorKind::Internal, "PostgreSQL: " + std::string(what) + ": " +
+                                                  trimmed(PQresultErrorMessage(result.get())));
+    }
+    if (!first) first = std::move(result);
+  }
+  if (failed) return *failed;
+  if (!first) return failure(what);  // no result at all: not expected from a server
+  return first;
 }
 
 Result<void> PostgresRequestLog::reconnect() {
@@ -330,13 +405,14 @@ Result<void> PostgresRequestLog::reconnect() {
     return error;
   }
   PQsetNoticeProcessor(conn_, ignoreNotice, nullptr);
+  // Nothing blocks past the answer timeout: sends and reads wait in poll() with a deadline.
+  if (PQsetnonblocking(conn_, 1) != 0) return failure("switching to non-blocking mode");
   return migrate();
 }
 
 Result<void> PostgresRequestLog::exec(char const* sql, std::string_view what) {
-  ResultHandle result(PQexec(conn_, sql));
-  ExecStatusType status = result.status();
-  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) return failure(what);
+  auto done = run(sql, {}, what);
+  if (!done.ok()) return done.takeError();
   return {};
 }
 
@@ -347,13 +423,15 @@ Result<void> PostgresRequestLog::migrate() {
   }
   // Looked up rather than CREATE … IF NOT EXISTS: an up-to-date database then needs no CREATE
   // privilege, only the tables' own.
-  ResultHandle known(PQexec(conn_, "SELECT to_regclass('schema_version') IS NOT NULL"));
-  if (known.status() != PGRES_TUPLES_OK) return abandon(failure("looking for schema_version"));
+  auto known =
+      run("SELECT to_regclass('schema_version') IS NOT NULL", {}, "looking for schema_version");
+  if (!known.ok()) return abandon(known.takeError());
   int version = 0;
-  if (std::string_view(PQgetvalue(known.result, 0, 0)) == "t") {
-    ResultHandle read(PQexec(conn_, "SELECT COALESCE(MAX(version), 0) FROM schema_version"));
-    if (read.status() != PGRES_TUPLES_OK) return abandon(failure("reading the schema version"));
-    version = std::atoi(PQgetvalue(read.result, 0, 0));
+  if (std::string_view(PQgetvalue(known->get(), 0, 0)) == "t") {
+    auto read = run("SELECT COALESCE(MAX(version), 0) FROM schema_version", {},
+                    "reading the schema version");
+    if (!read.ok()) return abandon(read.takeError());
+    version = std::atoi(PQgetvalue(read->get(), 0, 0));
   } else if (auto made = exec("CREATE TABLE schema_version (version INTEGER NOT NULL)",
                               "creating schema_version");
              !made.ok()) {
@@ -383,19 +461,33 @@ Result<void> PostgresRequestLog::migrate() {
 }
 
 Result<void> PostgresRequestLog::copyIn(char const* sql, std::string const& data) {
-  {
-    ResultHandle started(PQexec(conn_, sql));
-    if (started.status() != PGRES_COPY_IN) return failure("COPY");
+  auto started = run(sql, {}, "COPY");
+  if (!started.ok()) return started.takeError();
+  if (!*started || statusOf(*started) != PGRES_COPY_IN) return failure("COPY");
+  SteadyTime const deadline = std::chrono::steady_clock::now() + answer_timeout_;
+  int put = 0;
+  while ((put = PQputCopyData(conn_, data.data(), static_cast<int>(data.size()))) == 0) {
+    if (!waitSocket(POLLOUT, deadline)) return timedOut("COPY");
   }
-  bool sent = PQputCopyData(conn_, data.data(), static_cast<int>(data.size())) == 1;
-  if (PQputCopyEnd(conn_, sent ? nullptr : "the rows could not be sent") != 1) sent = false;
+  if (put < 0) return failure("COPY");
+  while ((put = PQputCopyEnd(conn_, nullptr)) == 0) {
+    if (!waitSocket(POLLOUT, deadline)) return timedOut("COPY");
+  }
+  if (put < 0) return failure("COPY");
+  if (auto flushed = flushOutput(deadline, "COPY"); !flushed.ok()) return flushed;
   // The COPY's own result, then the end of its results (nullptr).
-  bool ok = sent;
-  while (PGresult* r = PQgetResult(conn_)) {
-    ResultHandle result(r);
-    if (result.status() != PGRES_COMMAND_OK) ok = false;
+  std::optional<Error> failed;
+  for (;;) {
+    auto next = nextResult(deadline, "COPY");
+    if (!next.ok()) return next.takeError();
+    if (*next == nullptr) break;
+    PgResult result(*next, PQclear);
+    if (statusOf(result) != PGRES_COMMAND_OK && !failed) {
+      failed = makeError(ErrorKind::Internal,
+                         "PostgreSQL: COPY: " + trimmed(PQresultErrorMessage(result.get())));
+    }
   }
-  if (!ok) return failure("COPY");
+  if (failed) return *failed;
   return {};
 }
 
@@ -404,18 +496,16 @@ Result<void> PostgresRequestLog::insertBatch(std::span<RequestRecord const> batc
   if (batch.empty()) return {};
   if (auto begun = exec("BEGIN", "BEGIN"); !begun.ok()) return begun;
 
-  std::string const count = std::to_string(batch.size());
-  char const* params[] = {count.c_str()};
   std::vector<std::int64_t> seqs;
   {
-    ResultHandle drawn(PQexecParams(conn_, kNextSeqs, 1, nullptr, params, nullptr, nullptr, 0));
-    if (drawn.status() != PGRES_TUPLES_OK ||
-        PQntuples(drawn.result) != static_cast<int>(batch.size())) {
+    auto drawn = run(kNextSeqs, {std::to_string(batch.size())}, "drawing request numbers");
+    if (!drawn.ok()) return abandon(drawn.takeError());
+    if (PQntuples(drawn->get()) != static_cast<int>(batch.size())) {
       return abandon(failure("drawing request numbers"));
     }
     seqs.reserve(batch.size());
-    for (int i = 0; i < PQntuples(drawn.result); ++i) {
-      seqs.push_back(std::strtoll(PQgetvalue(drawn.result, i, 0), nullptr, 10));
+    for (int i = 0; i < PQntuples(drawn->get()); ++i) {
+      seqs.push_back(std::strtoll(PQgetvalue(drawn->get(), i, 0), nullptr, 10));
     }
   }
 
@@ -436,14 +526,11 @@ Result<void> PostgresRequestLog::insertBatch(std::span<RequestRecord const> batc
 
 Result<std::size_t> PostgresRequestLog::deleteExpired(WallTime cutoff, std::size_t limit) {
   if (!connected()) return failure("not connected");
-  std::string const before = std::to_string(toUnixMillis(cutoff));
-  std::string const most = std::to_string(limit);
-  char const* params[] = {before.c_str(), most.c_str()};
   // One statement, so one transaction: the attempts go by the cascade.
-  ResultHandle deleted(
-      PQexecParams(conn_, kDeleteExpired, 2, nullptr, params, nullptr, nullptr, 0));
-  if (deleted.status() != PGRES_COMMAND_OK) return failure("deleting expired requests");
-  return static_cast<std::size_t>(std::strtoull(PQcmdTuples(deleted.result), nullptr, 10));
+  auto deleted = run(kDeleteExpired, {std::to_string(toUnixMillis(cutoff)), std::to_string(limit)},
+                     "deleting expired requests");
+  if (!deleted.ok()) return deleted.takeError();
+  return static_cast<std::size_t>(std::strtoull(PQcmdTuples(deleted->get()), nullptr, 10));
 }
 
 }  // namespace llmux::store

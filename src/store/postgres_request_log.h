@@ -1,20 +1,24 @@
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/result.h"
 #include "store/request_log_writer.h"
 
 struct pg_conn;
+struct pg_result;
 
 namespace llmux::store {
 
 /// The request log's PostgreSQL backend (`database:` in the configuration): the same `requests`
 /// and `attempts` tables and columns as SQLite's, a `schema_version` table of its own, one
-/// connection (libpq, synchronous on the writer's thread: no request thread ever waits for it).
+/// connection (libpq in non-blocking mode on the writer's thread, every wait for the server
+/// bounded by the answer timeout: no request thread ever waits for it).
 ///
 /// A batch is one transaction: its request numbers (`seq`) are drawn from the table's sequence,
 /// then the requests and the attempts go in with one COPY each. When the server goes away, the
@@ -25,9 +29,15 @@ namespace llmux::store {
 /// lost); a lost row is the rarer failure there.
 class PostgresRequestLog final : public RequestLogBackend {
  public:
+  /// How long one statement (or a batch's COPY) may wait for the server: past it the connection
+  /// is dropped (a server that stopped answering without closing it), so the writer reconnects
+  /// and a shutdown is never held by a silent server.
+  static constexpr std::chrono::milliseconds kAnswerTimeout{10'000};
+
   /// Not connected yet: `reconnect()` connects. `url` is a postgres:// URL (a secret: it is never
   /// put in an error or a log line).
-  explicit PostgresRequestLog(std::string url);
+  explicit PostgresRequestLog(std::string url,
+                              std::chrono::milliseconds answer_timeout = kAnswerTimeout);
   ~PostgresRequestLog() override;
   PostgresRequestLog(PostgresRequestLog const&) = delete;
   PostgresRequestLog& operator=(PostgresRequestLog const&) = delete;
@@ -45,8 +55,26 @@ class PostgresRequestLog final : public RequestLogBackend {
   /// $2 the most); their attempts go with them (ON DELETE CASCADE).
   static char const* const kDeleteExpired;
 
+  /// One result of libpq's, freed with PQclear.
+  using PgResult = std::unique_ptr<pg_result, void (*)(pg_result*)>;
+
  private:
+  using SteadyTime = std::chrono::steady_clock::time_point;
+
   Result<void> migrate();
+  /// Sends `sql` (with `params` as $1, $2, ...; without, several statements may be sent) and
+  /// waits up to the answer timeout for its results: the first one, or the first failure. A
+  /// COPY's result comes back at once (the rows are the caller's to send).
+  Result<PgResult> run(char const* sql, std::vector<std::string> const& params,
+                       std::string_view what);
+  /// Sends what libpq holds, waiting for the socket up to `deadline`.
+  Result<void> flushOutput(SteadyTime deadline, std::string_view what);
+  /// The next result (nullptr once there are no more), reading until `deadline`.
+  Result<pg_result*> nextResult(SteadyTime deadline, std::string_view what);
+  /// Waits until the socket is ready for `events`; false at `deadline`.
+  bool waitSocket(short events, SteadyTime deadline);
+  /// Drops the connection that did not answer in time; the error says so.
+  Error timedOut(std::string_view what);
   /// Runs `sql` (no parameters, no rows wanted); `what` names it in the error.
   Result<void> exec(char const* sql, std::string_view what);
   /// One COPY … FROM STDIN with `data` (text format) as its rows.
@@ -57,6 +85,7 @@ class PostgresRequestLog final : public RequestLogBackend {
   Error abandon(Error error);
 
   std::string url_;
+  std::chrono::milliseconds answer_timeout_;
   pg_conn* conn_ = nullptr;
 };
 

@@ -2,12 +2,15 @@
 
 #include <libpq-fe.h>
 #include <pwd.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include "support/redis_server.h"  // freeLoopbackPort, findOnPath
 
@@ -122,6 +125,7 @@ bool PostgresServer::startServer(std::string& error) {
 }
 
 PostgresServer::~PostgresServer() {
+  resume();
   if (running_) {
     std::string ignored;
     runAsOwner("pg_ctl stop -m immediate -w -D " + (dir_ / "data").string(), ignored);
@@ -150,6 +154,38 @@ bool PostgresServer::stop(std::string& error) {
 
 bool PostgresServer::restart(std::string& error) {
   return startServer(error);
+}
+
+bool PostgresServer::pause(std::string& error) {
+  std::ifstream pid_file(dir_ / "data" / "postmaster.pid");
+  int postmaster = 0;
+  if (!(pid_file >> postmaster) || postmaster <= 0) {
+    error = "no postmaster.pid: the server is not running";
+    return false;
+  }
+  paused_ = {postmaster};
+  // Its children: every process whose parent is the postmaster (/proc/<pid>/stat's 4th field).
+  std::error_code ec;
+  for (auto const& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    std::string const name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    auto close = line.rfind(')');  // the command may hold spaces and parentheses
+    if (close == std::string::npos) continue;
+    std::istringstream fields(line.substr(close + 2));
+    std::string state;
+    int parent = 0;
+    if (fields >> state >> parent && parent == postmaster) paused_.push_back(std::stoi(name));
+  }
+  for (int pid : paused_) ::kill(pid, SIGSTOP);
+  return true;
+}
+
+void PostgresServer::resume() {
+  for (int pid : paused_) ::kill(pid, SIGCONT);
+  paused_.clear();
 }
 
 std::optional<std::vector<std::vector<std::optional<std::string>>>> postgresQuery(

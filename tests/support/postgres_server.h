@@ -36,6 +36,11 @@ class PostgresServer {
   /// Starts the stopped server again on the same port, with its data.
   bool restart(std::string& error);
 
+  /// SIGSTOP to the server and every process of it (the backends of open connections): a server
+  /// that keeps its connections and never answers. `resume` sends SIGCONT to the same processes.
+  bool pause(std::string& error);
+  void resume();
+
  private:
   PostgresServer() = default;
   bool startServer(std::string& error);
@@ -46,6 +51,7 @@ class PostgresServer {
   std::filesystem::path dir_;
   bool as_postgres_ = false;
   bool running_ = false;
+  std::vector<int> paused_;  ///< the pids `pause` stopped
   std::uint16_t port_ = 0;
 };
 

@@ -308,6 +308,26 @@ TEST_F(PostgresRequestLogTest, AFlushWhileTheServerIsGoneGivesUpAndCountsInstead
   ASSERT_TRUE(server_->restart(error)) << error;
 }
 
+TEST_F(PostgresRequestLogTest, AServerThatStopsAnsweringIsDroppedAfterTheAnswerTimeout) {
+  PostgresRequestLog log(url(), std::chrono::milliseconds(300));
+  ASSERT_TRUE(log.reconnect().ok());
+  std::string error;
+  ASSERT_TRUE(server_->pause(error)) << error;
+  auto started = std::chrono::steady_clock::now();
+  auto written = log.insertBatch(std::vector{routedRecord("silent")});
+  auto took = std::chrono::steady_clock::now() - started;
+  server_->resume();
+  ASSERT_FALSE(written.ok());
+  EXPECT_NE(written.error().message.find("no answer within 300 ms"), std::string::npos)
+      << written.error().message;
+  EXPECT_FALSE(log.connected()) << "the writer reconnects, as after a lost connection";
+  EXPECT_LT(took, std::chrono::seconds(3));
+  // Once the server answers again, a new connection writes.
+  ASSERT_TRUE(log.reconnect().ok());
+  ASSERT_TRUE(log.insertBatch(std::vector{routedRecord("later")}).ok());
+  EXPECT_EQ(scalar("SELECT COUNT(*) FROM requests WHERE id = 'later'"), "1");
+}
+
 TEST_F(PostgresRequestLogTest, ErrorsNeverShowThePassword) {
   PostgresRequestLog log("postgres://llmux:hunter2@127.0.0.1:" +
                          std::to_string(test_support::freeLoopbackPort()) + "/nowhere");
