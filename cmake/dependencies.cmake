@@ -6,6 +6,9 @@ find_package(Threads REQUIRED)
 find_package(yaml-cpp REQUIRED)
 find_package(fmt REQUIRED)
 find_package(SQLite3 REQUIRED)
+# libpq: the request log's PostgreSQL backend (Debian's libpq-dev ships a pkg-config file).
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)
 find_package(CLI11 REQUIRED)
 find_package(GTest REQUIRED)
 # jemalloc: a request allocates many short-lived blocks of a few KiB (coroutine frames, header

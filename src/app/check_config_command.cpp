@@ -5,6 +5,7 @@
 
 #include "app/commands.h"
 #include "config/address.h"
+#include "config/database_parser.h"
 #include "config/loader.h"
 #include "config/media_routes.h"
 #include "protocol/upstream_path.h"
@@ -134,6 +135,12 @@ int runCheckConfig(std::string const& config_path) {
     std::printf("request log: kept forever (log.request_log_retention_days: 0)\n");
   } else {
     std::printf("request log: requests kept %d day(s)\n", s.log.request_log_retention_days);
+  }
+  // The URL is a secret (its password): shown masked, with the variable it came from.
+  if (s.database && s.log.request_log) {
+    std::string from = s.database->url_env.empty() ? "" : " (from $" + s.database->url_env + ")";
+    std::printf("request log store: PostgreSQL at %s%s\n",
+                config::maskedDatabaseUrl(s.database->url).c_str(), from.c_str());
   }
   printUpstreamUrls(s);
   return 0;

@@ -7,6 +7,7 @@
 #include "app/process_setup.h"
 #include "app/reload_state.h"
 #include "app/version.h"
+#include "config/database_parser.h"
 #include "config/embedded_default.h"
 #include "config/loader.h"
 #include "core/ids.h"
@@ -24,6 +25,7 @@
 #include "racing/racing_state.h"
 #include "store/freeze_store.h"
 #include "store/freeze_writer.h"
+#include "store/postgres_request_log.h"
 #include "proxy/latency_router_sync.h"
 #include "store/racing_store.h"
 #include "store/racing_writer.h"
@@ -206,7 +208,31 @@ int runServe(std::string const& config_path) {
     return 1;
   }
   std::atomic<bool> draining{false};
-  store::RequestLogSink* request_log = settings->log.request_log ? store->get() : nullptr;
+  // With `database:` the request log goes to PostgreSQL (the state database keeps the rest, and
+  // its writer keeps expiring the request rows written there before). Its writer has a thread
+  // and a connection of its own; an unreachable server delays no start-up and no request.
+  std::unique_ptr<store::RequestLogWriter> postgres_log;
+  if (settings->database && settings->log.request_log) {
+    std::string const where = config::maskedDatabaseUrl(settings->database->url);
+    auto backend = std::make_unique<store::PostgresRequestLog>(settings->database->url);
+    if (auto connected = backend->reconnect(); !connected) {
+      telemetry::logWarn("request log: PostgreSQL at {} is not usable yet ({}); rows queue until "
+                         "it is (up to the queue's bound, then they are dropped and counted)",
+                         where, connected.error().message);
+    } else {
+      telemetry::logInfo("request log: PostgreSQL at {}", where);
+    }
+    store::RequestLogWriterOptions options;
+    options.retention = std::chrono::days(settings->log.request_log_retention_days);
+    postgres_log = std::make_unique<store::RequestLogWriter>("PostgreSQL request log",
+                                                             std::move(backend), options);
+  }
+  store::RequestLogSink* request_log = nullptr;
+  if (postgres_log) {
+    request_log = postgres_log.get();
+  } else if (settings->log.request_log) {
+    request_log = store->get();
+  }
   proxy::AuthFailureLimiter auth_failures(clock);
   proxy::ListenerPlan listener_plan{!settings->server.admin_listen.empty(),
                                     !settings->server.metrics_listen.empty()};
@@ -308,8 +334,14 @@ int runServe(std::string const& config_path) {
                                outcome.settings->redis->port != settings->redis->port))) {
         telemetry::logWarn("redis changes need a restart; the shared limits keep their connection");
       }
+      if (outcome.settings->database.has_value() != settings->database.has_value() ||
+          (settings->database && outcome.settings->database->url != settings->database->url)) {
+        telemetry::logWarn("database changes need a restart; the request log keeps its store");
+      }
       applyLogLevel(*outcome.settings);
-      (*store)->setRetention(std::chrono::days(outcome.settings->log.request_log_retention_days));
+      std::chrono::days retention(outcome.settings->log.request_log_retention_days);
+      (*store)->setRetention(retention);
+      if (postgres_log) postgres_log->setRetention(retention);
       forgetChangedRoutes(config_holder.current()->settings(), *outcome.settings, breakers);
       config_holder.replace(std::make_shared<const routing::Catalog>(outcome.settings));
       racing.apply(outcome.settings->racing);
@@ -334,6 +366,7 @@ int runServe(std::string const& config_path) {
   if (!clean) telemetry::logWarn("worker loops still had work after the drain; stopped them");
   (*access_log)->flush();
   (*store)->flush();
+  if (postgres_log) postgres_log->flush();  // gives up at once (counted) when the server is gone
   freeze_writer.flush();  // the freezes applied, lifted or expired during the drain
   racing_writer.flush();  // the learning and switches changed during the drain
   video_job_writer.flush();  // the jobs created during the drain

@@ -452,6 +452,12 @@ struct RedisSettings {
   std::string prefix = "llmux:"; ///< of every key llmux writes
 };
 
+/// `database:` — PostgreSQL as the request log's store (absent: SQLite in `state_dir`).
+struct DatabaseSettings {
+  std::string url;      ///< postgres://…; a secret (its password): shown only masked
+  std::string url_env;  ///< the variable `url` came from ("" when written in the file)
+};
+
 /// `prices:` entry: USD per million tokens, and per unit of what media endpoints produce or take.
 struct ModelPrice {
   double input = 0;
@@ -516,6 +522,8 @@ struct Settings {
   BucketSettings buckets;
   /// `redis:` — shared limits across replicas; absent: every limit is this process's own.
   std::optional<RedisSettings> redis;
+  /// `database:` — the request log in PostgreSQL; absent: in the SQLite state database.
+  std::optional<DatabaseSettings> database;
   /// `prices:` — USD per million tokens by model (client or upstream name), for cost budgets.
   std::map<std::string, ModelPrice> prices;
   /// `proxies:`, then the ones the environment names (HTTPS_PROXY, ...), each once.

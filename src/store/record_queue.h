@@ -62,6 +62,12 @@ class WriteQueue {
   /// No more items are accepted; `popBatch` still drains what is queued.
   void close();
 
+  /// Writer side: true once the queue is closed or someone waits in `waitDone`: a writer that
+  /// cannot write now (its database is unreachable) gives up on what it holds instead of waiting.
+  bool urgent() const;
+  /// Writer side: sleeps up to `duration`, less when the queue becomes urgent.
+  void sleepUnlessUrgent(std::chrono::milliseconds duration);
+
   std::uint64_t dropped() const;
   std::size_t pending() const;  ///< queued, not yet taken by the writer
   std::size_t unfinished() const;  ///< accepted, not yet marked done (queued or being written)
@@ -164,6 +170,18 @@ void WriteQueue<Item>::close() {
     closed_ = true;
   }
   writer_wake_.notify_all();
+}
+
+template <class Item>
+bool WriteQueue<Item>::urgent() const {
+  std::lock_guard lock(mutex_);
+  return closed_ || done_waiters_ > 0;
+}
+
+template <class Item>
+void WriteQueue<Item>::sleepUnlessUrgent(std::chrono::milliseconds duration) {
+  std::unique_lock lock(mutex_);
+  writer_wake_.wait_for(lock, duration, [&] { return closed_ || done_waiters_ > 0; });
 }
 
 template <class Item>

@@ -1,6 +1,8 @@
 #include "store/sqlite_store.h"
 
 #include <cstdlib>
+#include <optional>
+#include <span>
 #include <stdexcept>
 #include <system_error>
 #include <unordered_map>
@@ -8,8 +10,6 @@
 
 #include "store/request_log_retention.h"
 #include "store/sqlite_schema.h"
-#include "store/writer_support.h"
-#include "telemetry/failure_burst_log.h"
 
 namespace llmux::store {
 namespace {
@@ -94,194 +94,64 @@ std::optional<TokenUsage> columnUsage(SqliteStatement const& stmt, int first) {
   throw std::runtime_error(error.message);
 }
 
-}  // namespace
+/// The request log's SQLite backend: the writer thread's own connection, its prepared statements
+/// and the retention's.
+class SqliteRequestLog final : public RequestLogBackend {
+ public:
+  /// Prepares every statement on `db` (already migrated).
+  static Result<std::unique_ptr<SqliteRequestLog>> open(SqliteDb db) {
+    std::unique_ptr<SqliteRequestLog> log(new SqliteRequestLog(std::move(db)));
+    // Prepared on the connection's final home: the statements keep a pointer to it.
+    auto retention = RequestLogRetention::prepare(log->db_);
+    if (!retention.ok()) return retention.takeError();
+    log->expiry_.emplace(std::move(*retention));
+    std::pair<SqliteStatement*, char const*> const to_prepare[] = {
+        {&log->begin_, "BEGIN IMMEDIATE"},       {&log->commit_, "COMMIT"},
+        {&log->rollback_, "ROLLBACK"},           {&log->insert_request_, kInsertRequest},
+        {&log->insert_attempt_, kInsertAttempt},
+    };
+    for (auto [stmt, sql] : to_prepare) {
+      auto prepared = log->db_.prepare(sql);
+      if (!prepared.ok()) return prepared.takeError();
+      *stmt = std::move(*prepared);
+    }
+    return log;
+  }
 
-/// What only the writer thread touches: its prepared statements, the retention's schedule and
-/// the failure logs.
-struct SqliteStore::WriterState {
-  WriterState(RequestLogRetention retention_statements, MonoTime first_retention,
-              std::chrono::seconds log_interval)
-      : expiry(std::move(retention_statements)),
-        next_retention(first_retention),
-        write_failures("request log write", log_interval),
-        drops("request log queue", "record(s)", log_interval),
-        retention_failures("request log retention", log_interval) {}
+  Result<void> insertBatch(std::span<RequestRecord const> batch) override;
 
-  SqliteStatement begin;
-  SqliteStatement commit;
-  SqliteStatement rollback;
-  SqliteStatement insert_request;
-  SqliteStatement insert_attempt;
-  RequestLogRetention expiry;
-  MonoTime next_retention;
-  bool retention_behind = false;  ///< the last chunk was full: more expired rows wait
-  telemetry::FailureBurstLog write_failures;
-  QueueDropLog drops;
-  telemetry::FailureBurstLog retention_failures;
+  Result<std::size_t> deleteExpired(WallTime cutoff, std::size_t limit) override {
+    return expiry_->deleteChunk(cutoff, limit);
+  }
+
+ private:
+  explicit SqliteRequestLog(SqliteDb db) : db_(std::move(db)) {}
+
+  SqliteDb db_;
+  SqliteStatement begin_;
+  SqliteStatement commit_;
+  SqliteStatement rollback_;
+  SqliteStatement insert_request_;
+  SqliteStatement insert_attempt_;
+  std::optional<RequestLogRetention> expiry_;
 };
 
-Result<std::unique_ptr<SqliteStore>> SqliteStore::open(std::filesystem::path const& state_dir,
-                                                       SqliteStoreOptions options) {
-  std::error_code ec;
-  std::filesystem::create_directories(state_dir, ec);
-  if (ec) {
-    return makeError(ErrorKind::Internal,
-                     "cannot create state directory '" + state_dir.string() + "': " + ec.message());
-  }
-  std::filesystem::path path = state_dir / kFileName;
-
-  auto writer = SqliteDb::open(path.string());
-  if (!writer.ok()) return writer.takeError();
-  // WAL: readers never block the writer and a commit is one append (fsync only at checkpoints
-  // with synchronous=NORMAL, which keeps the database consistent across power loss; the last
-  // commits may be lost, not corrupted).
-  if (auto r = writer->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"); !r.ok()) {
-    return r.error();
-  }
-  if (auto r = migrate(*writer); !r.ok()) return r.error();
-
-  auto query = SqliteDb::open(path.string());
-  if (!query.ok()) return query.takeError();
-  if (auto r = query->exec("PRAGMA synchronous=NORMAL;"); !r.ok()) return r.error();
-
-  std::unique_ptr<SqliteStore> store(
-      new SqliteStore(std::move(path), std::move(*writer), std::move(*query), options));
-  // Prepared on the connection's final home: the statements keep a pointer to it.
-  auto retention = RequestLogRetention::prepare(store->writer_);
-  if (!retention.ok()) return retention.takeError();
-  auto state = std::make_unique<WriterState>(std::move(*retention),
-                                             store->clock_.now() + options.retention_interval,
-                                             options.failure_log_interval);
-  std::pair<SqliteStatement*, char const*> const to_prepare[] = {
-      {&state->begin, "BEGIN IMMEDIATE"},       {&state->commit, "COMMIT"},
-      {&state->rollback, "ROLLBACK"},           {&state->insert_request, kInsertRequest},
-      {&state->insert_attempt, kInsertAttempt},
-  };
-  for (auto [stmt, sql] : to_prepare) {
-    auto prepared = store->writer_.prepare(sql);
-    if (!prepared.ok()) return prepared.takeError();
-    *stmt = std::move(*prepared);
-  }
-  store->thread_ = std::thread(&SqliteStore::runWriter, store.get(), std::move(state));
-  return store;
-}
-
-SqliteStore::SqliteStore(std::filesystem::path path, SqliteDb writer, SqliteDb query,
-                         SqliteStoreOptions options)
-    : path_(std::move(path)),
-      options_(options),
-      clock_(options.clock != nullptr ? *options.clock : real_clock_),
-      writer_(std::move(writer)),
-      query_db_(std::move(query)),
-      queue_(WriteQueueOptions{.capacity = options.queue_capacity,
-                               .batch_size = options.batch_size,
-                               .linger = options.linger}),
-      retention_days_(options.retention.count()) {}
-
-SqliteStore::~SqliteStore() {
-  queue_.close();
-  if (thread_.joinable()) thread_.join();
-}
-
-// --- request log --------------------------------------------------------------------------------
-
-void SqliteStore::record(RequestRecord record) {
-  (void)queue_.push(std::move(record));
-}
-
-void SqliteStore::flush() {
-  queue_.waitDone();
-}
-
-RequestLogStats SqliteStore::stats() const {
-  RequestLogStats stats;
-  stats.queued = queue_.pending();
-  stats.written = written_.load(std::memory_order_relaxed);
-  stats.dropped = queue_.dropped() + failed_.load(std::memory_order_relaxed);
-  stats.failed_batches = failed_batches_.load(std::memory_order_relaxed);
-  stats.expired = expired_.load(std::memory_order_relaxed);
-  return stats;
-}
-
-std::string SqliteStore::lastWriteError() const {
-  std::lock_guard lock(error_mutex_);
-  return last_error_;
-}
-
-void SqliteStore::setRetention(std::chrono::days retention) {
-  retention_days_.store(retention.count(), std::memory_order_relaxed);
-}
-
-void SqliteStore::runWriter(std::unique_ptr<WriterState> state) {
-  std::vector<RequestRecord> batch;
-  batch.reserve(options_.batch_size);
-  std::chrono::milliseconds idle = keepRetention(*state);
-  while (queue_.popBatch(batch, idle)) {
-    if (!batch.empty()) {
-      Result<void> written =
-          writeWithRetries(options_.write_retries, [&] { return writeBatch(*state, batch); });
-      if (written.ok()) {
-        written_.fetch_add(batch.size(), std::memory_order_relaxed);
-        state->write_failures.succeeded();
-      } else {
-        failed_.fetch_add(batch.size(), std::memory_order_relaxed);
-        failed_batches_.fetch_add(1, std::memory_order_relaxed);
-        state->write_failures.failed(clock_.now(), "a batch of " + std::to_string(batch.size()) +
-                                                       " record(s) was dropped after " +
-                                                       std::to_string(options_.write_retries) +
-                                                       " retries: " + written.error().message);
-        std::lock_guard lock(error_mutex_);
-        last_error_ = written.error().message;
-      }
-      state->drops.check(clock_.now(), queue_.dropped());
-    }
-    // Before markDone, so that flush() also sees the retention that was due.
-    idle = keepRetention(*state);
-    queue_.markDone(batch.size());
-    batch.clear();
-  }
-}
-
-std::chrono::milliseconds SqliteStore::keepRetention(WriterState& s) {
-  using std::chrono::milliseconds;
-  MonoTime now = clock_.now();
-  if (!s.retention_behind && now < s.next_retention) {
-    return std::chrono::ceil<milliseconds>(s.next_retention - now);
-  }
-  s.retention_behind = false;
-  // Read at each look: a reload may change it (0 keeps everything).
-  std::chrono::days keep_for(retention_days_.load(std::memory_order_relaxed));
-  if (keep_for.count() > 0) {
-    auto deleted = s.expiry.deleteChunk(clock_.wallNow() - keep_for, options_.retention_chunk);
-    if (deleted.ok()) {
-      expired_.fetch_add(*deleted, std::memory_order_relaxed);
-      s.retention_failures.succeeded();
-      s.retention_behind = *deleted >= options_.retention_chunk;
-    } else {
-      s.retention_failures.failed(now, deleted.error().message);  // the rows wait for the next look
-    }
-  }
-  if (s.retention_behind) return milliseconds(0);  // the next chunk right after the next batch
-  s.next_retention = now + options_.retention_interval;
-  return options_.retention_interval;
-}
-
-Result<void> SqliteStore::writeBatch(WriterState& s, std::vector<RequestRecord> const& batch) {
+Result<void> SqliteRequestLog::insertBatch(std::span<RequestRecord const> batch) {
   auto fail = [&](Error error) -> Result<void> {
-    s.insert_request.reset();
-    s.insert_attempt.reset();
-    s.commit.reset();
-    s.rollback.reset();
-    (void)s.rollback.step();
-    s.rollback.reset();
+    insert_request_.reset();
+    insert_attempt_.reset();
+    commit_.reset();
+    rollback_.reset();
+    (void)rollback_.step();
+    rollback_.reset();
     return error;
   };
 
-  s.begin.reset();
-  if (auto r = s.begin.step(); !r.ok()) return fail(r.takeError());
+  begin_.reset();
+  if (auto r = begin_.step(); !r.ok()) return fail(r.takeError());
 
   for (RequestRecord const& r : batch) {
-    SqliteStatement& q = s.insert_request;
+    SqliteStatement& q = insert_request_;
     q.reset();
     q.bind(1, r.request_id);
     q.bind(2, toUnixMillis(r.started_at));
@@ -312,11 +182,11 @@ Result<void> SqliteStore::writeBatch(WriterState& s, std::vector<RequestRecord> 
     }
     if (r.cost_usd) q.bind(28, *r.cost_usd); else q.bindNull(28);
     if (auto done = q.step(); !done.ok()) return fail(done.takeError());
-    std::int64_t seq = writer_.lastInsertRowid();
+    std::int64_t seq = db_.lastInsertRowid();
 
     std::int64_t number = 0;
     for (AttemptRecord const& a : r.attempts) {
-      SqliteStatement& qa = s.insert_attempt;
+      SqliteStatement& qa = insert_attempt_;
       qa.reset();
       qa.bind(1, seq);
       qa.bind(2, r.request_id);
@@ -339,10 +209,50 @@ Result<void> SqliteStore::writeBatch(WriterState& s, std::vector<RequestRecord> 
     }
   }
 
-  s.commit.reset();
-  if (auto r = s.commit.step(); !r.ok()) return fail(r.takeError());
+
+  commit_.reset();
+  if (auto r = commit_.step(); !r.ok()) return fail(r.takeError());
   return {};
 }
+
+}  // namespace
+
+Result<std::unique_ptr<SqliteStore>> SqliteStore::open(std::filesystem::path const& state_dir,
+                                                       SqliteStoreOptions options) {
+  std::error_code ec;
+  std::filesystem::create_directories(state_dir, ec);
+  if (ec) {
+    return makeError(ErrorKind::Internal,
+                     "cannot create state directory '" + state_dir.string() + "': " + ec.message());
+  }
+  std::filesystem::path path = state_dir / kFileName;
+
+  auto writer = SqliteDb::open(path.string());
+  if (!writer.ok()) return writer.takeError();
+  // WAL: readers never block the writer and a commit is one append (fsync only at checkpoints
+  // with synchronous=NORMAL, which keeps the database consistent across power loss; the last
+  // commits may be lost, not corrupted).
+  if (auto r = writer->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"); !r.ok()) {
+    return r.error();
+  }
+  if (auto r = migrate(*writer); !r.ok()) return r.error();
+
+  auto query = SqliteDb::open(path.string());
+  if (!query.ok()) return query.takeError();
+  if (auto r = query->exec("PRAGMA synchronous=NORMAL;"); !r.ok()) return r.error();
+
+  auto request_log = SqliteRequestLog::open(std::move(*writer));
+  if (!request_log.ok()) return request_log.takeError();
+  return std::unique_ptr<SqliteStore>(
+      new SqliteStore(std::move(path), std::move(*query), std::move(*request_log), options));
+}
+
+SqliteStore::SqliteStore(std::filesystem::path path, SqliteDb query,
+                         std::unique_ptr<RequestLogBackend> request_log,
+                         SqliteStoreOptions options)
+    : path_(std::move(path)),
+      query_db_(std::move(query)),
+      log_("request log", std::move(request_log), options) {}
 
 // --- settings -----------------------------------------------------------------------------------
 

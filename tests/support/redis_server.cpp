@@ -21,21 +21,6 @@ namespace {
 // A loaded CI machine starts redis-server in well under a second; this only bounds a hang.
 constexpr std::chrono::seconds kReadyTimeout{15};
 
-/// redis-server's path from PATH, or "" (the bootstrap installs Debian's redis-server package).
-std::string findRedisServer() {
-  char const* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  std::size_t start = 0;
-  while (start <= dirs.size()) {
-    std::size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    std::filesystem::path candidate = std::filesystem::path(dirs.substr(start, end - start)) / "redis-server";
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
-    start = end + 1;
-  }
-  return "";
-}
-
 /// Reads the server's stdout until it says it is ready; false when it exits or takes too long.
 bool waitReady(int fd, std::string& log) {
   auto deadline = std::chrono::steady_clock::now() + kReadyTimeout;
@@ -54,6 +39,20 @@ bool waitReady(int fd, std::string& log) {
 
 }  // namespace
 
+std::string findOnPath(std::string_view program) {
+  char const* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::size_t start = 0;
+  while (start <= dirs.size()) {
+    std::size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::filesystem::path candidate = std::filesystem::path(dirs.substr(start, end - start)) / program;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+    start = end + 1;
+  }
+  return "";
+}
+
 std::uint16_t freeLoopbackPort() {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
@@ -69,7 +68,8 @@ std::uint16_t freeLoopbackPort() {
 
 std::unique_ptr<RedisServer> RedisServer::start(std::vector<std::string> const& extra,
                                                 std::string& error) {
-  std::string binary = findRedisServer();
+  // The bootstrap installs Debian's redis-server package.
+  std::string binary = findOnPath("redis-server");
   if (binary.empty()) {
     error = "redis-server not found on PATH: the shared-limit tests need a real Redis "
             "(install Debian's redis-server package; scripts/bootstrap does)";

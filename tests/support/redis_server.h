@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace llmux::test_support {
@@ -37,5 +38,8 @@ class RedisServer {
 
 /// A loopback port nothing listens on right now.
 std::uint16_t freeLoopbackPort();
+
+/// The path of the executable `program` in a directory of PATH, or "".
+std::string findOnPath(std::string_view program);
 
 }  // namespace llmux::test_support

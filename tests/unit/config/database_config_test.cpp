@@ -1,0 +1,73 @@
+// The `database:` section: PostgreSQL as the request log's store, its URL from the file or the
+// environment, strictly validated, and never shown with its password.
+
+#include <gtest/gtest.h>
+
+#include "config/database_parser.h"
+#include "parse_helpers.h"
+
+namespace llmux::config {
+namespace {
+
+using testing::fakeEnv;
+using testing::issuesOf;
+using testing::loaded;
+using Lines = std::vector<std::string>;
+
+std::string document(std::string const& database) {
+  return "gateway_keys: [{name: team, key: gw}]\nchannels:\n  - {name: c, protocol: openai-chat, "
+         "base_url: \"https://o.example\", keys: [k1], models: [m]}\n" +
+         database;
+}
+
+TEST(DatabaseConfig, AbsentMeansTheRequestLogStaysInSqlite) {
+  auto settings = loaded(document(""));
+  ASSERT_TRUE(settings);
+  EXPECT_FALSE(settings->database);
+}
+
+TEST(DatabaseConfig, TheUrlComesFromTheFileOrTheEnvironment) {
+  auto env = fakeEnv({{"LLMUX_DATABASE_URL", "postgres://llmux:pw@db.example:5433/llmux"},
+                      {"DB_PASSWORD", "s3cret"}});
+  auto from_env = loaded(document("database: {url_env: LLMUX_DATABASE_URL}\n"), env);
+  ASSERT_TRUE(from_env && from_env->database);
+  EXPECT_EQ(from_env->database->url, "postgres://llmux:pw@db.example:5433/llmux");
+  EXPECT_EQ(from_env->database->url_env, "LLMUX_DATABASE_URL");
+
+  auto in_file = loaded(
+      document(
+          "database: {url: \"postgresql://llmux:${DB_PASSWORD}@10.0.0.5/logs?sslmode=require\"}\n"),
+      env);
+  ASSERT_TRUE(in_file && in_file->database);
+  EXPECT_EQ(in_file->database->url, "postgresql://llmux:s3cret@10.0.0.5/logs?sslmode=require");
+  EXPECT_EQ(in_file->database->url_env, "");
+}
+
+TEST(DatabaseConfig, BadSectionsAreReportedWithoutTheUrl) {
+  EXPECT_EQ(issuesOf(document("database: {}\n")),
+            Lines{"database: give exactly one of url and url_env"});
+  EXPECT_EQ(issuesOf(document("database: {url: \"postgres://a@h/d\", url_env: X}\n")),
+            Lines{"database: give exactly one of url and url_env"});
+  EXPECT_EQ(issuesOf(document("database: {url_env: NOPE}\n")),
+            Lines{"database.url_env: environment variable NOPE is not set"});
+  Lines wrong_scheme = issuesOf(document("database: {url: \"mysql://u:hunter2@h/d\"}\n"));
+  ASSERT_EQ(wrong_scheme.size(), 1u);
+  EXPECT_TRUE(wrong_scheme[0].starts_with("database.url: expected a postgres://"))
+      << wrong_scheme[0];
+  EXPECT_EQ(wrong_scheme[0].find("hunter2"), std::string::npos);
+  Lines unknown = issuesOf(document("database: {url: \"postgres://h/d\", pool: 4}\n"));
+  ASSERT_EQ(unknown.size(), 1u);
+  EXPECT_TRUE(unknown[0].starts_with("database.pool: unknown key")) << unknown[0];
+}
+
+TEST(DatabaseConfig, TheMaskedUrlHidesEveryPassword) {
+  EXPECT_EQ(maskedDatabaseUrl("postgres://llmux:s3cret@db:5432/llmux"),
+            "postgres://llmux:***@db:5432/llmux");
+  EXPECT_EQ(maskedDatabaseUrl("postgres://db/llmux?user=u&password=s3cret&sslmode=require"),
+            "postgres://db/llmux?user=u&password=***&sslmode=require");
+  EXPECT_EQ(maskedDatabaseUrl("postgres://llmux@db/llmux"), "postgres://llmux@db/llmux");
+  EXPECT_EQ(maskedDatabaseUrl("postgres://u:s3cret@[bad"), "postgres://***");
+}
+
+}  // namespace
+}  // namespace llmux::config

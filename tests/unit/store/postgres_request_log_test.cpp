@@ -1,0 +1,342 @@
+// The request log in PostgreSQL, against a real private server (tests/support/postgres_server):
+// the migration, a batch's round trip, the retention, and the server going away and coming back.
+
+#include "store/postgres_request_log.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "captured_log.h"
+#include "sample_records.h"
+#include "support/postgres_server.h"
+#include "support/redis_server.h"  // freeLoopbackPort
+
+namespace llmux::store {
+namespace {
+
+using test_support::PostgresServer;
+using Rows = std::vector<std::vector<std::optional<std::string>>>;
+
+/// One server for the whole binary (initdb takes a second or two); each test has a database.
+class PostgresRequestLogTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { server_ = PostgresServer::start(start_error_).release(); }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+
+  void SetUp() override {
+    // No skipping: a machine without a working PostgreSQL fails these tests, with the reason.
+    ASSERT_NE(server_, nullptr) << "cannot start PostgreSQL: " << start_error_;
+    static std::atomic<int> next{0};
+    database_ = "t" + std::to_string(::getpid()) + "_" + std::to_string(next++);
+    std::string error;
+    ASSERT_TRUE(server_->createDatabase(database_, error)) << error;
+  }
+
+  std::string url() const { return server_->url(database_); }
+
+  Rows query(std::string const& sql) {
+    std::string error;
+    auto rows = test_support::postgresQuery(url(), sql, error);
+    EXPECT_TRUE(rows) << sql << ": " << error;
+    return rows ? *rows : Rows{};
+  }
+  std::string scalar(std::string const& sql) {
+    Rows rows = query(sql);
+    if (rows.size() != 1 || rows[0].size() != 1 || !rows[0][0]) return "<none>";
+    return *rows[0][0];
+  }
+
+  /// A connected, migrated backend.
+  std::unique_ptr<PostgresRequestLog> backend() {
+    auto log = std::make_unique<PostgresRequestLog>(url());
+    auto connected = log->reconnect();
+    EXPECT_TRUE(connected.ok()) << connected.error().message;
+    return log;
+  }
+
+  static PostgresServer* server_;
+  static std::string start_error_;
+  std::string database_;
+};
+
+PostgresServer* PostgresRequestLogTest::server_ = nullptr;
+std::string PostgresRequestLogTest::start_error_;
+
+/// The sample record with the routing facts of its winning attempt too (strategy, factors, role,
+/// tokens), so every attempt column is written.
+RequestRecord routedRecord(std::string id) {
+  RequestRecord r = failedOverRecord(std::move(id));
+  r.attempts.back().strategy = "latency";
+  r.attempts.back().factors = "score=0.75 latency=0.5";
+  r.attempts.back().role = AttemptRole::Primary;
+  r.attempts.back().usage = TokenUsage{.input = 900, .output = 120};
+  return r;
+}
+
+/// Fast pacing for the tests: no linger, no retries, reconnecting every few milliseconds.
+RequestLogWriterOptions quick(RequestLogWriterOptions options = {}) {
+  options.linger = std::chrono::milliseconds(0);
+  options.write_retries = 0;
+  options.reconnect_min = std::chrono::milliseconds(20);
+  options.reconnect_max = std::chrono::milliseconds(100);
+  return options;
+}
+
+TEST_F(PostgresRequestLogTest, MigratesAnEmptyDatabaseAndARerunChangesNothing) {
+  auto first = backend();
+  ASSERT_TRUE(first->connected());
+  EXPECT_EQ(scalar("SELECT version FROM schema_version"),
+            std::to_string(PostgresRequestLog::currentSchemaVersion()));
+  // The columns SQLite's newest migrations added are there from the start.
+  EXPECT_EQ(scalar("SELECT COUNT(*) FROM information_schema.columns WHERE table_name = 'requests' "
+                   "AND column_name IN ('media_modality', 'media_unit', 'media_quantity', "
+                   "'cost_usd', 'client', 'usage_estimated')"),
+            "6");
+  EXPECT_EQ(scalar("SELECT COUNT(*) FROM information_schema.columns WHERE table_name = 'attempts' "
+                   "AND column_name IN ('first_token_ms', 'role', 'total_tokens', 'strategy')"),
+            "4");
+
+  // A second process (or a restart) migrates nothing and keeps the rows.
+  ASSERT_TRUE(first->insertBatch(std::vector{routedRecord("kept")}).ok());
+  auto second = backend();
+  ASSERT_TRUE(second->reconnect().ok());
+  EXPECT_EQ(scalar("SELECT COUNT(*) FROM schema_version"), "1");
+  EXPECT_EQ(scalar("SELECT version FROM schema_version"),
+            std::to_string(PostgresRequestLog::currentSchemaVersion()));
+  EXPECT_EQ(scalar("SELECT id FROM requests"), "kept");
+}
+
+TEST_F(PostgresRequestLogTest, ADatabaseOfANewerLlmuxIsRefused) {
+  backend();
+  query("UPDATE schema_version SET version = 99");
+  PostgresRequestLog log(url());
+  auto connected = log.reconnect();
+  ASSERT_FALSE(connected.ok());
+  EXPECT_NE(connected.error().message.find("schema version 99"), std::string::npos)
+      << connected.error().message;
+}
+
+TEST_F(PostgresRequestLogTest, ABatchRoundTripsWithItsAttemptsMediaAndCost) {
+  RequestLogWriter writer("PostgreSQL request log", backend(), quick());
+  RequestRecord chat = routedRecord("r-chat");
+  chat.error = "tab\there, newline\nthere, back\\slash";  // COPY's escapes
+  writer.record(chat);
+  RequestRecord video = routedRecord("r-video");
+  video.route = "/v1/videos";
+  video.usage.reset();
+  video.first_byte_ms = -1;  // never came: NULL
+  video.attempts.clear();
+  video.media = MediaUsage{"videos", "seconds", 8};
+  video.cost_usd = 0.8;
+  writer.record(video);
+  writer.flush();
+  EXPECT_EQ(writer.stats().written, 2u);
+  EXPECT_EQ(writer.stats().dropped, 0u);
+
+  Rows requests = query(
+      "SELECT id, started_at, route, client_protocol, gateway_key, model, stream, channel, "
+      "key_label, status, error, first_byte_ms, total_ms, overhead_ms, bytes_in, bytes_out, "
+      "client, "
+      "input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, "
+      "total_tokens, usage_estimated, media_modality, media_unit, media_quantity, cost_usd "
+      "FROM requests ORDER BY seq");
+  ASSERT_EQ(requests.size(), 2u);
+  using O = std::optional<std::string>;
+  std::vector<O> const expected_chat = {"r-chat",
+                                        "1700000000123",
+                                        "/v1/chat/completions",
+                                        "openai-chat",
+                                        "team-a",
+                                        "gpt-4o",
+                                        "1",
+                                        "backup",
+                                        "backup#1",
+                                        "200",
+                                        "tab\there, newline\nthere, back\\slash",
+                                        "450.5",
+                                        "2600.125",
+                                        "0.075",
+                                        "1234",
+                                        "56789",
+                                        "codex-cli",
+                                        "900",
+                                        "120",
+                                        "600",
+                                        "50",
+                                        "40",
+                                        "1020",
+                                        "0",
+                                        std::nullopt,
+                                        std::nullopt,
+                                        std::nullopt,
+                                        std::nullopt};
+  EXPECT_EQ(requests[0], expected_chat);
+  EXPECT_EQ(requests[1][0], O("r-video"));
+  EXPECT_EQ(requests[1][11], std::nullopt) << "a first byte that never came";
+  EXPECT_EQ(requests[1][17], std::nullopt) << "no usage";
+  EXPECT_EQ(requests[1][24], O("videos"));
+  EXPECT_EQ(requests[1][25], O("seconds"));
+  EXPECT_EQ(requests[1][26], O("8"));
+  EXPECT_EQ(requests[1][27], O("0.8"));
+
+  Rows attempts = query(
+      "SELECT a.request_id, a.attempt, a.channel, a.key_label, a.upstream_model, a.status, "
+      "a.outcome, a.first_byte_ms, a.duration_ms, a.upstream_protocol, a.translated, a.strategy, "
+      "a.route_score, a.first_token_ms, a.role, a.total_tokens, a.request_seq = r.seq "
+      "FROM attempts a JOIN requests r ON r.seq = a.request_seq ORDER BY a.attempt");
+  ASSERT_EQ(attempts.size(), 2u);
+  EXPECT_EQ(attempts[0],
+            (std::vector<O>{"r-chat", "1", "primary", "primary#0", "gpt-4o-2024", "429",
+                            "failover:status_429", "35.5", "36", "", "0", std::nullopt,
+                            std::nullopt, std::nullopt, std::nullopt, std::nullopt, "t"}));
+  EXPECT_EQ(attempts[1],
+            (std::vector<O>{"r-chat", "2", "backup", "backup#1", "gpt-4o", "200", "ok", "410.25",
+                            "2500.75", "anthropic", "1", "latency", "score=0.75 latency=0.5",
+                            "980.5", "primary", "1020", "t"}));
+}
+
+TEST_F(PostgresRequestLogTest, BytesThatAreNotUtf8AreWrittenAsReplacementCharacters) {
+  using namespace std::string_literals;
+  RequestLogWriter writer("PostgreSQL request log", backend(), quick());
+  RequestRecord r = routedRecord("r-bytes");
+  r.model = "gpt-\xff\xc0\x80-4o"s;  // stray bytes, an overlong NUL
+  r.error =
+      "nul\0here; kept: \u00e9 \u65e5\u672c \U0001F600; surrogate \xed\xa0\x80; cut \xe6\x97"s;
+  writer.record(r);
+  writer.flush();
+  EXPECT_EQ(writer.stats().written, 1u) << writer.lastWriteError();
+  EXPECT_EQ(scalar("SELECT model FROM requests"), "gpt-\uFFFD\uFFFD\uFFFD-4o");
+  EXPECT_EQ(scalar("SELECT error FROM requests"),
+            "nul\uFFFDhere; kept: \u00e9 \u65e5\u672c \U0001F600; surrogate "
+            "\uFFFD\uFFFD\uFFFD; cut \uFFFD\uFFFD");
+}
+
+TEST_F(PostgresRequestLogTest, TheWriterDeletesExpiredRequestsAndTheirAttemptsInChunks) {
+  ManualTimeSource clock;
+  RequestLogWriterOptions options = quick();
+  options.clock = &clock;
+  options.retention = std::chrono::days(30);
+  options.retention_interval = std::chrono::minutes(5);
+  options.retention_chunk = 2;  // five expired requests: three chunks
+  RequestLogWriter writer("PostgreSQL request log", backend(), options);
+  auto startedAgo = [&](std::string id, std::chrono::hours age) {
+    RequestRecord r = routedRecord(std::move(id));
+    r.started_at = clock.wallNow() - age;
+    return r;
+  };
+  using std::chrono::hours;
+  for (int i = 0; i < 5; ++i) writer.record(startedAgo("old", hours(24 * 31 + i)));
+  writer.record(startedAgo("recent", hours(24 * 29)));
+  writer.flush();
+  EXPECT_EQ(scalar("SELECT COUNT(*) FROM requests"), "6") << "not due yet";
+
+  clock.advance(options.retention_interval);
+  for (int i = 0; i < 3; ++i) {  // each batch lets one more chunk go
+    writer.record(startedAgo("new", hours(0)));
+    writer.flush();
+  }
+  EXPECT_EQ(writer.stats().expired, 5u);
+  EXPECT_EQ(scalar("SELECT COUNT(*) FROM requests WHERE id = 'old'"), "0");
+  EXPECT_EQ(scalar("SELECT COUNT(*) FROM requests"), "4");
+  EXPECT_EQ(scalar("SELECT COUNT(*) FROM attempts"), "8") << "the old attempts went with them";
+}
+
+TEST_F(PostgresRequestLogTest, WhileTheServerIsGoneRowsQueueToTheBoundThenDropAndWritesResume) {
+  CapturedLog log;
+  RequestLogWriterOptions options = quick();
+  options.queue_capacity = 8;
+  options.batch_size = 4;
+  RequestLogWriter writer("PostgreSQL request log", backend(), options);
+  writer.record(routedRecord("before"));
+  writer.flush();
+  ASSERT_EQ(writer.stats().written, 1u);
+
+  std::string error;
+  ASSERT_TRUE(server_->stop(error)) << error;
+  // The writer holds at most one batch and the queue its capacity; the rest is dropped at once.
+  auto started = std::chrono::steady_clock::now();
+  for (int i = 0; i < 40; ++i) writer.record(routedRecord("during"));
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(500))
+      << "record() never waits for the database";
+  RequestLogStats during = writer.stats();
+  EXPECT_GE(during.dropped, 40u - options.queue_capacity - options.batch_size);
+  EXPECT_LE(during.queued, options.queue_capacity);
+  EXPECT_EQ(during.written, 1u);
+
+  ASSERT_TRUE(server_->restart(error)) << error;
+  // The writer reconnects on its own and writes what it kept.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (writer.stats().written + writer.stats().dropped < 41 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  writer.record(routedRecord("after"));
+  writer.flush();
+  RequestLogStats after = writer.stats();
+  EXPECT_EQ(after.written + after.dropped, 42u) << "every record written or counted";
+  EXPECT_GE(after.written, 3u);
+  EXPECT_EQ(scalar("SELECT COUNT(*) FROM requests"), std::to_string(after.written));
+  EXPECT_EQ(scalar("SELECT COUNT(*) FROM requests WHERE id = 'after'"), "1");
+  EXPECT_NE(writer.lastWriteError(), "");
+  std::string lines;
+  for (auto const& line : log.lines()) lines += line + "\n";
+  EXPECT_NE(lines.find("PostgreSQL request log connection"), std::string::npos) << lines;
+  EXPECT_NE(lines.find("PostgreSQL request log queue"), std::string::npos) << lines;
+}
+
+TEST_F(PostgresRequestLogTest, AFlushWhileTheServerIsGoneGivesUpAndCountsInsteadOfWaiting) {
+  RequestLogWriterOptions options = quick();
+  options.reconnect_max = std::chrono::seconds(5);
+  RequestLogWriter writer("PostgreSQL request log", backend(), options);
+  std::string error;
+  ASSERT_TRUE(server_->stop(error)) << error;
+  for (int i = 0; i < 3; ++i) writer.record(routedRecord("lost"));
+  auto started = std::chrono::steady_clock::now();
+  writer.flush();  // a shutdown with the server gone
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+  RequestLogStats stats = writer.stats();
+  EXPECT_EQ(stats.written, 0u);
+  EXPECT_EQ(stats.dropped, 3u);
+  EXPECT_GE(stats.failed_batches, 1u);
+  ASSERT_TRUE(server_->restart(error)) << error;
+}
+
+TEST_F(PostgresRequestLogTest, AServerThatStopsAnsweringIsDroppedAfterTheAnswerTimeout) {
+  PostgresRequestLog log(url(), std::chrono::milliseconds(300));
+  ASSERT_TRUE(log.reconnect().ok());
+  std::string error;
+  ASSERT_TRUE(server_->pause(error)) << error;
+  auto started = std::chrono::steady_clock::now();
+  auto written = log.insertBatch(std::vector{routedRecord("silent")});
+  auto took = std::chrono::steady_clock::now() - started;
+  server_->resume();
+  ASSERT_FALSE(written.ok());
+  EXPECT_NE(written.error().message.find("no answer within 300 ms"), std::string::npos)
+      << written.error().message;
+  EXPECT_FALSE(log.connected()) << "the writer reconnects, as after a lost connection";
+  EXPECT_LT(took, std::chrono::seconds(3));
+  // Once the server answers again, a new connection writes.
+  ASSERT_TRUE(log.reconnect().ok());
+  ASSERT_TRUE(log.insertBatch(std::vector{routedRecord("later")}).ok());
+  EXPECT_EQ(scalar("SELECT COUNT(*) FROM requests WHERE id = 'later'"), "1");
+}
+
+TEST_F(PostgresRequestLogTest, ErrorsNeverShowThePassword) {
+  PostgresRequestLog log("postgres://llmux:hunter2@127.0.0.1:" +
+                         std::to_string(test_support::freeLoopbackPort()) + "/nowhere");
+  auto connected = log.reconnect();
+  ASSERT_FALSE(connected.ok());
+  EXPECT_FALSE(log.connected());
+  EXPECT_EQ(connected.error().message.find("hunter2"), std::string::npos)
+      << connected.error().message;
+}
+
+}  // namespace
+}  // namespace llmux::store
