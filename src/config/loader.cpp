@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "config/address.h"
+#include "config/alerts_parser.h"
 #include "config/body_limits_parser.h"
 #include "config/channel_parser.h"
 #include "config/egress_parser.h"
@@ -223,7 +224,7 @@ void readSettings(YamlReader& reader, YAML::Node const& root_node, EnvLookup con
                                 "admin_token_env", "metrics_token", "metrics_token_env",
                                 "model_groups", "fallbacks",
                                 "freeze_rules", "default_freeze_rules", "retry", "buckets", "redis",
-                                "prices", "racing", "proxies"});
+                                "prices", "racing", "proxies", "slo", "alerts"});
   if (!root) return;
   readListen(reader, *root, env, settings);
   readServer(reader, *root, settings);
@@ -244,6 +245,7 @@ void readSettings(YamlReader& reader, YAML::Node const& root_node, EnvLookup con
   // token must differ from every gateway key.
   detail::readRoutingSettings(reader, *root, env, settings);
   detail::readResilienceSettings(reader, *root, env, settings);
+  detail::readAlertSettings(reader, *root, env, settings);
 }
 
 }  // namespace
