@@ -171,7 +171,12 @@ inline constexpr std::span<double const> kOverheadSecondsBuckets{kOverheadSecond
     "Failed share of success + failed over the alert window, divided by 1 - the success_rate "    \
     "target (1: the error budget is spent exactly as fast as it accrues). Set by the alert loop.") \
   X(AlertActive, Gauge, "llmux_alert_active", kNoBuckets,                                         \
-    "1 while a built-in alert's condition holds (as of the last evaluation), by alert.", "alert")
+    "Subjects for which a built-in alert's condition holds (as of the last evaluation), by "     \
+    "alert.", "alert")                                                                           \
+  X(AlertMessagesTotal, Counter, "llmux_alert_messages_total", kNoBuckets,                        \
+    "Alert messages, by alert, state (firing, resolved) and result: sent, failed (a webhook did " \
+    "not take it), logged (no webhook configured), skipped (another replica holds the lease).",   \
+    "alert", "state", "result")
 
 /// Index of a gateway metric in `kGatewayMetrics`.
 enum class MetricId : std::size_t {
