@@ -1,5 +1,6 @@
 #include "alerts/alert_loop.h"
 
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 
@@ -17,6 +18,7 @@
 #include "http/upstream_exchange.h"
 #include "net/asio_types.h"
 #include "net/tls.h"
+#include "routing/rate_limits.h"
 #include "shared_state/redis_client.h"
 #include "telemetry/log.h"
 #include "telemetry/metrics.h"
@@ -118,6 +120,34 @@ struct AlertLoop::Impl {
     co_return reply->kind == shared_state::RedisReply::Kind::Integer && reply->integer == 1;
   }
 
+  /// Fills `observation.budgets` from Redis, where the replicas keep the budgets' spending
+  /// (shared_state/redis_limits.h: `client:<key>:tokens:<day>` and the like). Left unknown when
+  /// Redis does not answer.
+  Task<void> readBudgets(Observation& observation) {
+    if (!redis || observation.budgets_in_redis.empty()) co_return;
+    WallTime const wall = clock.wallNow();
+    std::string const day = routing::utcDayStamp(wall);
+    std::string const month = routing::utcMonthStamp(wall);
+    std::vector<std::string> args{"MGET"};
+    for (BudgetUse const& use : observation.budgets_in_redis) {
+      bool const daily = use.budget.starts_with("daily");
+      bool const tokens = use.budget.ends_with("tokens");
+      args.push_back(options.redis->prefix + "client:" + use.key + (tokens ? ":tokens:" : ":cost:") +
+                     (daily ? day : month));
+    }
+    auto reply = co_await redis->call(std::move(args));
+    if (!reply || reply->kind != shared_state::RedisReply::Kind::Array ||
+        reply->elements.size() != observation.budgets_in_redis.size()) {
+      co_return;
+    }
+    std::vector<BudgetUse> budgets = observation.budgets_in_redis;
+    for (std::size_t i = 0; i < budgets.size(); ++i) {
+      auto const& element = reply->elements[i];
+      budgets[i].used = element.isNil() ? 0 : std::strtod(element.text.c_str(), nullptr);
+    }
+    observation.budgets = std::move(budgets);
+  }
+
   /// POSTs one message to one webhook; an error says why it was not taken.
   Task<Result<void>> post(config::Webhook hook, WebhookRequest request) {
     MonoTime deadline = MonoClock::now() + kDeliveryTimeout;
@@ -209,6 +239,8 @@ struct AlertLoop::Impl {
       co_await self->timer.async_wait(kUseTuple);
       if (self->stopping) break;
       Observation observation = self->observe();
+      co_await self->readBudgets(observation);
+      if (self->stopping) break;
       auto messages =
           self->evaluator.evaluate(self->clock.now(), self->clock.wallNow(), observation);
       self->publish();

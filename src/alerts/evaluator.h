@@ -44,6 +44,9 @@ struct Observation {
   /// Budgets to judge; nullopt when this replica cannot read them (then the alert is left as it
   /// was, not resolved).
   std::optional<std::vector<BudgetUse>> budgets;
+  /// With Redis, the budgets whose spending is kept there (`used` not known yet): the alert loop
+  /// reads them and fills `budgets`.
+  std::vector<BudgetUse> budgets_in_redis;
 };
 
 /// The built-in alerts (docs/operations.md, SLOs and alerts).

@@ -59,6 +59,29 @@ alerts::Observation observeGateway(GatewayServices& services) {
     if (down) out.models_down.push_back(model);
   }
 
+  // Budgets: this process's windows, or Redis's (read by the loop, which may wait for it).
+  WallTime const wall = services.clock.wallNow();
+  bool const in_redis = services.limits.sharesHedgeBudget();
+  std::vector<alerts::BudgetUse> budgets;
+  for (auto const& key : catalog->settings().gateway_keys) {
+    auto const& l = key.limits;
+    routing::ClientSpending spent;
+    if (!in_redis) spent = services.limits.localSpending(key.name, wall);
+    auto add = [&](std::string_view budget, double limit, double used) {
+      if (limit > 0) budgets.push_back({key.name, std::string(budget), used, limit});
+    };
+    add("daily_tokens", static_cast<double>(l.daily_tokens), static_cast<double>(spent.tokens_today));
+    add("monthly_tokens", static_cast<double>(l.monthly_tokens),
+        static_cast<double>(spent.tokens_this_month));
+    add("daily_cost_usd", l.daily_cost_usd, spent.cost_today);
+    add("monthly_cost_usd", l.monthly_cost_usd, spent.cost_this_month);
+  }
+  if (in_redis) {
+    out.budgets_in_redis = std::move(budgets);
+  } else {
+    out.budgets = std::move(budgets);
+  }
+
   auto limits = services.limits.stats();
   out.redis_configured = services.limits.sharesHedgeBudget();  // Redis configured at start
   out.redis_active = limits.redis_active;

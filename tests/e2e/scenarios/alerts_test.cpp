@@ -228,5 +228,45 @@ TEST_F(Alerts, ThreeReplicasSharingRedisSendOneAlert) {
   EXPECT_EQ(messages[1].at("instance"), messages[0].at("instance")) << "the same sender";
 }
 
+/// A gateway key at 80 % of its daily token budget fires `budget`, read from this process's own
+/// windows or, with Redis, from Redis where the replicas keep the spending.
+class BudgetAlerts : public Alerts, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(BudgetAlerts, AKeyNearItsBudget) {
+  bool const with_redis = GetParam();
+  std::unique_ptr<RedisServer> redis;
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto receiver = startReceiver();
+  GatewayConfig c = config(*mock, *receiver, false);
+  ClientLimitsSpec limits;
+  limits.daily_tokens = 100;  // each answer of the mock uses 34 tokens
+  c.gateway_keys[0].limits = limits;
+  if (with_redis) {
+    std::string error;
+    redis = RedisServer::start({}, error);
+    ASSERT_NE(redis, nullptr) << error;
+    c.redis = RedisSpec{.url = "redis://127.0.0.1:" + std::to_string(redis->port()),
+                        .timeout_ms = 1000};
+  }
+  auto gateway = startGateway(c);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  send(gateway->port, kSteady, 2, 200);  // 68 %: nothing
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  EXPECT_EQ(genericMessages(*receiver).size(), 0u);
+  send(gateway->port, kSteady, 1, 200);  // 102 %
+  ASSERT_TRUE(waitFor([&] { return genericMessages(*receiver).size() >= 1; }))
+      << "no budget alert within 15 s";
+  auto message = genericMessages(*receiver)[0];
+  EXPECT_EQ(message.at("alert").as_string(), "budget");
+  EXPECT_EQ(message.at("subject").as_string(), "team/daily_tokens");
+  EXPECT_EQ(message.at("state").as_string(), "firing");
+  EXPECT_NEAR(message.at("value").to_number<double>(), 1.02, 1e-9);
+}
+
+INSTANTIATE_TEST_SUITE_P(Alerts, BudgetAlerts, ::testing::Values(false, true),
+                         [](auto const& info) { return info.param ? "Redis" : "Local"; });
+
 }  // namespace
 }  // namespace llmux::e2e
