@@ -17,6 +17,7 @@
 #include "http/upstream_connection.h"
 #include "http/upstream_exchange.h"
 #include "net/asio_types.h"
+#include "net/resolver.h"
 #include "net/tls.h"
 #include "routing/rate_limits.h"
 #include "shared_state/redis_client.h"
@@ -71,11 +72,10 @@ void publishSloTargets(telemetry::MetricsRegistry& registry, config::SloSettings
 }
 
 struct AlertLoop::Impl {
-  Impl(TimeSource const& clock, telemetry::MetricsRegistry& registry,
-       net::CachingResolver& resolver, Observe observe, Options options)
+  Impl(TimeSource const& clock, telemetry::MetricsRegistry& registry, Observe observe,
+       Options options)
       : clock(clock),
         registry(registry),
-        resolver(resolver),
         observe(std::move(observe)),
         options(std::move(options)),
         evaluator(this->options.slo, this->options.alerts, telemetry::kClientSecondsBuckets,
@@ -84,11 +84,12 @@ struct AlertLoop::Impl {
 
   TimeSource const& clock;
   telemetry::MetricsRegistry& registry;
-  net::CachingResolver& resolver;
   Observe observe;
   Options options;  ///< the loop thread's copy (reconfigure posts to it)
   Evaluator evaluator;
   net::asio::io_context io;
+  /// Its own: gone before `io`, so no lookup's answer is posted to a context that is gone.
+  net::CachingResolver resolver;
   net::Timer timer;
   std::unique_ptr<asio::ssl::context> tls;
   std::unique_ptr<http::UpstreamPool> pool;
@@ -258,9 +259,8 @@ struct AlertLoop::Impl {
 };
 
 AlertLoop::AlertLoop(TimeSource const& clock, telemetry::MetricsRegistry& registry,
-                     net::CachingResolver& resolver, Observe observe, Options options)
-    : impl_(std::make_shared<Impl>(clock, registry, resolver, std::move(observe),
-                                   std::move(options))) {}
+                     Observe observe, Options options)
+    : impl_(std::make_shared<Impl>(clock, registry, std::move(observe), std::move(options))) {}
 
 AlertLoop::~AlertLoop() { stop(); }
 

@@ -9,9 +9,6 @@
 #include "config/settings.h"
 #include "core/clock.h"
 
-namespace llmux::net {
-class CachingResolver;
-}
 namespace llmux::telemetry {
 class MetricsRegistry;
 }
@@ -46,8 +43,8 @@ class AlertLoop {
     std::string instance;  ///< names the sender in messages (host name)
   };
 
-  AlertLoop(TimeSource const& clock, telemetry::MetricsRegistry& registry,
-            net::CachingResolver& resolver, Observe observe, Options options);
+  AlertLoop(TimeSource const& clock, telemetry::MetricsRegistry& registry, Observe observe,
+            Options options);
   ~AlertLoop();  ///< stops it
   AlertLoop(AlertLoop const&) = delete;
   AlertLoop& operator=(AlertLoop const&) = delete;

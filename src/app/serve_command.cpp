@@ -292,7 +292,7 @@ int runServe(std::string const& config_path) {
     alerts::AlertLoop::Options options{settings->slo, *settings->alerts, settings->redis,
                                        limits.replica(), alertInstanceName(*port)};
     alert_loop = std::make_unique<alerts::AlertLoop>(
-        clock, metrics_registry, resolver, [&services] { return proxy::observeGateway(services); },
+        clock, metrics_registry, [&services] { return proxy::observeGateway(services); },
         std::move(options));
     alert_loop->start();
   }
