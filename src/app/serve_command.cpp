@@ -294,7 +294,12 @@ int runServe(std::string const& config_path) {
     alert_loop = std::make_unique<alerts::AlertLoop>(
         clock, metrics_registry, [&services] { return proxy::observeGateway(services); },
         std::move(options));
-    alert_loop->start();
+    try {
+      alert_loop->start();
+    } catch (std::exception const& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      return 1;
+    }
   }
   limits.start(workers.context(0));
   workers.start();
