@@ -108,6 +108,7 @@ struct AlertLoop::Impl {
                                   options.redis->prefix + "alerts:lease", options.replica,
                                   std::to_string(ttl.count())};
     auto reply = co_await redis->call(std::move(args));
+    if (stopping) co_return false;  // stop() closed the connection under the call
     if (!reply || reply->isError()) {
       if (!lease_failed_logged) {
         telemetry::logWarn("alerts: the lease in Redis cannot be read ({}); this replica sends "
@@ -201,14 +202,16 @@ struct AlertLoop::Impl {
   }
 
   Task<void> deliver(std::vector<AlertMessage> messages) {
+    // A copy: a reload may replace the settings while a delivery waits.
+    std::vector<config::Webhook> const webhooks = options.alerts.webhooks;
     for (AlertMessage const& message : messages) {
-      if (options.alerts.webhooks.empty()) {
+      if (webhooks.empty()) {
         telemetry::logError("alert: {}", messageText(message, options.instance));
         count(message, "logged");
         continue;
       }
       telemetry::logInfo("alert: {}", messageText(message, options.instance));
-      for (config::Webhook const& hook : options.alerts.webhooks) {
+      for (config::Webhook const& hook : webhooks) {
         auto sent = co_await post(hook, renderWebhook(hook, message, options.instance,
                                                       clock.wallNow()));
         if (stopping) co_return;
