@@ -1,14 +1,13 @@
 #include "alerts/alert_loop.h"
 
-#include <cstdlib>
-#include <mutex>
-#include <thread>
-
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
 
 #include "alerts/messages.h"
 #include "config/address.h"
@@ -104,16 +103,17 @@ struct AlertLoop::Impl {
   Task<bool> holdLease() {
     if (!redis) co_return true;
     Millis ttl = options.alerts.interval * 2 + Millis(1000);
-    std::vector<std::string> args{"EVAL", std::string(kLeaseScript), "1",
-                                  options.redis->prefix + "alerts:lease", options.replica,
-                                  std::to_string(ttl.count())};
+    std::vector<std::string> args{
+        "EVAL",          std::string(kLeaseScript),  "1", options.redis->prefix + "alerts:lease",
+        options.replica, std::to_string(ttl.count())};
     auto reply = co_await redis->call(std::move(args));
     if (stopping) co_return false;  // stop() closed the connection under the call
     if (!reply || reply->isError()) {
       if (!lease_failed_logged) {
-        telemetry::logWarn("alerts: the lease in Redis cannot be read ({}); this replica sends "
-                           "its alerts on its own until it can",
-                           reply ? reply->text : reply.error().message);
+        telemetry::logWarn(
+            "alerts: the lease in Redis cannot be read ({}); this replica sends "
+            "its alerts on its own until it can",
+            reply ? reply->text : reply.error().message);
         lease_failed_logged = true;
       }
       co_return true;
@@ -134,8 +134,8 @@ struct AlertLoop::Impl {
     for (BudgetUse const& use : observation.budgets_in_redis) {
       bool const daily = use.budget.starts_with("daily");
       bool const tokens = use.budget.ends_with("tokens");
-      args.push_back(options.redis->prefix + "client:" + use.key + (tokens ? ":tokens:" : ":cost:") +
-                     (daily ? day : month));
+      args.push_back(options.redis->prefix + "client:" + use.key +
+                     (tokens ? ":tokens:" : ":cost:") + (daily ? day : month));
     }
     auto reply = co_await redis->call(std::move(args));
     if (!reply || reply->kind != shared_state::RedisReply::Kind::Array ||
@@ -168,9 +168,9 @@ struct AlertLoop::Impl {
 
   /// Sends the request on `exchange` and judges the answer.
   Task<Result<void>> sendOn(http::UpstreamExchange& exchange, WebhookRequest const& request,
-                              config::Webhook const& hook, MonoTime deadline) {
-    std::string head = "POST " + request.target + " HTTP/1.1\r\nHost: " +
-                       config::hostHeaderValue(hook.target) +
+                            config::Webhook const& hook, MonoTime deadline) {
+    std::string head = "POST " + request.target +
+                       " HTTP/1.1\r\nHost: " + config::hostHeaderValue(hook.target) +
                        "\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: " +
                        std::to_string(request.body.size()) +
                        "\r\nUser-Agent: llmux-alerts\r\nConnection: close\r\n\r\n";
@@ -212,8 +212,8 @@ struct AlertLoop::Impl {
       }
       telemetry::logInfo("alert: {}", messageText(message, options.instance));
       for (config::Webhook const& hook : webhooks) {
-        auto sent = co_await post(hook, renderWebhook(hook, message, options.instance,
-                                                      clock.wallNow()));
+        auto sent =
+            co_await post(hook, renderWebhook(hook, message, options.instance, clock.wallNow()));
         if (stopping) co_return;
         if (sent) {
           count(message, "sent");
@@ -261,11 +261,13 @@ struct AlertLoop::Impl {
   }
 };
 
-AlertLoop::AlertLoop(TimeSource const& clock, telemetry::MetricsRegistry& registry,
-                     Observe observe, Options options)
+AlertLoop::AlertLoop(TimeSource const& clock, telemetry::MetricsRegistry& registry, Observe observe,
+                     Options options)
     : impl_(std::make_shared<Impl>(clock, registry, std::move(observe), std::move(options))) {}
 
-AlertLoop::~AlertLoop() { stop(); }
+AlertLoop::~AlertLoop() {
+  stop();
+}
 
 void AlertLoop::start() {
   Impl& impl = *impl_;

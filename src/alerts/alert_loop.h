@@ -39,8 +39,8 @@ class AlertLoop {
     config::SloSettings slo;
     config::AlertSettings alerts;
     std::optional<config::RedisSettings> redis;  ///< the lease; none: this replica alone
-    std::string replica;   ///< this replica's id in the lease
-    std::string instance;  ///< names the sender in messages (host name)
+    std::string replica;                         ///< this replica's id in the lease
+    std::string instance;                        ///< names the sender in messages (host name)
   };
 
   AlertLoop(TimeSource const& clock, telemetry::MetricsRegistry& registry, Observe observe,

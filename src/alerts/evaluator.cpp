@@ -1,30 +1,44 @@
 #include "alerts/evaluator.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace llmux::alerts {
 namespace {
 
-std::uint64_t minus(std::uint64_t now, std::uint64_t then) { return now > then ? now - then : 0; }
+std::uint64_t minus(std::uint64_t now, std::uint64_t then) {
+  return now > then ? now - then : 0;
+}
 
-double seconds(Millis ms) { return std::chrono::duration<double>(ms).count(); }
+double seconds(Millis ms) {
+  return std::chrono::duration<double>(ms).count();
+}
 
-std::string percent(double ratio) { return fmt::format("{:.3g} %", ratio * 100); }
+std::string percent(double ratio) {
+  return fmt::format("{:.3g} %", ratio * 100);
+}
 
 }  // namespace
 
 std::string_view alertNameText(AlertName name) {
   switch (name) {
-    case AlertName::FirstTokenP95: return "first_token_p95";
-    case AlertName::ErrorBudgetBurn: return "error_budget_burn";
-    case AlertName::BreakerOpen: return "breaker_open";
-    case AlertName::ModelDown: return "model_down";
-    case AlertName::RateLimitedShare: return "rate_limited_share";
-    case AlertName::RedisFallback: return "redis_fallback";
-    case AlertName::RecordsLost: return "records_lost";
-    case AlertName::BudgetNearlySpent: return "budget";
+    case AlertName::FirstTokenP95:
+      return "first_token_p95";
+    case AlertName::ErrorBudgetBurn:
+      return "error_budget_burn";
+    case AlertName::BreakerOpen:
+      return "breaker_open";
+    case AlertName::ModelDown:
+      return "model_down";
+    case AlertName::RateLimitedShare:
+      return "rate_limited_share";
+    case AlertName::RedisFallback:
+      return "redis_fallback";
+    case AlertName::RecordsLost:
+      return "records_lost";
+    case AlertName::BudgetNearlySpent:
+      return "budget";
   }
   return "unknown";
 }
@@ -84,7 +98,8 @@ std::vector<AlertMessage> Evaluator::evaluate(MonoTime now, WallTime wall,
   std::vector<std::uint64_t> buckets(current.first_token.size());
   std::uint64_t samples = 0;
   for (std::size_t i = 0; i < buckets.size(); ++i) {
-    buckets[i] = minus(current.first_token[i], i < base.first_token.size() ? base.first_token[i] : 0);
+    buckets[i] =
+        minus(current.first_token[i], i < base.first_token.size() ? base.first_token[i] : 0);
     samples += buckets[i];
   }
   measurements_.first_token_samples = samples;
@@ -126,7 +141,8 @@ std::vector<AlertMessage> Evaluator::evaluate(MonoTime now, WallTime wall,
         {AlertName::ErrorBudgetBurn, "",
          fmt::format("error budget burning {:.3g}x: {} of {} requests failed over the last {:g} s "
                      "(success rate target {})",
-                     measurements_.burn_rate, failed, counted, window_s, percent(slo_.success_rate)),
+                     measurements_.burn_rate, failed, counted, window_s,
+                     percent(slo_.success_rate)),
          measurements_.burn_rate, settings_.burn_rate});
   }
 
@@ -222,8 +238,7 @@ void Evaluator::judge(MonoTime now, WallTime wall, std::vector<Condition> const&
   }
   for (auto it = states_.begin(); it != states_.end();) {
     auto& [key, state] = *it;
-    bool const unknowable =
-        std::find(unknown.begin(), unknown.end(), key.first) != unknown.end();
+    bool const unknowable = std::find(unknown.begin(), unknown.end(), key.first) != unknown.end();
     if (!state.holds && unknowable) {
       state.holds = state.notified;  // not measured this time: left as it was
       if (state.notified) ++measurements_.active[key.first];

@@ -18,7 +18,8 @@ namespace llmux::alerts {
 struct Counts {
   std::uint64_t success = 0;  ///< client outcome success (telemetry/client_outcome.h)
   std::uint64_t failed = 0;   ///< client outcome failed
-  std::uint64_t answers = 0;  ///< client answers on model routes (llmux_requests_total{protocol!=""})
+  std::uint64_t answers =
+      0;  ///< client answers on model routes (llmux_requests_total{protocol!=""})
   std::uint64_t answers_429 = 0;  ///< of which 429
   /// llmux_client_first_token_seconds: observations per bucket (not cumulative), the last one the
   /// overflow; successes only, so a fast failure never looks like a recovery.
@@ -37,8 +38,9 @@ struct BudgetUse {
 /// What one evaluation looks at.
 struct Observation {
   Counts counts;
-  std::vector<std::string> breakers_not_closed;  ///< "<channel>/<model>" of breakers open or half-open
-  std::vector<std::string> models_down;          ///< models none of whose candidates can serve
+  std::vector<std::string>
+      breakers_not_closed;               ///< "<channel>/<model>" of breakers open or half-open
+  std::vector<std::string> models_down;  ///< models none of whose candidates can serve
   bool redis_configured = false;
   bool redis_active = false;
   /// Budgets to judge; nullopt when this replica cannot read them (then the alert is left as it
@@ -51,25 +53,26 @@ struct Observation {
 
 /// The built-in alerts (docs/operations.md, SLOs and alerts).
 enum class AlertName : unsigned char {
-  FirstTokenP95,     ///< first_token_p95: over the target (enough samples) or the ceiling
-  ErrorBudgetBurn,   ///< error_budget_burn: failed share / (1 - target) over the window
-  BreakerOpen,       ///< breaker_open: not closed for breaker_open_ms (per channel/model)
-  ModelDown,         ///< model_down: every candidate of a model down (per model)
-  RateLimitedShare,  ///< rate_limited_share: 429 answers' share over the window
-  RedisFallback,     ///< redis_fallback: shared limits degraded to this process's own
-  RecordsLost,       ///< records_lost: request-log or access-log records lost in the window
-  BudgetNearlySpent, ///< budget: a gateway key at budget_share of a budget (per key/budget)
+  FirstTokenP95,      ///< first_token_p95: over the target (enough samples) or the ceiling
+  ErrorBudgetBurn,    ///< error_budget_burn: failed share / (1 - target) over the window
+  BreakerOpen,        ///< breaker_open: not closed for breaker_open_ms (per channel/model)
+  ModelDown,          ///< model_down: every candidate of a model down (per model)
+  RateLimitedShare,   ///< rate_limited_share: 429 answers' share over the window
+  RedisFallback,      ///< redis_fallback: shared limits degraded to this process's own
+  RecordsLost,        ///< records_lost: request-log or access-log records lost in the window
+  BudgetNearlySpent,  ///< budget: a gateway key at budget_share of a budget (per key/budget)
 };
 inline constexpr AlertName kAllAlerts[] = {
-    AlertName::FirstTokenP95,    AlertName::ErrorBudgetBurn, AlertName::BreakerOpen,
-    AlertName::ModelDown,        AlertName::RateLimitedShare, AlertName::RedisFallback,
-    AlertName::RecordsLost,      AlertName::BudgetNearlySpent};
+    AlertName::FirstTokenP95, AlertName::ErrorBudgetBurn,  AlertName::BreakerOpen,
+    AlertName::ModelDown,     AlertName::RateLimitedShare, AlertName::RedisFallback,
+    AlertName::RecordsLost,   AlertName::BudgetNearlySpent};
 std::string_view alertNameText(AlertName name);
 
 /// One message to send: an alert firing (first time, or again after its cooldown) or resolved.
 struct AlertMessage {
   AlertName alert = AlertName::FirstTokenP95;
-  std::string subject;  ///< what it is about ("" for process-wide alerts, "c/m", a model, "key/budget")
+  std::string
+      subject;  ///< what it is about ("" for process-wide alerts, "c/m", a model, "key/budget")
   bool firing = true;   ///< false: resolved
   std::string summary;  ///< one line for humans
   double value = 0;     ///< the measured value (seconds, ratio, burn rate, ...)
@@ -79,7 +82,7 @@ struct AlertMessage {
 
 /// The measurements of the last evaluation, for the gauges.
 struct Measurements {
-  double burn_rate = 0;        ///< 0 without a sample
+  double burn_rate = 0;                   ///< 0 without a sample
   std::optional<double> first_token_p95;  ///< seconds; nullopt without a sample
   std::uint64_t first_token_samples = 0;
   std::map<AlertName, int> active;  ///< subjects whose condition holds, by alert
@@ -97,8 +100,8 @@ class Evaluator {
  public:
   /// `bounds` are the first-token histogram's upper bounds (seconds), as Counts::first_token is
   /// bucketed. `start` is when the counts were all zero (the process's start).
-  Evaluator(config::SloSettings slo, config::AlertSettings settings,
-            std::span<double const> bounds, MonoTime start);
+  Evaluator(config::SloSettings slo, config::AlertSettings settings, std::span<double const> bounds,
+            MonoTime start);
 
   /// A reload's targets and thresholds; the window's history and the alerts' states stay.
   void reconfigure(config::SloSettings slo, config::AlertSettings settings);

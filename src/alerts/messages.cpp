@@ -1,9 +1,8 @@
 #include "alerts/messages.h"
 
+#include <fmt/format.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
-
-#include <fmt/format.h>
 
 #include "core/digest.h"
 #include "core/json_text.h"
@@ -22,8 +21,8 @@ std::string hmacSha256(std::string_view key, std::string_view data) {
 }
 
 /// The robots' plain text message: {"<type_key>":"text","<object>":{"<text_key>":...}}.
-std::string robotText(std::string_view type_key, std::string_view object,
-                      std::string_view text_key, std::string_view text) {
+std::string robotText(std::string_view type_key, std::string_view object, std::string_view text_key,
+                      std::string_view text) {
   std::string body = "{";
   appendJsonString(body, type_key);
   body += ":\"text\",";
@@ -79,7 +78,9 @@ WebhookRequest renderWebhook(config::Webhook const& hook, AlertMessage const& me
   std::string const text = messageText(message, instance);
   auto since_epoch = now.time_since_epoch();
   switch (hook.kind) {
-    case config::WebhookKind::Webhook: request.body = genericBody(message, instance); break;
+    case config::WebhookKind::Webhook:
+      request.body = genericBody(message, instance);
+      break;
     case config::WebhookKind::Slack: {
       request.body = "{\"text\":";
       appendJsonString(request.body, text);

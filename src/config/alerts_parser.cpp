@@ -45,7 +45,8 @@ void readWebhook(YamlReader& reader, YAML::Node const& node, std::string const& 
       if (auto parsed = parseWebhookKind(*name)) {
         hook.kind = *parsed;
       } else {
-        reader.fail(fields->path("kind"), "expected one of webhook, slack, feishu, dingtalk, wecom");
+        reader.fail(fields->path("kind"),
+                    "expected one of webhook, slack, feishu, dingtalk, wecom");
         ok = false;
       }
     } else {
@@ -67,12 +68,13 @@ void readWebhook(YamlReader& reader, YAML::Node const& node, std::string const& 
   }
   if (YAML::Node const* secret = fields->find("secret_env")) {
     if (ok && hook.kind != WebhookKind::DingTalk && hook.kind != WebhookKind::Feishu) {
-      reader.fail(fields->path("secret_env"), "only dingtalk and feishu robots sign their messages");
+      reader.fail(fields->path("secret_env"),
+                  "only dingtalk and feishu robots sign their messages");
       ok = false;
     }
     std::string secret_path;
-    auto value = readSecret(reader, nullptr, "", secret, fields->path("secret_env"), env,
-                            secret_path);
+    auto value =
+        readSecret(reader, nullptr, "", secret, fields->path("secret_env"), env, secret_path);
     if (value) {
       hook.secret = std::move(*value);
     } else {
@@ -105,8 +107,8 @@ void readAlerts(YamlReader& reader, YAML::Node const& node, std::string const& p
   readRatio(reader, *fields, "rate_limited_share", alerts.rate_limited_share, 0.0001, 1);
   readRatio(reader, *fields, "budget_share", alerts.budget_share, 0.01, 1);
   if (alerts.window < alerts.interval) {
-    reader.fail(fields->path("window_ms"), "must be at least interval_ms (" +
-                                               std::to_string(alerts.interval.count()) + ")");
+    reader.fail(fields->path("window_ms"),
+                "must be at least interval_ms (" + std::to_string(alerts.interval.count()) + ")");
   }
   if (YAML::Node const* hooks = fields->find("webhooks")) {
     std::string const hooks_path = fields->path("webhooks");
@@ -145,7 +147,8 @@ bool parseWebhookUrl(std::string_view url, Webhook& out, std::string& why) {
 
 void readAlertSettings(YamlReader& reader, Fields const& root, EnvLookup const& env,
                        Settings& settings) {
-  if (YAML::Node const* slo = root.find("slo")) readSlo(reader, *slo, root.path("slo"), settings.slo);
+  if (YAML::Node const* slo = root.find("slo"))
+    readSlo(reader, *slo, root.path("slo"), settings.slo);
   if (YAML::Node const* alerts = root.find("alerts")) {
     AlertSettings parsed;
     readAlerts(reader, *alerts, root.path("alerts"), env, parsed);

@@ -21,7 +21,7 @@ alerts::Observation observeGateway(GatewayServices& services) {
   counts.success = outcomes.labels({"success"}).value();
   counts.failed = outcomes.labels({"failed"}).value();
   for (auto const& entry : registry.counter(MetricId::RequestsTotal).snapshot()) {
-    auto const& values = *entry.values;  // route, protocol, status, channel
+    auto const& values = *entry.values;                    // route, protocol, status, channel
     if (values.size() < 3 || values[1].empty()) continue;  // model routes only
     counts.answers += entry.child->value();
     if (values[2] == "429") counts.answers_429 += entry.child->value();
@@ -70,7 +70,8 @@ alerts::Observation observeGateway(GatewayServices& services) {
     auto add = [&](std::string_view budget, double limit, double used) {
       if (limit > 0) budgets.push_back({key.name, std::string(budget), used, limit});
     };
-    add("daily_tokens", static_cast<double>(l.daily_tokens), static_cast<double>(spent.tokens_today));
+    add("daily_tokens", static_cast<double>(l.daily_tokens),
+        static_cast<double>(spent.tokens_today));
     add("monthly_tokens", static_cast<double>(l.monthly_tokens),
         static_cast<double>(spent.tokens_this_month));
     add("daily_cost_usd", l.daily_cost_usd, spent.cost_today);

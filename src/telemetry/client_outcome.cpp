@@ -4,10 +4,14 @@ namespace llmux::telemetry {
 
 std::string_view clientOutcomeName(ClientOutcome outcome) {
   switch (outcome) {
-    case ClientOutcome::Success: return "success";
-    case ClientOutcome::Failed: return "failed";
-    case ClientOutcome::Cancelled: return "cancelled";
-    case ClientOutcome::Rejected: return "rejected";
+    case ClientOutcome::Success:
+      return "success";
+    case ClientOutcome::Failed:
+      return "failed";
+    case ClientOutcome::Cancelled:
+      return "cancelled";
+    case ClientOutcome::Rejected:
+      return "rejected";
   }
   return "failed";
 }

@@ -7,11 +7,10 @@
 // A missing redis-server fails the replica test (never a skip).
 #include <gtest/gtest.h>
 
+#include <boost/json/parse.hpp>
 #include <chrono>
 #include <filesystem>
 #include <thread>
-
-#include <boost/json/parse.hpp>
 
 #include "e2e/scenarios/failover_helpers.h"
 #include "e2e/support/e2e_test.h"
@@ -69,8 +68,7 @@ class Alerts : public E2eTest {
  protected:
   /// Two channels on `mock`: one failing (503 on every request, no breaker: each request reaches
   /// it), one healthy; alerts every 300 ms over a 2 s window, five samples, a long cooldown.
-  GatewayConfig config(Server const& mock, RecordingUpstream const& receiver,
-                       bool dingtalk) const {
+  GatewayConfig config(Server const& mock, RecordingUpstream const& receiver, bool dingtalk) const {
     auto bad = channel("bad", Protocol::OpenAiChat, mock.baseUrl(), {"k-bad"});
     bad.models = {kFlaky};
     bad.headers = {{"x-mock-fault", "503"}};
@@ -80,16 +78,18 @@ class Alerts : public E2eTest {
     GatewayConfig c;
     c.gateway_keys = {{"team", kGatewayKey, "sequential"}};
     c.channels = {bad, good};
-    std::string hooks = "    - {kind: webhook, url: " + yamlQuote(receiver.baseUrl() + "/hook") + "}\n";
+    std::string hooks =
+        "    - {kind: webhook, url: " + yamlQuote(receiver.baseUrl() + "/hook") + "}\n";
     if (dingtalk) {
       hooks += "    - {kind: dingtalk, url: " +
                yamlQuote(receiver.baseUrl() + "/robot/send?access_token=t0k") +
                ", secret_env: ALERT_SECRET}\n";
     }
-    c.extra_yaml = "slo: {success_rate: 0.99, first_token_p95_ms: 3000}\n"
-                   "alerts:\n  interval_ms: 300\n  window_ms: 2000\n  cooldown_ms: 600000\n"
-                   "  min_samples: 5\n  burn_rate: 10\n  webhooks:\n" +
-                   hooks;
+    c.extra_yaml =
+        "slo: {success_rate: 0.99, first_token_p95_ms: 3000}\n"
+        "alerts:\n  interval_ms: 300\n  window_ms: 2000\n  cooldown_ms: 600000\n"
+        "  min_samples: 5\n  burn_rate: 10\n  webhooks:\n" +
+        hooks;
     return c;
   }
 
@@ -178,8 +178,8 @@ TEST_F(Alerts, ThreeReplicasSharingRedisSendOneAlert) {
   ASSERT_TRUE(mock.ok()) << mock.error().message;
   auto receiver = startReceiver();
   GatewayConfig c = config(*mock, *receiver, false);
-  c.redis = RedisSpec{.url = "redis://127.0.0.1:" + std::to_string(redis->port()),
-                      .timeout_ms = 1000};
+  c.redis =
+      RedisSpec{.url = "redis://127.0.0.1:" + std::to_string(redis->port()), .timeout_ms = 1000};
   std::string path = writeTempFile(toYaml(c));
   std::vector<Server> replicas;
   for (int i = 0; i < 3; ++i) {
@@ -246,8 +246,8 @@ TEST_P(BudgetAlerts, AKeyNearItsBudget) {
     std::string error;
     redis = RedisServer::start({}, error);
     ASSERT_NE(redis, nullptr) << error;
-    c.redis = RedisSpec{.url = "redis://127.0.0.1:" + std::to_string(redis->port()),
-                        .timeout_ms = 1000};
+    c.redis =
+        RedisSpec{.url = "redis://127.0.0.1:" + std::to_string(redis->port()), .timeout_ms = 1000};
   }
   auto gateway = startGateway(c);
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;

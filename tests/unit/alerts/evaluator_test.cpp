@@ -124,7 +124,7 @@ TEST(Evaluator, CooldownAndReminder) {
   loop.observation.redis_active = false;
   EXPECT_EQ(names(loop.tick(p)), Names{"firing redis_fallback"});
   for (int i = 0; i < 14; ++i) EXPECT_EQ(names(loop.tick(p)), Names{}) << i;  // 840 s
-  EXPECT_EQ(names(loop.tick(p)), Names{"firing redis_fallback"});  // 900 s: still true
+  EXPECT_EQ(names(loop.tick(p)), Names{"firing redis_fallback"});             // 900 s: still true
   loop.observation.redis_active = true;
   EXPECT_EQ(names(loop.tick(p)), Names{"resolved redis_fallback"});
   EXPECT_EQ(names(loop.tick(p)), Names{});
@@ -171,8 +171,8 @@ TEST(Evaluator, BreakerOpenLongerThanItsLimit) {
   Loop loop(s);
   Process p;
   loop.observation.breakers_not_closed = {"openai/gpt-4o"};
-  EXPECT_EQ(names(loop.tick(p)), Names{});  // seen now
-  EXPECT_EQ(names(loop.tick(p)), Names{});  // 60 s
+  EXPECT_EQ(names(loop.tick(p)), Names{});                                      // seen now
+  EXPECT_EQ(names(loop.tick(p)), Names{});                                      // 60 s
   EXPECT_EQ(names(loop.tick(p)), Names{"firing breaker_open(openai/gpt-4o)"});  // 120 s
   loop.observation.breakers_not_closed.clear();
   EXPECT_EQ(names(loop.tick(p)), Names{"resolved breaker_open(openai/gpt-4o)"});

@@ -60,9 +60,9 @@ TEST(AlertMessages, GenericWebhook) {
 }
 
 TEST(AlertMessages, Slack) {
-  auto request = renderWebhook(
-      hook(config::WebhookKind::Slack, "https://hooks.slack.com/services/T0/B0/x"), firing(),
-      "gw-1", kNow);
+  auto request =
+      renderWebhook(hook(config::WebhookKind::Slack, "https://hooks.slack.com/services/T0/B0/x"),
+                    firing(), "gw-1", kNow);
   EXPECT_EQ(request.target, "/services/T0/B0/x");
   EXPECT_EQ(request.body, std::string("{\"text\":\"") + kText + "\"}");
 }
@@ -89,10 +89,10 @@ TEST(AlertMessages, DingTalkUnsignedAndSigned) {
   // the value computed with its Python sample).
   EXPECT_EQ(dingTalkSignature("SECtest", 1'700'000'000'000),
             "aZLLrriXgn05YbwaGR7knYsLeJADjr9NwLaNNKpxh4g=");
-  auto signed_request = renderWebhook(
-      hook(config::WebhookKind::DingTalk, "https://oapi.dingtalk.com/robot/send?access_token=t",
-           "SECtest"),
-      firing(), "gw-1", kNow);
+  auto signed_request =
+      renderWebhook(hook(config::WebhookKind::DingTalk,
+                         "https://oapi.dingtalk.com/robot/send?access_token=t", "SECtest"),
+                    firing(), "gw-1", kNow);
   EXPECT_EQ(signed_request.target,
             "/robot/send?access_token=t&timestamp=1700000000000&sign="
             "aZLLrriXgn05YbwaGR7knYsLeJADjr9NwLaNNKpxh4g%3D");
@@ -113,11 +113,10 @@ TEST(AlertMessages, FeishuUnsignedAndSigned) {
       hook(config::WebhookKind::Feishu, "https://open.feishu.cn/open-apis/bot/v2/hook/abc", "lark"),
       firing(), "gw-1", kNow);
   EXPECT_EQ(signed_request.target, "/open-apis/bot/v2/hook/abc");
-  EXPECT_EQ(signed_request.body,
-            std::string("{\"timestamp\":\"1700000000\",\"sign\":"
-                        "\"e2qFwrqAn+2YItDFTBZt+hhh1HMT1igkZqVryW1MFBw=\","
-                        "\"msg_type\":\"text\",\"content\":{\"text\":\"") +
-                kText + "\"}}");
+  EXPECT_EQ(signed_request.body, std::string("{\"timestamp\":\"1700000000\",\"sign\":"
+                                             "\"e2qFwrqAn+2YItDFTBZt+hhh1HMT1igkZqVryW1MFBw=\","
+                                             "\"msg_type\":\"text\",\"content\":{\"text\":\"") +
+                                     kText + "\"}}");
   EXPECT_NO_THROW(boost::json::parse(signed_request.body));
 }
 

@@ -13,7 +13,8 @@ using testing::loaded;
 using Lines = std::vector<std::string>;
 
 std::string document(std::string const& top) {
-  return "gateway_keys:\n  - {name: team, key: gw}\nchannels:\n  - {name: c, protocol: openai-chat, base_url: \"https://o.example\", keys: "
+  return "gateway_keys:\n  - {name: team, key: gw}\nchannels:\n  - {name: c, protocol: "
+         "openai-chat, base_url: \"https://o.example\", keys: "
          "[k1], models: [m]}\n" +
          top;
 }
@@ -44,23 +45,23 @@ TEST(AlertsConfig, EveryFieldAndEveryWebhookKind) {
   auto env = fakeEnv({{"SLACK_URL", "https://hooks.slack.com/services/T0/B0/xyz"},
                       {"DING_SECRET", "SECabc"},
                       {"LARK_SECRET", "lark"}});
-  auto settings = loaded(document(
-                             "slo: {success_rate: 0.995, first_token_p95_ms: 2000}\n"
-                             "alerts:\n"
-                             "  interval_ms: 1000\n  window_ms: 5000\n  cooldown_ms: 60000\n"
-                             "  min_samples: 5\n  first_token_ceiling_ms: 9000\n  burn_rate: 2\n"
-                             "  breaker_open_ms: 3000\n  rate_limited_share: 0.2\n"
-                             "  budget_share: 0.9\n"
-                             "  webhooks:\n"
-                             "    - {kind: slack, url_env: SLACK_URL}\n"
-                             "    - {kind: dingtalk, url: \"https://oapi.dingtalk.com/robot/send?"
-                             "access_token=t0k\", secret_env: DING_SECRET}\n"
-                             "    - {kind: feishu, url: \"https://open.feishu.cn/open-apis/bot/v2/"
-                             "hook/abc\", secret_env: LARK_SECRET}\n"
-                             "    - {kind: wecom, url: \"https://qyapi.weixin.qq.com/cgi-bin/webhook/"
-                             "send?key=k\"}\n"
-                             "    - {kind: webhook, url: \"http://127.0.0.1:9000\"}\n"),
-                         env);
+  auto settings =
+      loaded(document("slo: {success_rate: 0.995, first_token_p95_ms: 2000}\n"
+                      "alerts:\n"
+                      "  interval_ms: 1000\n  window_ms: 5000\n  cooldown_ms: 60000\n"
+                      "  min_samples: 5\n  first_token_ceiling_ms: 9000\n  burn_rate: 2\n"
+                      "  breaker_open_ms: 3000\n  rate_limited_share: 0.2\n"
+                      "  budget_share: 0.9\n"
+                      "  webhooks:\n"
+                      "    - {kind: slack, url_env: SLACK_URL}\n"
+                      "    - {kind: dingtalk, url: \"https://oapi.dingtalk.com/robot/send?"
+                      "access_token=t0k\", secret_env: DING_SECRET}\n"
+                      "    - {kind: feishu, url: \"https://open.feishu.cn/open-apis/bot/v2/"
+                      "hook/abc\", secret_env: LARK_SECRET}\n"
+                      "    - {kind: wecom, url: \"https://qyapi.weixin.qq.com/cgi-bin/webhook/"
+                      "send?key=k\"}\n"
+                      "    - {kind: webhook, url: \"http://127.0.0.1:9000\"}\n"),
+             env);
   ASSERT_TRUE(settings && settings->alerts);
   EXPECT_DOUBLE_EQ(settings->slo.success_rate, 0.995);
   EXPECT_EQ(settings->slo.first_token_p95, Millis(2000));
@@ -95,17 +96,17 @@ TEST(AlertsConfig, EveryFieldAndEveryWebhookKind) {
 }
 
 TEST(AlertsConfig, MistakesAreReportedWithTheirPaths) {
-  Lines issues = issuesOf(document(
-      "slo: {success_rate: 1, first_token_p95_ms: 0, p99: 1}\n"
-      "alerts:\n"
-      "  interval_ms: 60000\n  window_ms: 1000\n  rate_limited_share: 2\n  colour: red\n"
-      "  webhooks:\n"
-      "    - {kind: teams, url: \"https://x.example\"}\n"
-      "    - {kind: slack}\n"
-      "    - {kind: slack, url: \"https://x.example\", url_env: X}\n"
-      "    - {kind: wecom, url: \"https://x.example\", secret_env: S}\n"
-      "    - {kind: dingtalk, url: \"https://x.example\", secret_env: UNSET}\n"
-      "    - {kind: webhook, url: \"ftp://x.example\"}\n"));
+  Lines issues = issuesOf(
+      document("slo: {success_rate: 1, first_token_p95_ms: 0, p99: 1}\n"
+               "alerts:\n"
+               "  interval_ms: 60000\n  window_ms: 1000\n  rate_limited_share: 2\n  colour: red\n"
+               "  webhooks:\n"
+               "    - {kind: teams, url: \"https://x.example\"}\n"
+               "    - {kind: slack}\n"
+               "    - {kind: slack, url: \"https://x.example\", url_env: X}\n"
+               "    - {kind: wecom, url: \"https://x.example\", secret_env: S}\n"
+               "    - {kind: dingtalk, url: \"https://x.example\", secret_env: UNSET}\n"
+               "    - {kind: webhook, url: \"ftp://x.example\"}\n"));
   Lines expected = {
       "slo.p99: unknown key (expected one of success_rate, first_token_p95_ms)",
       "slo.success_rate: must be from 0.5 to 0.99999",

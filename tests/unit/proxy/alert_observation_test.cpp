@@ -58,15 +58,15 @@ struct Gateway {
   AuthFailureLimiter auth_failures{clock};
   racing::RacingState racing{config::RacingSettings{}};
   routing::VideoJobTable video_jobs{clock};
-  GatewayServices services{config,   key_health, rotation,    router_state, freezes,
-                           breakers, limits,     registry,    metrics,      *access_log,
-                           nullptr,  clock,      draining,    auth_failures, ListenerPlan{},
+  GatewayServices services{config,   key_health, rotation, router_state,  freezes,
+                           breakers, limits,     registry, metrics,       *access_log,
+                           nullptr,  clock,      draining, auth_failures, ListenerPlan{},
                            racing,   video_jobs};
 
   void openBreaker(std::string_view channel, std::string_view model) {
     for (int i = 0; i < 5; ++i) {
-      breakers.record(channel, model, config::BreakerSettings{}, routing::AttemptSignal::CountedFailure,
-                      false, clock.now());
+      breakers.record(channel, model, config::BreakerSettings{},
+                      routing::AttemptSignal::CountedFailure, false, clock.now());
     }
   }
 };
