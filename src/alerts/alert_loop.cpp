@@ -206,8 +206,8 @@ struct AlertLoop::Impl {
     std::vector<config::Webhook> const webhooks = options.alerts.webhooks;
     for (AlertMessage const& message : messages) {
       if (webhooks.empty()) {
-        telemetry::logError("alert: {}", messageText(message, options.instance));
         count(message, "logged");
+        telemetry::logError("alert: {}", messageText(message, options.instance));
         continue;
       }
       telemetry::logInfo("alert: {}", messageText(message, options.instance));

@@ -2,7 +2,9 @@
 // (the mock provider, a 503 fault in the channel's headers) fails burns its error budget; the
 // alert loop, on a short interval, delivers the alert once to a webhook receiver on loopback
 // (a generic webhook and a signed DingTalk robot), then the resolve once the failures have left
-// the window. Three gateways sharing one private Redis deliver one alert, not three.
+// the window. Three gateways sharing one private Redis deliver one alert, not three. Without a
+// webhook the alert is an error log line; a gateway key near its budget fires `budget`, with and
+// without Redis.
 //
 // A missing redis-server fails the replica test (never a skip).
 #include <gtest/gtest.h>
@@ -10,6 +12,7 @@
 #include <boost/json/parse.hpp>
 #include <chrono>
 #include <filesystem>
+#include <regex>
 #include <thread>
 
 #include "e2e/scenarios/failover_helpers.h"
@@ -68,7 +71,8 @@ class Alerts : public E2eTest {
  protected:
   /// Two channels on `mock`: one failing (503 on every request, no breaker: each request reaches
   /// it), one healthy; alerts every 300 ms over a 2 s window, five samples, a long cooldown.
-  GatewayConfig config(Server const& mock, RecordingUpstream const& receiver, bool dingtalk) const {
+  GatewayConfig config(Server const& mock, RecordingUpstream const* receiver,
+                       bool dingtalk) const {
     auto bad = channel("bad", Protocol::OpenAiChat, mock.baseUrl(), {"k-bad"});
     bad.models = {kFlaky};
     bad.headers = {{"x-mock-fault", "503"}};
@@ -78,18 +82,18 @@ class Alerts : public E2eTest {
     GatewayConfig c;
     c.gateway_keys = {{"team", kGatewayKey, "sequential"}};
     c.channels = {bad, good};
-    std::string hooks =
-        "    - {kind: webhook, url: " + yamlQuote(receiver.baseUrl() + "/hook") + "}\n";
-    if (dingtalk) {
-      hooks += "    - {kind: dingtalk, url: " +
-               yamlQuote(receiver.baseUrl() + "/robot/send?access_token=t0k") +
-               ", secret_env: ALERT_SECRET}\n";
-    }
     c.extra_yaml =
         "slo: {success_rate: 0.99, first_token_p95_ms: 3000}\n"
         "alerts:\n  interval_ms: 300\n  window_ms: 2000\n  cooldown_ms: 600000\n"
-        "  min_samples: 5\n  burn_rate: 10\n  webhooks:\n" +
-        hooks;
+        "  min_samples: 5\n  burn_rate: 10\n";
+    if (receiver == nullptr) return c;  // no webhook: error log lines
+    c.extra_yaml += "  webhooks:\n    - {kind: webhook, url: " +
+                    yamlQuote(receiver->baseUrl() + "/hook") + "}\n";
+    if (dingtalk) {
+      c.extra_yaml += "    - {kind: dingtalk, url: " +
+                      yamlQuote(receiver->baseUrl() + "/robot/send?access_token=t0k") +
+                      ", secret_env: ALERT_SECRET}\n";
+    }
     return c;
   }
 
@@ -113,7 +117,7 @@ TEST_F(Alerts, FailuresFireOnceThenResolve) {
   auto mock = startMockProvider();
   ASSERT_TRUE(mock.ok()) << mock.error().message;
   auto receiver = startReceiver();
-  std::string path = writeTempFile(toYaml(config(*mock, *receiver, true)));
+  std::string path = writeTempFile(toYaml(config(*mock, receiver.get(), true)));
   ChildOptions options = gatewayOptions(binary(), path);
   options.env.emplace_back("ALERT_SECRET", "SECtest");
   auto gateway = startServer(std::move(options));
@@ -177,7 +181,7 @@ TEST_F(Alerts, ThreeReplicasSharingRedisSendOneAlert) {
   auto mock = startMockProvider();
   ASSERT_TRUE(mock.ok()) << mock.error().message;
   auto receiver = startReceiver();
-  GatewayConfig c = config(*mock, *receiver, false);
+  GatewayConfig c = config(*mock, receiver.get(), false);
   c.redis =
       RedisSpec{.url = "redis://127.0.0.1:" + std::to_string(redis->port()), .timeout_ms = 1000};
   std::string path = writeTempFile(toYaml(c));
@@ -228,6 +232,22 @@ TEST_F(Alerts, ThreeReplicasSharingRedisSendOneAlert) {
   EXPECT_EQ(messages[1].at("instance"), messages[0].at("instance")) << "the same sender";
 }
 
+TEST_F(Alerts, WithoutAWebhookAnErrorLine) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto gateway = startGateway(config(*mock, nullptr, false));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  send(gateway->port, kFlaky, 6, 503);
+  auto line = gateway->process->waitForLineMatching(
+      std::regex(".* ERROR +alert: \\[FIRING\\] llmux \\S+:[0-9]+ error_budget_burn: error budget "
+                 "burning 100x: 6 of 6 requests failed over the last 2 s .*"),
+      Millis(15'000), Stream::Stderr);
+  EXPECT_TRUE(line.ok()) << line.error().message;
+  EXPECT_EQ(metric(gateway->port, "llmux_alert_messages_total",
+                   {{"alert", "error_budget_burn"}, {"state", "firing"}, {"result", "logged"}}),
+            1);
+}
+
 /// A gateway key at 80 % of its daily token budget fires `budget`, read from this process's own
 /// windows or, with Redis, from Redis where the replicas keep the spending.
 class BudgetAlerts : public Alerts, public ::testing::WithParamInterface<bool> {};
@@ -238,7 +258,7 @@ TEST_P(BudgetAlerts, AKeyNearItsBudget) {
   auto mock = startMockProvider();
   ASSERT_TRUE(mock.ok()) << mock.error().message;
   auto receiver = startReceiver();
-  GatewayConfig c = config(*mock, *receiver, false);
+  GatewayConfig c = config(*mock, receiver.get(), false);
   ClientLimitsSpec limits;
   limits.daily_tokens = 100;  // each answer of the mock uses 34 tokens
   c.gateway_keys[0].limits = limits;
