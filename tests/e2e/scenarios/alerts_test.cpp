@@ -4,7 +4,7 @@
 // (a generic webhook and a signed DingTalk robot), then the resolve once the failures have left
 // the window. Three gateways sharing one private Redis deliver one alert, not three. Without a
 // webhook the alert is an error log line; a gateway key near its budget fires `budget`, with and
-// without Redis.
+// without Redis; slow first tokens of successful streams fire `first_token_p95`.
 //
 // A missing redis-server fails the replica test (never a skip).
 #include <gtest/gtest.h>
@@ -71,8 +71,7 @@ class Alerts : public E2eTest {
  protected:
   /// Two channels on `mock`: one failing (503 on every request, no breaker: each request reaches
   /// it), one healthy; alerts every 300 ms over a 2 s window, five samples, a long cooldown.
-  GatewayConfig config(Server const& mock, RecordingUpstream const* receiver,
-                       bool dingtalk) const {
+  GatewayConfig config(Server const& mock, RecordingUpstream const* receiver, bool dingtalk) const {
     auto bad = channel("bad", Protocol::OpenAiChat, mock.baseUrl(), {"k-bad"});
     bad.models = {kFlaky};
     bad.headers = {{"x-mock-fault", "503"}};
@@ -87,8 +86,9 @@ class Alerts : public E2eTest {
         "alerts:\n  interval_ms: 300\n  window_ms: 2000\n  cooldown_ms: 600000\n"
         "  min_samples: 5\n  burn_rate: 10\n";
     if (receiver == nullptr) return c;  // no webhook: error log lines
-    c.extra_yaml += "  webhooks:\n    - {kind: webhook, url: " +
-                    yamlQuote(receiver->baseUrl() + "/hook") + "}\n";
+    c.extra_yaml +=
+        "  webhooks:\n    - {kind: webhook, url: " + yamlQuote(receiver->baseUrl() + "/hook") +
+        "}\n";
     if (dingtalk) {
       c.extra_yaml += "    - {kind: dingtalk, url: " +
                       yamlQuote(receiver->baseUrl() + "/robot/send?access_token=t0k") +
@@ -246,6 +246,38 @@ TEST_F(Alerts, WithoutAWebhookAnErrorLine) {
   EXPECT_EQ(metric(gateway->port, "llmux_alert_messages_total",
                    {{"alert", "error_budget_burn"}, {"state", "firing"}, {"result", "logged"}}),
             1);
+}
+
+TEST_F(Alerts, SlowFirstTokensFireFirstTokenP95) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto receiver = startReceiver();
+  GatewayConfig c = config(*mock, receiver.get(), false);
+  // The healthy channel's streams hold their first content back 800 ms; the target is 300 ms.
+  c.channels[1].headers = {{"x-mock-fault", "slow-first-token=800"}};
+  c.extra_yaml.replace(c.extra_yaml.find("first_token_p95_ms: 3000"), 24,
+                       "first_token_p95_ms: 300");
+  auto gateway = startGateway(c);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 6; ++i) {
+    clients.emplace_back([port = gateway->port] {
+      auto response = callGateway(port, clientCall(Protocol::OpenAiChat, true, kSteady));
+      EXPECT_TRUE(response.ok() && response->status() == 200);
+    });
+  }
+  for (auto& client : clients) client.join();
+  ASSERT_TRUE(waitFor([&] { return genericMessages(*receiver).size() >= 1; }))
+      << "no alert within 15 s";
+  auto message = genericMessages(*receiver)[0];
+  EXPECT_EQ(message.at("alert").as_string(), "first_token_p95");
+  EXPECT_EQ(message.at("state").as_string(), "firing");
+  EXPECT_DOUBLE_EQ(message.at("threshold").to_number<double>(), 0.3);
+  double p95 = message.at("value").to_number<double>();
+  EXPECT_GT(p95, 0.75) << "the client waited for the first content, not the stream's head";
+  EXPECT_LE(p95, 1.0);  // interpolated inside the (0.75, 1] bucket
+  EXPECT_EQ(metric(gateway->port, "llmux_client_first_token_seconds_count"), 6);
 }
 
 /// A gateway key at 80 % of its daily token budget fires `budget`, read from this process's own
