@@ -163,8 +163,8 @@ std::vector<AlertMessage> Evaluator::evaluate(MonoTime now, WallTime wall,
 
   for (auto const& model : observation.models_down) {
     holding.push_back({AlertName::ModelDown, model,
-                       fmt::format("every candidate of model {} is down (breakers open, keys "
-                                   "paused or frozen)",
+                       fmt::format("every candidate of model {} is down: each channel serving it "
+                                   "has a breaker open or half-open",
                                    model),
                        1, 1});
   }
