@@ -40,7 +40,9 @@ struct Observation {
   Counts counts;
   std::vector<std::string>
       breakers_not_closed;               ///< "<channel>/<model>" of breakers open or half-open
-  std::vector<std::string> models_down;  ///< models none of whose candidates can serve
+  /// Models every channel serving which has a breaker not closed (frozen or paused keys are not
+  /// looked at: the planner's own answer, 429 or 503, shows in the burn rate).
+  std::vector<std::string> models_down;
   bool redis_configured = false;
   bool redis_active = false;
   /// Budgets to judge; nullopt when this replica cannot read them (then the alert is left as it
