@@ -7,6 +7,7 @@ namespace llmux::config::detail {
 namespace {
 
 constexpr long long kMaxMillis = 7LL * 24 * 3600 * 1000;
+constexpr long long kMaxEvaluationsPerWindow = 10'000;
 
 void readMillis(YamlReader& reader, Fields const& fields, std::string_view name, Millis& target) {
   if (YAML::Node const* node = fields.find(name)) {
@@ -109,6 +110,11 @@ void readAlerts(YamlReader& reader, YAML::Node const& node, std::string const& p
   if (alerts.window < alerts.interval) {
     reader.fail(fields->path("window_ms"),
                 "must be at least interval_ms (" + std::to_string(alerts.interval.count()) + ")");
+  } else if (alerts.window / alerts.interval > kMaxEvaluationsPerWindow) {
+    // The loop keeps the counts of every evaluation in the window.
+    reader.fail(fields->path("window_ms"),
+                "must be at most " + std::to_string(kMaxEvaluationsPerWindow) +
+                    " times interval_ms (" + std::to_string(alerts.interval.count()) + ")");
   }
   if (YAML::Node const* hooks = fields->find("webhooks")) {
     std::string const hooks_path = fields->path("webhooks");

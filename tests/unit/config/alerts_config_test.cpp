@@ -95,6 +95,12 @@ TEST(AlertsConfig, EveryFieldAndEveryWebhookKind) {
   EXPECT_EQ(a.webhooks[4].target.path_prefix, "/");
 }
 
+TEST(AlertsConfig, TheWindowHoldsAtMostTenThousandEvaluations) {
+  EXPECT_TRUE(loaded(document("alerts: {interval_ms: 1, window_ms: 10000}\n")));
+  EXPECT_EQ(issuesOf(document("alerts: {interval_ms: 1, window_ms: 10001}\n")),
+            Lines{"alerts.window_ms: must be at most 10000 times interval_ms (1)"});
+}
+
 TEST(AlertsConfig, MistakesAreReportedWithTheirPaths) {
   Lines issues = issuesOf(
       document("slo: {success_rate: 1, first_token_p95_ms: 0, p99: 1}\n"
