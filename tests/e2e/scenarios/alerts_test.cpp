@@ -4,14 +4,17 @@
 // (a generic webhook and a signed DingTalk robot), then the resolve once the failures have left
 // the window. Three gateways sharing one private Redis deliver one alert, not three. Without a
 // webhook the alert is an error log line; a gateway key near its budget fires `budget`, with and
-// without Redis; slow first tokens of successful streams fire `first_token_p95`.
+// without Redis; slow first tokens of successful streams fire `first_token_p95`; a reload
+// applies new thresholds and targets.
 //
 // A missing redis-server fails the replica test (never a skip).
 #include <gtest/gtest.h>
 
 #include <boost/json/parse.hpp>
 #include <chrono>
+#include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <thread>
 
@@ -278,6 +281,38 @@ TEST_F(Alerts, SlowFirstTokensFireFirstTokenP95) {
   EXPECT_GT(p95, 0.75) << "the client waited for the first content, not the stream's head";
   EXPECT_LE(p95, 1.0);  // interpolated inside the (0.75, 1] bucket
   EXPECT_EQ(metric(gateway->port, "llmux_client_first_token_seconds_count"), 6);
+}
+
+TEST_F(Alerts, AReloadAppliesNewThresholdsAndTargets) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto receiver = startReceiver();
+  GatewayConfig c = config(*mock, receiver.get(), false);
+  std::string const relaxed = "burn_rate: 1000";  // 100x, every request failing, is under it
+  c.extra_yaml.replace(c.extra_yaml.find("burn_rate: 10"), 13, relaxed);
+  std::string path = writeTempFile(toYaml(c));
+  auto gateway = startServer(gatewayOptions(binary(), path));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  send(gateway->port, kFlaky, 8, 503);
+  std::this_thread::sleep_for(std::chrono::milliseconds(900));
+  EXPECT_EQ(genericMessages(*receiver).size(), 0u);
+
+  c.extra_yaml.replace(c.extra_yaml.find(relaxed), relaxed.size(), "burn_rate: 10");
+  c.extra_yaml.replace(c.extra_yaml.find("success_rate: 0.99"), 18, "success_rate: 0.95");
+  std::ofstream(path, std::ios::trunc) << toYaml(c);
+  ASSERT_TRUE(gateway->process->signal(SIGHUP).ok());
+  ASSERT_TRUE(gateway->process
+                  ->waitForLineMatching(std::regex(".*configuration reloaded.*"), Millis(5000),
+                                        Stream::Stderr)
+                  .ok());
+  send(gateway->port, kFlaky, 2, 503);  // still within the window
+  ASSERT_TRUE(waitFor([&] { return genericMessages(*receiver).size() >= 1; }))
+      << "no alert after the reload";
+  auto message = genericMessages(*receiver)[0];
+  EXPECT_EQ(message.at("alert").as_string(), "error_budget_burn");
+  EXPECT_NEAR(message.at("value").to_number<double>(), 20, 1e-6);  // 1 / (1 - 0.95)
+  EXPECT_EQ(metric(gateway->port, "llmux_slo_target", {{"slo", "success_rate"}}), 0.95);
 }
 
 /// A gateway key at 80 % of its daily token budget fires `budget`, read from this process's own
