@@ -524,8 +524,10 @@ struct Webhook {
 struct AlertSettings {
   Millis interval{60'000};   ///< `interval_ms:` — one evaluation per interval
   Millis window{300'000};    ///< `window_ms:` — of the rates and the first-token p95
-  Millis cooldown{900'000};  ///< `cooldown_ms:` — per alert, between two firing messages
-  std::int64_t min_samples = 20;  ///< `min_samples:` — successes before the p95 is judged
+  Millis cooldown{900'000};  ///< `cooldown_ms:` — per alert and subject, between firing messages
+  /// `min_samples:` — samples in the window before the p95 (successful streams), the burn rate
+  /// (success + failed) or the 429 share (answers) is judged.
+  std::int64_t min_samples = 20;
   /// `first_token_ceiling_ms:` — a p95 above this fires on any number of samples.
   Millis first_token_ceiling{15'000};
   double burn_rate = 10;             ///< `burn_rate:` — error-budget burn over the window
