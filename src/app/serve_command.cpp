@@ -1,12 +1,15 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <unistd.h>
+
 #include "app/commands.h"
 #include "app/mock_instance.h"
 #include "app/shutdown.h"
 #include "app/process_setup.h"
 #include "app/reload_state.h"
 #include "app/version.h"
+#include "alerts/alert_loop.h"
 #include "config/database_parser.h"
 #include "config/embedded_default.h"
 #include "config/loader.h"
@@ -16,6 +19,7 @@
 #include "net/resolver.h"
 #include "net/tls.h"
 #include "net/worker_pool.h"
+#include "proxy/alert_observation.h"
 #include "proxy/gateway_handler.h"
 #include "routing/breakers.h"
 #include "routing/freezes.h"
@@ -93,6 +97,13 @@ void printEmbeddedWelcome(config::Settings const& settings, std::string const& a
               "[{\"role\":\"user\",\"content\":\"Hello\"}]}'\n",
               address.c_str(), settings.gateway_keys.front().secret.c_str());
   std::fflush(stdout);
+}
+
+/// How alert messages name this replica: the host name and the client port.
+std::string alertInstanceName(unsigned port) {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') return "llmux:" + std::to_string(port);
+  return std::string(host) + ":" + std::to_string(port);
 }
 
 }  // namespace
@@ -300,6 +311,22 @@ int runServe(std::string const& config_path) {
       return 1;
     }
   }
+  // SLO targets always; the alert loop when `alerts:` is configured (a thread of its own).
+  alerts::publishSloTargets(metrics_registry, settings->slo);
+  std::unique_ptr<alerts::AlertLoop> alert_loop;
+  if (settings->alerts) {
+    alerts::AlertLoop::Options options{settings->slo, *settings->alerts, settings->redis,
+                                       limits.replica(), alertInstanceName(*port)};
+    alert_loop = std::make_unique<alerts::AlertLoop>(
+        clock, metrics_registry, [&services] { return proxy::observeGateway(services); },
+        std::move(options));
+    try {
+      alert_loop->start();
+    } catch (std::exception const& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      return 1;
+    }
+  }
   limits.start(workers.context(0));
   workers.start();
   std::string bound = address->host + ":" + std::to_string(*port);
@@ -345,6 +372,12 @@ int runServe(std::string const& config_path) {
       forgetChangedRoutes(config_holder.current()->settings(), *outcome.settings, breakers);
       config_holder.replace(std::make_shared<const routing::Catalog>(outcome.settings));
       racing.apply(outcome.settings->racing);
+      if (alert_loop && outcome.settings->alerts) {
+        alert_loop->reconfigure(outcome.settings->slo, *outcome.settings->alerts);
+      } else if (alert_loop || outcome.settings->alerts) {
+        telemetry::logWarn("turning the alert loop on or off needs a restart");
+      }
+      if (!alert_loop) alerts::publishSloTargets(metrics_registry, outcome.settings->slo);
       request_metrics.configReloaded(true);
       telemetry::logInfo("configuration reloaded from {}: {} channel(s)", config_path,
                          outcome.settings->channels.size());
@@ -356,6 +389,7 @@ int runServe(std::string const& config_path) {
   serveUntilShutdown(servers, {settings->server.lame_duck, settings->server.drain_timeout}, reload,
                      draining);
 
+  if (alert_loop) alert_loop->stop();
   limits.stop();
   // Idle upstream connections would hold their loops until their timers fire: closed first, on
   // their own threads, so the loops run out of work at once.

@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "config/address.h"
+#include "config/alerts_parser.h"
 #include "config/body_limits_parser.h"
 #include "config/channel_parser.h"
 #include "config/database_parser.h"
@@ -224,7 +225,7 @@ void readSettings(YamlReader& reader, YAML::Node const& root_node, EnvLookup con
                                 "admin_token_env", "metrics_token", "metrics_token_env",
                                 "model_groups", "fallbacks",
                                 "freeze_rules", "default_freeze_rules", "retry", "buckets", "redis",
-                                "database", "prices", "racing", "proxies"});
+                                "database", "prices", "racing", "proxies", "slo", "alerts"});
   if (!root) return;
   readListen(reader, *root, env, settings);
   readServer(reader, *root, settings);
@@ -246,6 +247,7 @@ void readSettings(YamlReader& reader, YAML::Node const& root_node, EnvLookup con
   detail::readRoutingSettings(reader, *root, env, settings);
   detail::readResilienceSettings(reader, *root, env, settings);
   detail::readDatabase(reader, *root, env, settings);
+  detail::readAlertSettings(reader, *root, env, settings);
 }
 
 }  // namespace

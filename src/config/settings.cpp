@@ -57,6 +57,25 @@ std::string_view costPreferenceName(CostPreference preference) {
   return "balanced";
 }
 
+std::string_view webhookKindName(WebhookKind kind) {
+  switch (kind) {
+    case WebhookKind::Webhook: return "webhook";
+    case WebhookKind::Slack: return "slack";
+    case WebhookKind::Feishu: return "feishu";
+    case WebhookKind::DingTalk: return "dingtalk";
+    case WebhookKind::WeCom: return "wecom";
+  }
+  return "webhook";
+}
+
+std::optional<WebhookKind> parseWebhookKind(std::string_view name) {
+  for (auto kind : {WebhookKind::Webhook, WebhookKind::Slack, WebhookKind::Feishu,
+                    WebhookKind::DingTalk, WebhookKind::WeCom}) {
+    if (webhookKindName(kind) == name) return kind;
+  }
+  return std::nullopt;
+}
+
 std::string_view proxyModeName(ProxyMode mode) {
   switch (mode) {
     case ProxyMode::Network: return "network";

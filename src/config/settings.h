@@ -498,6 +498,51 @@ struct Proxy {
   std::string tls_ca_file;  ///< verifies an https proxy, node or forwarder ("" = system store)
 };
 
+/// `slo:` — the service level objectives (docs/operations.md, SLOs and alerts). Exposed as
+/// gauges; the alert loop measures against them.
+struct SloSettings {
+  double success_rate = 0.99;     ///< `success_rate:` — of success + failed client outcomes
+  Millis first_token_p95{3'000};  ///< `first_token_p95_ms:` — successful streams' first token
+};
+
+/// Where an alert goes: the message format of the receiver.
+enum class WebhookKind : unsigned char {
+  Webhook,   ///< a generic JSON document (docs/operations.md)
+  Slack,     ///< Slack incoming webhook: {"text": ...}
+  Feishu,    ///< Feishu / Lark custom bot: msg_type text, optional signature
+  DingTalk,  ///< DingTalk custom robot: msgtype text, optional signature in the URL
+  WeCom,     ///< WeCom (WeChat Work) group robot: msgtype text
+};
+std::string_view webhookKindName(WebhookKind kind);  ///< "webhook", "slack", "feishu", ...
+std::optional<WebhookKind> parseWebhookKind(std::string_view name);
+
+/// One entry of `alerts.webhooks:`. The URL carries the robot's token: never logged; logs and
+/// metrics name the receiver by `name`.
+struct Webhook {
+  WebhookKind kind = WebhookKind::Webhook;
+  std::string name;    ///< "<kind>#<index>" ("slack#0")
+  UpstreamUrl target;  ///< scheme, host, port; `path_prefix` is the path ("/" at least)
+  std::string query;   ///< after '?', without it ("" = none)
+  std::string secret;  ///< `secret_env:` — DingTalk / Feishu signing secret ("" = unsigned)
+};
+
+/// `alerts:` — the built-in alert loop (docs/operations.md). Absent: no loop.
+struct AlertSettings {
+  Millis interval{60'000};   ///< `interval_ms:` — one evaluation per interval
+  Millis window{300'000};    ///< `window_ms:` — of the rates and the first-token p95
+  Millis cooldown{900'000};  ///< `cooldown_ms:` — per alert and subject, between firing messages
+  /// `min_samples:` — samples in the window before the p95 (successful streams), the burn rate
+  /// (success + failed) or the 429 share (answers) is judged.
+  std::int64_t min_samples = 20;
+  /// `first_token_ceiling_ms:` — a p95 above this fires on any number of samples.
+  Millis first_token_ceiling{15'000};
+  double burn_rate = 10;             ///< `burn_rate:` — error-budget burn over the window
+  Millis breaker_open{300'000};      ///< `breaker_open_ms:` — a breaker not closed this long
+  double rate_limited_share = 0.05;  ///< `rate_limited_share:` — of answers that were 429
+  double budget_share = 0.8;         ///< `budget_share:` — of a gateway key's budget
+  std::vector<Webhook> webhooks;     ///< `webhooks:` — none: an error log line per message
+};
+
 struct Settings {
   ServerSettings server;
   std::vector<GatewayKey> gateway_keys;
@@ -528,6 +573,10 @@ struct Settings {
   std::map<std::string, ModelPrice> prices;
   /// `proxies:`, then the ones the environment names (HTTPS_PROXY, ...), each once.
   std::vector<Proxy> proxies;
+  /// `slo:` — the targets (defaults when absent).
+  SloSettings slo;
+  /// `alerts:` — the alert loop; absent: none.
+  std::optional<AlertSettings> alerts;
 };
 
 /// What a channel's connections go to: every row's protocol, URL and paths, the media endpoints

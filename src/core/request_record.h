@@ -75,6 +75,9 @@ struct RequestRecord {
   std::string key_label;
   int status = 0;               ///< HTTP status sent to the client
   std::string error;            ///< short reason when the request failed
+  /// Refused by its gateway key's own limits (a 429 before any upstream): the client's doing,
+  /// not a failure of the service (docs/operations.md, SLOs).
+  bool over_limit = false;
   std::vector<AttemptRecord> attempts;
   double first_byte_ms = -1;    ///< first response byte to the client after the request was read
   double total_ms = 0;

@@ -504,6 +504,7 @@ Task<void> GatewayHandler::rejectOverLimit(RequestContext& ctx, routing::ClientA
   services_.metrics_registry.counter(telemetry::MetricId::LimitRejectionsTotal)
       .labels({ctx.gateway_key->name, refusal.limit})
       .inc();
+  ctx.record.over_limit = true;
   auto seconds = std::max<long long>(1, std::chrono::ceil<std::chrono::seconds>(refusal.retry_after).count());
   HeaderList extra;
   extra.add("retry-after", std::to_string(seconds));

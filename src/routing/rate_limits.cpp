@@ -153,6 +153,19 @@ std::optional<std::pair<double, double>> LocalBuckets::levels(std::string_view i
 
 // --- ClientWindows ------------------------------------------------------------------------------
 
+ClientSpending ClientWindows::spending(std::string_view key, WallTime wall) const {
+  std::int64_t const today = utcDayIndex(wall);
+  std::int64_t const this_month = utcMonthIndex(wall);
+  std::lock_guard lock(mutex_);
+  auto it = keys_.find(key);
+  if (it == keys_.end()) return {};
+  KeyState const& s = it->second;
+  return {sumIn(s.tokens_today.sum, s.tokens_today.period, today),
+          sumIn(s.tokens_this_month.sum, s.tokens_this_month.period, this_month),
+          sumIn(s.cost_today.sum, s.cost_today.period, today),
+          sumIn(s.cost_this_month.sum, s.cost_this_month.period, this_month)};
+}
+
 ClientAdmission ClientWindows::admit(std::string_view key, ClientLimits const& limits,
                                      std::int64_t estimated_tokens, MonoTime mono, WallTime wall) {
   auto refuse = [](std::string_view limit, Millis retry_after) {

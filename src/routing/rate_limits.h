@@ -132,6 +132,14 @@ struct ClientAdmission {
   Millis retry_after{0};  ///< when refused: >= 1 ms
 };
 
+/// A gateway key's spending against its budgets (the alert loop's `budget` alert).
+struct ClientSpending {
+  std::int64_t tokens_today = 0;
+  std::int64_t tokens_this_month = 0;
+  double cost_today = 0;
+  double cost_this_month = 0;
+};
+
 /// Thread-safe per gateway key windows (one mutex; a key's state is created by its first admit or
 /// finish and kept: keys come from the configuration). Semantics, for each configured limit:
 /// - concurrency: requests in flight < concurrency. Every admission takes a slot and every finish
@@ -166,6 +174,9 @@ class ClientWindows {
               std::int64_t used_tokens, double cost_usd, MonoTime mono, WallTime wall);
   /// In-flight count of a key (tests, metrics); 0 for an unknown key.
   std::int64_t inFlight(std::string_view key) const;
+  /// What a key spent in `wall`'s UTC day and month, as its budgets count it (a sum is kept only
+  /// while its budget is set); zeros for an unknown key.
+  ClientSpending spending(std::string_view key, WallTime wall) const;
 
  private:
   /// A sum over one UTC day or month: `period` is the day (days since the epoch) or month

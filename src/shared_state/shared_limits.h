@@ -130,6 +130,12 @@ class SharedLimits {
   };
   Stats stats() const;
 
+  /// What gateway key `key` spent in this process's own windows (where its budgets are kept
+  /// without Redis; with Redis they are in Redis, RedisLimits::spendingKeys).
+  routing::ClientSpending localSpending(std::string_view key, WallTime wall) const {
+    return local_windows_.spending(key, wall);
+  }
+
   /// This replica's id in Redis (16 random hex digits, new per process).
   std::string const& replica() const { return replica_; }
 

@@ -38,7 +38,14 @@ inline constexpr double kOverheadSecondsBucketValues[] = {
     0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001,
     0.0025,  0.005,    0.01,    0.025,  0.05,    0.1};
 
+/// What a client waits for (first token, whole answer), fine around the SLO's seconds.
+inline constexpr double kClientSecondsBucketValues[] = {0.1, 0.25, 0.5, 0.75, 1,  1.5, 2,  2.5,
+                                                        3,   4,    5,   7.5,  10, 15,  20, 30,
+                                                        60,  120,  300};
+
 inline constexpr std::span<double const> kNoBuckets{};
+/// Client waits (docs/operations.md, SLOs): 100 ms .. 5 min, dense from 1 to 5 s.
+inline constexpr std::span<double const> kClientSecondsBuckets{kClientSecondsBucketValues};
 /// Upstream waits: LLM answers take from tens of milliseconds to minutes.
 inline constexpr std::span<double const> kUpstreamSecondsBuckets{kUpstreamSecondsBucketValues};
 /// Time spent inside the gateway itself: 10 µs .. 100 ms.
@@ -146,7 +153,30 @@ inline constexpr std::span<double const> kOverheadSecondsBuckets{kOverheadSecond
     "Attempts that could not reach their upstream through a proxy or node, by proxy and reason: " \
     "auth_rejected (a 407 or a refused SOCKS5 or node login: fix the credentials), connect "      \
     "(the proxy unreachable, refusing the tunnel, or the upstream unreachable behind it).",        \
-    "proxy", "reason")
+    "proxy", "reason")                                                                           \
+  X(ClientRequestsTotal, Counter, "llmux_client_requests_total", kNoBuckets,                      \
+    "Requests that named a model, by client outcome: success and failed (the SLO's "               \
+    "denominator), cancelled (the client left), rejected (limits, auth, the client's errors).",    \
+    "outcome")                                                                                    \
+  X(ClientFirstTokenSeconds, Histogram, "llmux_client_first_token_seconds",                       \
+    kClientSecondsBuckets,                                                                        \
+    "Successful streamed requests: request read to the first content byte sent to the client "    \
+    "(failures never feed it).")                                                                  \
+  X(ClientDurationSeconds, Histogram, "llmux_client_duration_seconds", kClientSecondsBuckets,     \
+    "Successful requests: request head received to the last byte sent.")                          \
+  X(SloTarget, Gauge, "llmux_slo_target", kNoBuckets,                                             \
+    "SLO targets (slo.* in the configuration): success_rate (a ratio), "                          \
+    "first_token_p95_seconds.", "slo")                                                            \
+  X(SloErrorBudgetBurnRate, Gauge, "llmux_slo_error_budget_burn_rate", kNoBuckets,                \
+    "Failed share of success + failed over the alert window, divided by 1 - the success_rate "    \
+    "target (1: the error budget is spent exactly as fast as it accrues). Set by the alert loop.") \
+  X(AlertActive, Gauge, "llmux_alert_active", kNoBuckets,                                         \
+    "Subjects for which a built-in alert's condition holds (as of the last evaluation), by "     \
+    "alert.", "alert")                                                                           \
+  X(AlertMessagesTotal, Counter, "llmux_alert_messages_total", kNoBuckets,                        \
+    "Alert messages, by alert, state (firing, resolved) and result: sent, failed (a webhook did " \
+    "not take it), logged (no webhook configured), skipped (another replica holds the lease).",   \
+    "alert", "state", "result")
 
 /// Index of a gateway metric in `kGatewayMetrics`.
 enum class MetricId : std::size_t {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "telemetry/client_outcome.h"
+
 namespace llmux::telemetry {
 namespace {
 
@@ -26,7 +28,17 @@ RequestMetrics::RequestMetrics(MetricsRegistry& registry)
       bytes_in_(registry.counter(MetricId::RequestBytesTotal).labels({"in"})),
       bytes_out_(registry.counter(MetricId::RequestBytesTotal).labels({"out"})),
       reloads_ok_(registry.counter(MetricId::ConfigReloadsTotal).labels({"ok"})),
-      reloads_error_(registry.counter(MetricId::ConfigReloadsTotal).labels({"error"})) {}
+      reloads_error_(registry.counter(MetricId::ConfigReloadsTotal).labels({"error"})),
+      client_outcomes_{},
+      client_first_token_(registry.histogram(MetricId::ClientFirstTokenSeconds).get()),
+      client_duration_(registry.histogram(MetricId::ClientDurationSeconds).get()) {
+  auto& outcomes = registry.counter(MetricId::ClientRequestsTotal);
+  for (auto outcome : {ClientOutcome::Success, ClientOutcome::Failed, ClientOutcome::Cancelled,
+                       ClientOutcome::Rejected}) {
+    client_outcomes_[static_cast<std::size_t>(outcome)] =
+        &outcomes.labels({clientOutcomeName(outcome)});
+  }
+}
 
 void RequestMetrics::observe(RequestRecord const& record) {
   char status_buf[12];
@@ -64,6 +76,18 @@ void RequestMetrics::observe(RequestRecord const& record) {
     add("cache_write", u.cache_write);
     add("reasoning", u.reasoning);
     if (u.estimated) usage_estimated_.labels({record.channel}).inc();
+  }
+
+  if (!record.model.empty()) {
+    ClientOutcome outcome = clientOutcomeOf(record);
+    client_outcomes_[static_cast<std::size_t>(outcome)]->inc();
+    // Failures never feed latency: a fast failure would look like a recovery.
+    if (outcome == ClientOutcome::Success) {
+      if (record.stream && record.first_byte_ms >= 0) {
+        client_first_token_.observe(record.first_byte_ms / 1000.0);
+      }
+      client_duration_.observe(record.total_ms / 1000.0);
+    }
   }
 
   overhead_.observe(record.overhead_ms / 1000.0);

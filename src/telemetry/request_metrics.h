@@ -17,7 +17,8 @@ class RequestMetrics {
  public:
   explicit RequestMetrics(MetricsRegistry& registry);
 
-  /// Counts one finished request: requests_total, one upstream_attempts_total and
+  /// Counts one finished request: requests_total, for a request that named a model its client
+  /// outcome (client_requests_total; a success's first token and duration), one upstream_attempts_total and
   /// first-byte / duration observation per attempt, failovers_total for each
   /// "failover:<reason>" attempt, the overhead histogram and the body byte counters.
   void observe(RequestRecord const& record);
@@ -47,6 +48,10 @@ class RequestMetrics {
   Counter& bytes_out_;
   Counter& reloads_ok_;
   Counter& reloads_error_;
+  /// By ClientOutcome.
+  Counter* client_outcomes_[4];
+  Histogram& client_first_token_;
+  Histogram& client_duration_;
 };
 
 /// The `outcome` label of an attempt: a failure's reason (failover:status_429 -> "status_429",

@@ -412,6 +412,26 @@ TEST(ClientWindows, DailyTokenBudgetRefusesUntilTheNextUtcDay) {
   EXPECT_TRUE(windows.admit("team-a", limits, 0, t0, at(kNov15)).admitted);
 }
 
+TEST(ClientWindows, SpendingIsWhatTheBudgetsCountInTheirPeriods) {
+  ClientWindows windows;
+  EXPECT_EQ(windows.spending("team-a", kWall).tokens_today, 0);  // an unknown key
+  ClientLimits limits;
+  limits.daily_tokens = 1000;
+  limits.monthly_tokens = 10'000;
+  limits.monthly_cost_usd = 50;
+  ASSERT_TRUE(windows.admit("team-a", limits, 0, t0, kWall).admitted);
+  windows.finish("team-a", limits, 0, 600, 1.5, t0, kWall);
+  ClientSpending spent = windows.spending("team-a", kWall);
+  EXPECT_EQ(spent.tokens_today, 600);
+  EXPECT_EQ(spent.tokens_this_month, 600);
+  EXPECT_DOUBLE_EQ(spent.cost_today, 0);  // no daily cost budget: not kept
+  EXPECT_DOUBLE_EQ(spent.cost_this_month, 1.5);
+  spent = windows.spending("team-a", at(kNov15));  // the next day of the same month
+  EXPECT_EQ(spent.tokens_today, 0);
+  EXPECT_EQ(spent.tokens_this_month, 600);
+  EXPECT_EQ(windows.spending("team-a", at(kDec1)).tokens_this_month, 0);
+}
+
 TEST(ClientWindows, MonthlyTokenBudgetRefusesUntilTheNextUtcMonth) {
   ClientWindows windows;
   ClientLimits limits;
