@@ -21,6 +21,12 @@ std::string toLower(std::string_view s) {
   return out;
 }
 
+std::size_t utf8CodePoints(std::string_view text) {
+  std::size_t count = 0;
+  for (unsigned char byte : text) count += (byte & 0xC0) != 0x80 ? 1 : 0;
+  return count;
+}
+
 std::string_view trimSpaces(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,10 @@ std::string toLower(std::string_view s);
 
 /// `s` without leading and trailing spaces and tabs.
 std::string_view trimSpaces(std::string_view s);
+
+/// Unicode code points in UTF-8 text (continuation bytes are not counted): what APIs' character
+/// counts and limits count.
+std::size_t utf8CodePoints(std::string_view text);
 
 /// Splits at the first `sep`: ("a=b", '=') -> {"a", "b"}; nullopt when `sep` is absent.
 std::optional<std::pair<std::string_view, std::string_view>> splitOnce(std::string_view s, char sep);

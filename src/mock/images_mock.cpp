@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/digest.h"
+#include "core/strings.h"
 #include "mock/answer_plan.h"
 #include "mock/json_writer.h"
 #include "mock/media_endpoints.h"
@@ -53,8 +54,8 @@ std::optional<MockReply> readAsk(MediaCall const& call, bool edit, ImageAsk& ask
   MediaForm const& form = call.form;
   IdSource& ids = call.ids;
   std::optional<MockReply> refusal = readRequiredText(form, "prompt", ask.prompt, ids);
-  if (!refusal && characterCount(ask.prompt) > kMaxPromptChars) {
-    refusal = openai::stringTooLong(ids, "prompt", kMaxPromptChars, characterCount(ask.prompt));
+  if (!refusal && utf8CodePoints(ask.prompt) > kMaxPromptChars) {
+    refusal = openai::stringTooLong(ids, "prompt", kMaxPromptChars, utf8CodePoints(ask.prompt));
   }
   if (!refusal) refusal = readText(form, "model", ask.model, ids);
   if (!refusal) refusal = readInteger(form, "n", 1, 10, ask.n, ids);

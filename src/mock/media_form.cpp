@@ -215,10 +215,4 @@ std::optional<MockReply> readBool(MediaForm const& form, std::string_view name, 
   return std::nullopt;
 }
 
-std::size_t characterCount(std::string_view text) {
-  std::size_t count = 0;
-  for (unsigned char byte : text) count += (byte & 0xC0) != 0x80 ? 1 : 0;
-  return count;
-}
-
 }  // namespace llmux::mock

@@ -65,7 +65,4 @@ std::optional<MockReply> readChoice(MediaForm const& form, std::string_view name
 std::optional<MockReply> readBool(MediaForm const& form, std::string_view name, bool& out,
                                   IdSource& ids);
 
-/// Characters in UTF-8 text (what the API's string length limits count), continuation bytes aside.
-std::size_t characterCount(std::string_view text);
-
 }  // namespace llmux::mock

@@ -6,6 +6,7 @@
 #include <boost/json/value.hpp>
 
 #include "core/digest.h"
+#include "core/strings.h"
 #include "mock/answer_plan.h"
 #include "mock/audio_bytes.h"
 #include "mock/json_writer.h"
@@ -76,8 +77,8 @@ MediaOutcome answer(MediaCall const& call) {
   double speed = 1.0;
   std::optional<MockReply> refusal = readRequiredText(form, "model", model, ids);
   if (!refusal) refusal = readRequiredText(form, "input", input, ids);
-  if (!refusal && characterCount(input) > kMaxInputChars) {
-    refusal = openai::stringTooLong(ids, "input", kMaxInputChars, characterCount(input));
+  if (!refusal && utf8CodePoints(input) > kMaxInputChars) {
+    refusal = openai::stringTooLong(ids, "input", kMaxInputChars, utf8CodePoints(input));
   }
   if (!refusal) refusal = readVoice(form, voice, ids);
   if (!refusal) {
@@ -90,7 +91,7 @@ MediaOutcome answer(MediaCall const& call) {
 
   AudioFormat format = *audioFormatNamed(format_name);
   double natural_ms =
-      std::min<double>(200.0 + 15.0 * static_cast<double>(characterCount(input)), 10000.0);
+      std::min<double>(200.0 + 15.0 * static_cast<double>(utf8CodePoints(input)), 10000.0);
   auto duration_ms = static_cast<std::uint32_t>(natural_ms / speed);
   std::string audio = fakeAudio(format, duration_ms, hashBytes(input, hashBytes(voice)));
   Rendered out;

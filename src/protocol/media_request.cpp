@@ -15,13 +15,6 @@ constexpr double kDefaultVideoSeconds = 4;  // OpenAI's default for `seconds`
 
 Error invalid(std::string message) { return makeError(ErrorKind::InvalidRequest, std::move(message)); }
 
-/// Unicode code points of UTF-8 text (continuation bytes are not counted).
-std::int64_t codePoints(std::string_view text) {
-  std::int64_t n = 0;
-  for (char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
-  return n;
-}
-
 /// A number written as JSON or as a form field's text ("4", "8.5"); nullopt when it is not one.
 std::optional<double> readNumber(std::string_view text) {
   text = trimSpaces(text);
@@ -180,7 +173,7 @@ Result<MediaRequest> inspectMediaRequest(Route const& route, std::string_view co
       if (!fields.input.present || !fields.input.json_string) {
         return invalid("request body is missing the required string field \"input\"");
       }
-      out.ask.speech_characters = codePoints(fields.input.text);
+      out.ask.speech_characters = static_cast<std::int64_t>(utf8CodePoints(fields.input.text));
       break;
     default: break;
   }

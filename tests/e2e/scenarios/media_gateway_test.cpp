@@ -58,16 +58,8 @@ std::string channelYaml(std::string const& name, std::uint16_t mock_port, std::s
 constexpr char kAllMedia[] =
     "{images: true, videos: true, speech: true, transcriptions: true, embeddings: true}";
 
-class MediaGateway : public E2eTest {
+class MediaGateway : public WithMockProvider {
  protected:
-  void SetUp() override {
-    E2eTest::SetUp();
-    if (IsSkipped()) return;
-    auto mock = startMockProvider();
-    ASSERT_TRUE(mock.ok()) << mock.error().message;
-    mock_ = mock->port;
-  }
-
   void startWith(std::string const& yaml) {
     auto gateway = startGatewayYaml(yaml);
     ASSERT_TRUE(gateway.ok()) << gateway.error().message;
@@ -94,7 +86,6 @@ class MediaGateway : public E2eTest {
     return line.ok() ? *line : json::object();
   }
 
-  std::uint16_t mock_ = 0;
   Server gateway_;
 };
 

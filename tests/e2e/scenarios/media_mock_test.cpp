@@ -18,31 +18,21 @@ using namespace media;
 HeaderList jsonHeaders() { return media::jsonHeaders("sk-e2e"); }
 HeaderList formHeaders() { return media::formHeaders("sk-e2e"); }
 
-class MediaMock : public E2eTest {
+class MediaMock : public WithMockProvider {
  protected:
-  void SetUp() override {
-    E2eTest::SetUp();
-    if (IsSkipped()) return;
-    auto mock = startMockProvider();
-    ASSERT_TRUE(mock.ok()) << mock.error().message;
-    port_ = mock->port;
-  }
-
   Result<Response> post(std::string_view path, HeaderList const& headers, std::string_view body) {
-    auto client = HttpClient::connect(port_);
+    auto client = HttpClient::connect(mock_);
     if (!client) return client.error();
     return client->request("POST", path, headers, body, Millis(20'000));
   }
 
   Result<Response> get(std::string_view path) {
-    auto client = HttpClient::connect(port_);
+    auto client = HttpClient::connect(mock_);
     if (!client) return client.error();
     HeaderList headers;
     headers.add("Authorization", "Bearer sk-e2e");
     return client->request("GET", path, headers);
   }
-
-  std::uint16_t port_ = 0;
 };
 
 TEST_F(MediaMock, EmbeddingsAndImageGenerationAnswerJson) {
@@ -92,7 +82,7 @@ TEST_F(MediaMock, MultipartUploadsOfSeveralMebibytes) {
 }
 
 TEST_F(MediaMock, SpeechStreamsInSeveralPacedChunks) {
-  auto client = HttpClient::connect(port_);
+  auto client = HttpClient::connect(mock_);
   ASSERT_TRUE(client.ok()) << client.error().message;
   HeaderList headers = jsonHeaders();
   headers.add("x-mock-chunk-delay", "150");
@@ -170,7 +160,7 @@ TEST_F(MediaMock, JournalKeepsBinaryBodiesByteExact) {
   ASSERT_TRUE(speech.ok()) << speech.error().message;
   ASSERT_EQ(speech->status(), 200);
 
-  auto journal = waitForJournal(port_, 2);
+  auto journal = waitForJournal(mock_, 2);
   ASSERT_TRUE(journal.ok()) << journal.error().message;
   ASSERT_EQ(journal->size(), 2u);
   EXPECT_EQ((*journal)[0].path, "/v1/audio/transcriptions");

@@ -28,6 +28,14 @@ Form& Form::part(std::string const& headers, std::string_view value) {
   return *this;
 }
 
+void WithMockProvider::SetUp() {
+  E2eTest::SetUp();
+  if (IsSkipped()) return;
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  mock_ = mock->port;
+}
+
 HeaderList jsonHeaders(std::string_view key) {
   HeaderList headers;
   headers.add("Authorization", "Bearer " + std::string(key));

@@ -11,6 +11,7 @@
 #include <boost/json/value.hpp>
 
 #include "core/http_headers.h"
+#include "e2e/support/e2e_test.h"
 #include "e2e/support/http_client.h"
 
 namespace llmux::e2e::media {
@@ -28,6 +29,13 @@ class Form {
  private:
   Form& part(std::string const& headers, std::string_view value);
   std::string body_;
+};
+
+/// A scenario with `llmux mock-provider` running: its port in `mock_`.
+class WithMockProvider : public E2eTest {
+ protected:
+  void SetUp() override;
+  std::uint16_t mock_ = 0;
 };
 
 /// Authorization with `key`, and a JSON or a kBoundary form Content-Type.
