@@ -235,6 +235,9 @@ int runServe(std::string const& config_path) {
     }
     store::RequestLogWriterOptions options;
     options.retention = std::chrono::days(settings->log.request_log_retention_days);
+    options.replica = settings->database->replica;
+    options.heartbeat_interval = settings->database->heartbeat;
+    options.heartbeat_lapse = settings->database->heartbeat_lapse;
     postgres_log = std::make_unique<store::RequestLogWriter>("PostgreSQL request log",
                                                              std::move(backend), options);
   }

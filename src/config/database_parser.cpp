@@ -47,7 +47,9 @@ void readDatabase(YamlReader& reader, Fields const& root, EnvLookup const& env,
   YAML::Node const* node = root.find("database");
   if (node == nullptr) return;
   std::string const path = root.path("database");
-  auto fields = reader.strictMap(*node, path, {"url", "url_env"});
+  auto fields = reader.strictMap(*node, path,
+                                 {"url", "url_env", "replica", "heartbeat_ms", "heartbeat_lapse_ms",
+                                  "sync_interval_ms"});
   if (!fields) return;
   YAML::Node const* url = fields->find("url");
   YAML::Node const* url_env = fields->find("url_env");
@@ -81,6 +83,30 @@ void readDatabase(YamlReader& reader, Fields const& root, EnvLookup const& env,
   }
   if (auto why = invalidReason(database.url)) {
     reader.fail(field_path, *why);
+    return;
+  }
+  if (YAML::Node const* replica = fields->find("replica")) {
+    auto name = reader.nonEmptyString(*replica, fields->path("replica"));
+    if (!name) return;
+    database.replica = std::move(*name);
+  }
+  auto readMillis = [&](std::string_view name, Millis& target, long long min, long long max) {
+    YAML::Node const* value = fields->find(name);
+    if (value == nullptr) return true;
+    auto ms = reader.integer(*value, fields->path(name), min, max);
+    if (ms) target = Millis(*ms);
+    return ms.has_value();
+  };
+  if (!readMillis("heartbeat_ms", database.heartbeat, 100, 60'000) ||
+      !readMillis("heartbeat_lapse_ms", database.heartbeat_lapse, 1000, 3'600'000) ||
+      !readMillis("sync_interval_ms", database.sync_interval, 50, 60'000)) {
+    return;
+  }
+  if (database.heartbeat_lapse < database.heartbeat * 3) {
+    reader.fail(fields->path("heartbeat_lapse_ms"),
+                "must be at least 3 times heartbeat_ms (" +
+                    std::to_string(database.heartbeat.count()) +
+                    "): a replica that misses one beat is not dead");
     return;
   }
   settings.database = std::move(database);

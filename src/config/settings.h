@@ -456,6 +456,16 @@ struct RedisSettings {
 struct DatabaseSettings {
   std::string url;      ///< postgres://…; a secret (its password): shown only masked
   std::string url_env;  ///< the variable `url` came from ("" when written in the file)
+  /// This replica's name in the request log's `replica` column and the heartbeats; "": made up
+  /// from the host, the pid and random digits.
+  std::string replica;
+  /// How often this replica marks itself alive, and how long another replica's heartbeat may
+  /// lapse before its running requests are closed as `interrupted`.
+  Millis heartbeat{2000};
+  Millis heartbeat_lapse{15000};
+  /// How often shared state (freezes) is read back from the database: a change made by one
+  /// replica reaches the others within this.
+  Millis sync_interval{500};
 };
 
 /// `prices:` entry: USD per million tokens, and per unit of what media endpoints produce or take.

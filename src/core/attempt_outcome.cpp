@@ -4,7 +4,7 @@ namespace llmux {
 
 std::string AttemptOutcome::text() const {
   switch (kind_) {
-    case Kind::Pending: return "";
+    case Kind::Pending: return "in_progress";
     case Kind::Ok: return "ok";
     case Kind::ClientError: return "client_error";
     case Kind::Cancelled: return "cancelled";
@@ -17,7 +17,7 @@ std::string AttemptOutcome::text() const {
 }
 
 AttemptOutcome AttemptOutcome::parse(std::string_view text) {
-  if (text.empty()) return {};
+  if (text.empty() || text == "in_progress") return {};
   if (text == "ok") return ok();
   if (text == "client_error") return clientError();
   if (text == "cancelled") return cancelled();

@@ -6,13 +6,13 @@
 namespace llmux {
 
 /// How one upstream attempt ended, typed. The request log, the access log and the metrics name it
-/// with `text()`: "ok", "client_error", "cancelled", "failover:<reason>" (another candidate was
-/// tried after it), "failed:<reason>" (it was the last one), "racing_won", "racing_lost". Reasons are the failure policy's
+/// with `text()`: "in_progress" (a running attempt's row), "ok", "client_error", "cancelled",
+/// "failover:<reason>" (another candidate was tried after it), "failed:<reason>" (it was the last one), "racing_won", "racing_lost". Reasons are the failure policy's
 /// ("rate_limited", "timeout_first_token", "mid_stream", ...).
 class AttemptOutcome {
  public:
   enum class Kind : unsigned char {
-    Pending,      ///< not ended yet
+    Pending,      ///< not ended yet (its request log row says "in_progress")
     Ok,           ///< the answer was relayed (or a success reported)
     ClientError,  ///< the client's own error (a bad request, a context overflow): no retry
     Cancelled,    ///< the client left or the gateway shut down

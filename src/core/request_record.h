@@ -95,6 +95,9 @@ struct RequestRecord {
   /// What the request cost at the `prices:` of its model (tokens and media units, losers of a
   /// race included); nullopt when no price applies.
   std::optional<double> cost_usd;
+  /// The request log's handle of this request while it runs (RequestLogSink::opened), naming
+  /// its running row; 0 when none was opened. Not a column.
+  std::uint64_t log_handle = 0;
 };
 
 }  // namespace llmux

@@ -24,6 +24,7 @@
 #include "routing/router_state.h"
 #include "translate/errors.h"
 #include "shared_state/shared_limits.h"
+#include "store/request_log.h"
 #include "telemetry/log.h"
 #include "telemetry/metrics.h"
 
@@ -54,10 +55,6 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
   auto const& row = channel.rows[candidate.row];
   auto const& key = channel.keys[candidate.key];
   std::string const upstream_model(candidate.upstream_model);  // the plan views the Catalog
-  record.channel = channel.name;
-  record.key_label = key.label;
-  record.upstream_model = upstream_model;
-  record.upstream_protocol = std::string(protocolName(row.protocol));
   AttemptResult result;
 
   AttemptRequest request;
@@ -308,12 +305,24 @@ Task<Forwarder::AttemptResult> Forwarder::answerPassthroughError(
 
 void Forwarder::describePlacement(RequestContext const& ctx, routing::PlannedCandidate const& candidate,
                                   AttemptRecord& record) {
+  auto const& channel = ctx.catalog->settings().channels[candidate.channel];
+  record.channel = channel.name;
+  record.key_label = channel.keys[candidate.key].label;
+  record.upstream_model = std::string(candidate.upstream_model);
+  record.upstream_protocol = std::string(protocolName(channel.rows[candidate.row].protocol));
   config::Strategy strategy = ctx.gateway_key ? ctx.gateway_key->strategy : config::Strategy::Intelligent;
   record.strategy = std::string(config::strategyName(strategy));
   record.depth = candidate.depth;
   if (strategy == config::Strategy::Intelligent || strategy == config::Strategy::Fast) {
     record.score = candidate.factors.score;
     record.factors = routing::formatFactors(candidate.factors);
+  }
+}
+
+void Forwarder::showAttempt(RequestContext const& ctx, std::size_t number,
+                            AttemptRecord const& record) {
+  if (ctx.record.log_handle != 0 && services_.request_log != nullptr) {
+    services_.request_log->attemptChanged(ctx.record.log_handle, static_cast<int>(number), record);
   }
 }
 
@@ -438,9 +447,12 @@ Task<void> Forwarder::forward(RequestContext& ctx, std::vector<routing::PlannedC
       AttemptRecord& record = ctx.record.attempts.back();
       describePlacement(ctx, candidate, record);
       ++attempts;
+      std::size_t const number = ctx.record.attempts.size();
+      showAttempt(ctx, number, record);
       services_.router_state.attemptStarted(key.id, key, ctx.prompt_tokens);
       result = co_await attempt(ctx, candidate, is_last, record);
       routing::Outcome outcome = concludeAttempt(ctx, candidate, result, record, probe);
+      showAttempt(ctx, number, record);
       if (buckets.grant.taken && outcome == routing::Outcome::Success && ctx.record.usage) {
         // What the answer really used (a failed attempt is not settled: its estimate stays taken).
         co_await services_.limits.settleBuckets(std::move(buckets.demands), buckets.grant,

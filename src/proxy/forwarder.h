@@ -113,7 +113,11 @@ class Forwarder {
   /// half-open breaker's probe slot).
   routing::Outcome concludeAttempt(RequestContext& ctx, routing::PlannedCandidate const& candidate,
                                    AttemptResult const& result, AttemptRecord& record, bool probe);
-  /// How a candidate is placed, into its attempt's record (strategy, score, factors, depth).
+  /// Shows attempt `number` (from 1) of the request in its running request-log row, as it starts
+  /// and as it ends (docs/operations.md, "Request log").
+  void showAttempt(RequestContext const& ctx, std::size_t number, AttemptRecord const& record);
+  /// What a candidate is (channel, key label, upstream model and protocol) and how it is placed
+  /// (strategy, score, factors, depth), into its attempt's record.
   static void describePlacement(RequestContext const& ctx, routing::PlannedCandidate const& candidate,
                                 AttemptRecord& record);
   /// A candidate's token buckets: `passed` when taken (or none are configured, or the last

@@ -466,6 +466,8 @@ Task<void> GatewayHandler::serveModelRequest(RequestContext& ctx) {
     co_await replyError(ctx, 400, std::move(*problem));
     co_return;
   }
+  // Admitted: its request-log row shows it running from now on.
+  if (services_.request_log) ctx.record.log_handle = services_.request_log->opened(ctx.record);
   std::optional<routing::PlannedCandidate> owner;
   if (ctx.route.kind == RouteKind::VideoRetrieve || ctx.route.kind == RouteKind::VideoContent) {
     std::string problem;

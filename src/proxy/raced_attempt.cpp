@@ -117,6 +117,10 @@ struct Forwarder::Race final : RaceReferee {
   /// The coordinator's wait for the shadows, made only when they run; cancelled to wake it.
   std::optional<net::Timer> settled;
   bool shadows_sought = false;  ///< the threshold passed (shadows sent or not)
+  /// The request's attempts before the race, and the branches started so far: a branch's number
+  /// in the running request-log row (settling renumbers them in branch order).
+  std::size_t attempts_before = 0;
+  std::size_t branches_started = 0;
   MonoTime threshold_at = MonoTime::max();
   Millis threshold{0};
   racing::ModelFamily family = racing::ModelFamily::Other;
@@ -176,6 +180,7 @@ Task<Forwarder::AttemptResult> Forwarder::race(
       stream ? firstTokenTimeout(channel.timeouts, tier) : channel.timeouts.first_byte;
   race.threshold = services_.racing.thresholds.threshold(
       race.family, race.stage, racing::boundsFor(floor, ceiling), MonoClock::now());
+  race.attempts_before = ctx.record.attempts.size();
   auto& first = race.primary_branch.emplace(ctx, race.client, race.gate, 0, race, arming.tools);
   race.branches.push_back(&first);
   first.candidate = primary;
@@ -331,6 +336,7 @@ Task<void> Forwarder::runBranch(Race& race, Branch& branch) {
   describePlacement(*branch.ctx, candidate, branch.record);
   branch.record.role = branch.index == 0 ? AttemptRole::Primary : AttemptRole::Shadow;
   branch.attempted = true;
+  showAttempt(*branch.ctx, race.attempts_before + ++race.branches_started, branch.record);
   services_.router_state.attemptStarted(key.id, key, branch.ctx->prompt_tokens);
   branch.result = co_await attempt(*branch.ctx, candidate, branch.last, branch.record);
   if (branch.buckets.grant.taken && branch.ctx->record.usage && branch.writer.won()) {
@@ -445,6 +451,7 @@ Forwarder::AttemptResult Forwarder::settleRace(RequestContext& ctx, Race& race,
       record.outcome_class = "racing_lost";  // the router took it as neither success nor failure
       giveBackAdmission();
       ctx.record.attempts.push_back(std::move(record));
+      showAttempt(ctx, ctx.record.attempts.size(), ctx.record.attempts.back());
       continue;
     }
     if (!branch.writer.declined().empty()) {
@@ -502,6 +509,7 @@ Forwarder::AttemptResult Forwarder::settleRace(RequestContext& ctx, Race& race,
       have_failure = true;
     }
     ctx.record.attempts.push_back(std::move(record));
+    showAttempt(ctx, ctx.record.attempts.size(), ctx.record.attempts.back());
   }
   publishBreakerTransitions();
   if (!winner && !ctx.record.attempts.empty()) {

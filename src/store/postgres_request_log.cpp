@@ -79,6 +79,17 @@ CREATE TABLE attempts (
   PRIMARY KEY (request_seq, attempt)
 );
 )sql",
+    // 2: real-time rows and replica heartbeats, as SQLite's migration 9.
+    R"sql(
+ALTER TABLE requests ADD COLUMN state TEXT NOT NULL DEFAULT 'done';
+ALTER TABLE requests ADD COLUMN replica TEXT;
+CREATE INDEX requests_running ON requests(replica) WHERE state = 'in_progress';
+CREATE TABLE replicas (
+  id           TEXT   PRIMARY KEY,
+  started_at   BIGINT NOT NULL,
+  heartbeat_at BIGINT NOT NULL
+);
+)sql",
 };
 
 constexpr int kVersion = static_cast<int>(std::size(kMigrations));
@@ -90,8 +101,45 @@ constexpr char const* kCopyRequests =
     "COPY requests (seq, id, started_at, route, client_protocol, gateway_key, model, stream, "
     "channel, key_label, status, error, first_byte_ms, total_ms, overhead_ms, bytes_in, bytes_out, "
     "client, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, "
-    "total_tokens, usage_estimated, media_modality, media_unit, media_quantity, cost_usd) "
-    "FROM STDIN";
+    "total_tokens, usage_estimated, media_modality, media_unit, media_quantity, cost_usd, state, "
+    "replica) FROM STDIN";
+
+// Running rows are rewritten whole: the old row goes (its attempts by the cascade) and the new one
+// is copied in under the same number.
+constexpr char const* kDeleteReplaced = "DELETE FROM requests WHERE seq = ANY($1::bigint[])";
+
+// The heartbeat ($1 this replica, $2 now, $3 the lapse cutoff) and the closing of lapsed
+// replicas' running rows: store/request_log_writer.h. One statement, so one transaction.
+constexpr char const* kHeartbeat = R"sql(
+WITH beat AS (
+  INSERT INTO replicas (id, started_at, heartbeat_at) VALUES ($1, $2::bigint, $2::bigint)
+  ON CONFLICT (id) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at
+), lapsed AS (
+  SELECT id FROM replicas WHERE heartbeat_at < $3::bigint AND id <> $1
+), closed AS (
+  UPDATE requests SET state = 'interrupted', error = CASE WHEN error = '' THEN
+    'interrupted: its replica stopped before it ended' ELSE error END
+  WHERE state = 'in_progress' AND replica IN (SELECT id FROM lapsed) RETURNING seq
+), attempts_closed AS (
+  UPDATE attempts SET outcome = 'interrupted'
+  WHERE outcome = 'in_progress' AND request_seq IN (SELECT seq FROM closed)
+), forgotten AS (
+  DELETE FROM replicas WHERE id IN (SELECT id FROM lapsed)
+)
+SELECT count(*) FROM closed
+)sql";
+
+constexpr char const* kRetire = R"sql(
+WITH closed AS (
+  UPDATE requests SET state = 'interrupted', error = CASE WHEN error = '' THEN
+    'interrupted: its replica stopped before it ended' ELSE error END
+  WHERE state = 'in_progress' AND replica = $1 RETURNING seq
+), attempts_closed AS (
+  UPDATE attempts SET outcome = 'interrupted'
+  WHERE outcome = 'in_progress' AND request_seq IN (SELECT seq FROM closed)
+)
+DELETE FROM replicas WHERE id = $1
+)sql";
 
 constexpr char const* kCopyAttempts =
     "COPY attempts (request_seq, request_id, attempt, channel, key_label, upstream_model, status, "
@@ -216,7 +264,8 @@ class CopyRow {
   bool first_ = true;
 };
 
-void appendRequest(std::string& out, std::int64_t seq, RequestRecord const& r) {
+void appendRequest(std::string& out, std::int64_t seq, RequestRecord const& r, bool running,
+                   std::string_view replica) {
   CopyRow row(out);
   row.integer(seq).text(r.request_id).integer(toUnixMillis(r.started_at)).text(r.route);
   row.text(r.client_protocol).text(r.gateway_key).text(r.model).integer(r.stream ? 1 : 0);
@@ -241,6 +290,7 @@ void appendRequest(std::string& out, std::int64_t seq, RequestRecord const& r) {
     row.real(*r.cost_usd);
   else
     row.null();
+  row.text(running ? "in_progress" : "done").text(replica);
 }
 
 void appendAttempts(std::string& out, std::int64_t seq, RequestRecord const& r) {
@@ -491,36 +541,68 @@ Result<void> PostgresRequestLog::copyIn(char const* sql, std::string const& data
   return {};
 }
 
-Result<void> PostgresRequestLog::insertBatch(std::span<RequestRecord const> batch) {
+Result<void> PostgresRequestLog::insertBatch(std::span<LogRow> batch, std::string_view replica) {
   if (!connected()) return failure("not connected");
   if (batch.empty()) return {};
   if (auto begun = exec("BEGIN", "BEGIN"); !begun.ok()) return begun;
 
-  std::vector<std::int64_t> seqs;
-  {
-    auto drawn = run(kNextSeqs, {std::to_string(batch.size())}, "drawing request numbers");
+  std::string replaced = "{";
+  std::size_t fresh = 0;
+  for (LogRow const& row : batch) {
+    if (row.seq == 0) {
+      ++fresh;
+    } else {
+      if (replaced.size() > 1) replaced += ',';
+      replaced += std::to_string(row.seq);
+    }
+  }
+  replaced += '}';
+  if (replaced.size() > 2) {
+    auto deleted = run(kDeleteReplaced, {replaced}, "replacing running requests");
+    if (!deleted.ok()) return abandon(deleted.takeError());
+  }
+  if (fresh > 0) {
+    auto drawn = run(kNextSeqs, {std::to_string(fresh)}, "drawing request numbers");
     if (!drawn.ok()) return abandon(drawn.takeError());
-    if (PQntuples(drawn->get()) != static_cast<int>(batch.size())) {
+    if (PQntuples(drawn->get()) != static_cast<int>(fresh)) {
       return abandon(failure("drawing request numbers"));
     }
-    seqs.reserve(batch.size());
-    for (int i = 0; i < PQntuples(drawn->get()); ++i) {
-      seqs.push_back(std::strtoll(PQgetvalue(drawn->get(), i, 0), nullptr, 10));
+    int next = 0;
+    for (LogRow& row : batch) {
+      if (row.seq == 0) row.seq = std::strtoll(PQgetvalue(drawn->get(), next++, 0), nullptr, 10);
     }
   }
 
   std::string requests;
   std::string attempts;
   requests.reserve(batch.size() * 256);
-  for (std::size_t i = 0; i < batch.size(); ++i) {
-    appendRequest(requests, seqs[i], batch[i]);
-    appendAttempts(attempts, seqs[i], batch[i]);
+  for (LogRow const& row : batch) {
+    appendRequest(requests, row.seq, row.record, row.running, replica);
+    appendAttempts(attempts, row.seq, row.record);
   }
   if (auto copied = copyIn(kCopyRequests, requests); !copied.ok()) return abandon(copied.error());
   if (!attempts.empty()) {
     if (auto copied = copyIn(kCopyAttempts, attempts); !copied.ok()) return abandon(copied.error());
   }
   if (auto committed = exec("COMMIT", "COMMIT"); !committed.ok()) return abandon(committed.error());
+  return {};
+}
+
+Result<std::size_t> PostgresRequestLog::heartbeat(std::string_view replica, WallTime now,
+                                                  std::chrono::milliseconds lapse) {
+  if (!connected()) return failure("not connected");
+  std::int64_t const now_ms = toUnixMillis(now);
+  auto closed = run(kHeartbeat,
+                    {std::string(replica), std::to_string(now_ms), std::to_string(now_ms - lapse.count())},
+                    "heartbeat");
+  if (!closed.ok()) return closed.takeError();
+  return static_cast<std::size_t>(std::strtoull(PQgetvalue(closed->get(), 0, 0), nullptr, 10));
+}
+
+Result<void> PostgresRequestLog::retire(std::string_view replica) {
+  if (!connected()) return failure("not connected");
+  auto done = run(kRetire, {std::string(replica)}, "retiring the replica");
+  if (!done.ok()) return done.takeError();
   return {};
 }
 

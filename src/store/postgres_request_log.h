@@ -20,8 +20,9 @@ namespace llmux::store {
 /// connection (libpq in non-blocking mode on the writer's thread, every wait for the server
 /// bounded by the answer timeout: no request thread ever waits for it).
 ///
-/// A batch is one transaction: its request numbers (`seq`) are drawn from the table's sequence,
-/// then the requests and the attempts go in with one COPY each. When the server goes away, the
+/// A batch is one transaction: the running rows it rewrites are deleted, the new rows' numbers
+/// (`seq`) are drawn from the table's sequence, then the requests and the attempts go in with
+/// one COPY each. When the server goes away, the
 /// connection turns bad and `connected()` false; the RequestLogWriter then holds the batch and
 /// calls `reconnect` with a backoff. Each (re)connection brings the schema up to date first,
 /// under an advisory lock, so replicas sharing the database migrate it once. A batch whose
@@ -42,7 +43,10 @@ class PostgresRequestLog final : public RequestLogBackend {
   PostgresRequestLog(PostgresRequestLog const&) = delete;
   PostgresRequestLog& operator=(PostgresRequestLog const&) = delete;
 
-  Result<void> insertBatch(std::span<RequestRecord const> batch) override;
+  Result<void> insertBatch(std::span<LogRow> batch, std::string_view replica) override;
+  Result<std::size_t> heartbeat(std::string_view replica, WallTime now,
+                                std::chrono::milliseconds lapse) override;
+  Result<void> retire(std::string_view replica) override;
   Result<std::size_t> deleteExpired(WallTime cutoff, std::size_t limit) override;
   bool connected() const override;
   /// Connects (dropping a bad connection) and migrates the schema.

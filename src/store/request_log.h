@@ -15,6 +15,8 @@ struct RequestLogStats {
   std::uint64_t dropped = 0;         ///< records lost: refused by a full queue or in failed batches
   std::uint64_t failed_batches = 0;  ///< batches given up on after their retries
   std::uint64_t expired = 0;         ///< requests deleted by the retention (monotonic)
+  /// Running rows of lapsed replicas this one closed as `interrupted` (monotonic).
+  std::uint64_t interrupted = 0;
 };
 
 /// Where finished requests go for the request log (SQLite by default). Implementations are
@@ -24,8 +26,23 @@ class RequestLogSink {
  public:
   virtual ~RequestLogSink() = default;
 
-  /// Queues one finished request (with its attempts) for writing.
+  /// Queues one finished request (with its attempts) for writing. When it was opened
+  /// (`record.log_handle`), its running row is completed.
   virtual void record(RequestRecord record) = 0;
+
+  /// Real-time rows (docs/operations.md, "Request log"): an admitted request's row is written at
+  /// once as `in_progress`, from `head` (what is known at admission). Returns the handle later
+  /// calls name it by, to be kept in `record.log_handle`; 0 when this sink keeps no running rows.
+  virtual std::uint64_t opened(RequestRecord const& head) {
+    (void)head;
+    return 0;
+  }
+  /// An attempt of an opened request (numbered from 1) started (its outcome pending) or ended.
+  virtual void attemptChanged(std::uint64_t handle, int number, AttemptRecord const& attempt) {
+    (void)handle;
+    (void)number;
+    (void)attempt;
+  }
 
   /// Returns once every record queued before the call has been written (or given up on).
   /// For shutdown and tests; never call it on an I/O thread.

@@ -1,23 +1,58 @@
 #include "store/request_log_writer.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include "core/ids.h"
 
 #include "store/writer_support.h"
 #include "telemetry/failure_burst_log.h"
 
 namespace llmux::store {
 
-/// What only the writer thread touches: the retention's schedule and the failure logs.
+namespace {
+
+/// This process's default name among the replicas: its host, its pid and random digits (a pid
+/// is reused across restarts and containers).
+std::string madeUpReplicaName() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') std::snprintf(host, sizeof host, "llmux");
+  return std::string(host) + ":" + std::to_string(::getpid()) + ":" + randomHex(4);
+}
+
+/// A running request's row as the writer last knew it. Rows opened longer ago than this without
+/// an end are forgotten (their end was dropped by a full queue): the heartbeat sweep or an
+/// operator closes them in the database.
+constexpr std::chrono::hours kForgetOpenAfter{24};
+
+}  // namespace
+
+/// What only the writer thread touches: the running requests' rows, the schedules and the
+/// failure logs.
 struct RequestLogWriter::ThreadState {
   ThreadState(std::string const& what, MonoTime first_retention, std::chrono::seconds log_interval)
       : next_retention(first_retention),
         write_failures(what + " write", log_interval),
         connection_failures(what + " connection", log_interval),
-        drops(what + " queue", "record(s)", log_interval),
-        retention_failures(what + " retention", log_interval) {}
+        drops(what + " queue", "event(s)", log_interval),
+        retention_failures(what + " retention", log_interval),
+        heartbeat_failures(what + " heartbeat", log_interval) {}
 
+  struct OpenRequest {
+    std::int64_t seq = 0;  ///< 0 until its row was written
+    RequestRecord row;
+    MonoTime opened{};
+    bool finished = false;  ///< its end is in the batch being written
+    bool touched = false;   ///< the batch being written changes it
+  };
+  std::unordered_map<std::uint64_t, OpenRequest> open;
+  std::vector<std::uint64_t> touched;  ///< the batch's running requests, in order
+
+  MonoTime next_heartbeat{};  ///< the first is due at once
   MonoTime next_retention;
   bool retention_behind = false;  ///< the last chunk was full: more expired rows wait
   /// The backoff between tries to reconnect (0 while connected), and when the next try is due.
@@ -27,6 +62,7 @@ struct RequestLogWriter::ThreadState {
   telemetry::FailureBurstLog connection_failures;
   QueueDropLog drops;
   telemetry::FailureBurstLog retention_failures;
+  telemetry::FailureBurstLog heartbeat_failures;
 };
 
 RequestLogWriter::RequestLogWriter(std::string what, std::unique_ptr<RequestLogBackend> backend,
@@ -35,6 +71,7 @@ RequestLogWriter::RequestLogWriter(std::string what, std::unique_ptr<RequestLogB
       backend_(std::move(backend)),
       options_(options),
       clock_(options.clock != nullptr ? *options.clock : real_clock_),
+      replica_(options.replica.empty() ? madeUpReplicaName() : options.replica),
       queue_(WriteQueueOptions{.capacity = options.queue_capacity,
                                .batch_size = options.batch_size,
                                .linger = options.linger}),
@@ -52,7 +89,30 @@ RequestLogWriter::~RequestLogWriter() {
 }
 
 void RequestLogWriter::record(RequestRecord record) {
-  (void)queue_.push(std::move(record));
+  RequestLogEvent event;
+  event.request = std::move(record);
+  (void)queue_.push(std::move(event));
+}
+
+std::uint64_t RequestLogWriter::opened(RequestRecord const& head) {
+  RequestLogEvent event;
+  event.kind = RequestLogEvent::Kind::Opened;
+  event.request = head;
+  event.request.log_handle = next_handle_.fetch_add(1, std::memory_order_relaxed);
+  std::uint64_t const handle = event.request.log_handle;
+  // A dropped opening only costs the running row: the end still writes the request whole.
+  (void)queue_.push(std::move(event));
+  return handle;
+}
+
+void RequestLogWriter::attemptChanged(std::uint64_t handle, int number, AttemptRecord const& attempt) {
+  if (handle == 0 || number <= 0) return;
+  RequestLogEvent event;
+  event.kind = RequestLogEvent::Kind::Attempt;
+  event.request.log_handle = handle;
+  event.attempt_number = number;
+  event.attempt = attempt;
+  (void)queue_.push(std::move(event));
 }
 
 void RequestLogWriter::flush() {
@@ -66,6 +126,7 @@ RequestLogStats RequestLogWriter::stats() const {
   stats.dropped = queue_.dropped() + failed_.load(std::memory_order_relaxed);
   stats.failed_batches = failed_batches_.load(std::memory_order_relaxed);
   stats.expired = expired_.load(std::memory_order_relaxed);
+  stats.interrupted = interrupted_.load(std::memory_order_relaxed);
   return stats;
 }
 
@@ -85,27 +146,106 @@ void RequestLogWriter::noteFailure(std::string const& message) {
 
 void RequestLogWriter::run(std::unique_ptr<ThreadState> owned) {
   ThreadState& state = *owned;
-  std::vector<RequestRecord> batch;
-  batch.reserve(options_.batch_size);
-  std::chrono::milliseconds idle = keepRetention(state);
-  while (queue_.popBatch(batch, idle)) {
-    if (!batch.empty()) {
-      if (writeBatch(state, batch)) written_.fetch_add(batch.size(), std::memory_order_relaxed);
+  std::vector<RequestLogEvent> events;
+  events.reserve(options_.batch_size);
+  std::chrono::milliseconds idle = std::min(keepHeartbeat(state), keepRetention(state));
+  while (queue_.popBatch(events, idle)) {
+    if (!events.empty()) {
+      std::vector<LogRow> rows = fold(state, events);
+      bool const written = rows.empty() || writeBatch(state, rows);
+      if (written) {
+        auto finished = std::count_if(rows.begin(), rows.end(), [](LogRow const& r) { return !r.running; });
+        written_.fetch_add(static_cast<std::uint64_t>(finished), std::memory_order_relaxed);
+      } else {
+        failed_.fetch_add(events.size(), std::memory_order_relaxed);
+      }
+      settle(state, rows, written);
       state.drops.check(clock_.now(), queue_.dropped());
     }
     // Before markDone, so that flush() also sees the retention that was due.
-    idle = keepRetention(state);
-    queue_.markDone(batch.size());
-    batch.clear();
+    idle = std::min(keepHeartbeat(state), keepRetention(state));
+    queue_.markDone(events.size());
+    events.clear();
+  }
+  // A clean stop: what still runs (nothing, after a drain) is closed, and the heartbeat goes so
+  // no other replica waits for it to lapse.
+  if (backend_->connected()) {
+    if (auto retired = backend_->retire(replica_); !retired.ok()) noteFailure(retired.error().message);
   }
 }
 
-bool RequestLogWriter::writeBatch(ThreadState& s, std::span<RequestRecord const> batch) {
+std::vector<LogRow> RequestLogWriter::fold(ThreadState& s, std::vector<RequestLogEvent>& events) {
+  using Kind = RequestLogEvent::Kind;
+  std::vector<LogRow> rows;
+  auto touch = [&](std::uint64_t handle, ThreadState::OpenRequest& open) {
+    if (!open.touched) s.touched.push_back(handle);
+    open.touched = true;
+  };
+  for (RequestLogEvent& event : events) {
+    std::uint64_t const handle = event.request.log_handle;
+    switch (event.kind) {
+      case Kind::Opened: {
+        auto& open = s.open[handle];
+        open.row = std::move(event.request);
+        open.opened = clock_.now();
+        touch(handle, open);
+        break;
+      }
+      case Kind::Attempt: {
+        auto found = s.open.find(handle);
+        if (found == s.open.end() || found->second.finished) break;  // its opening was dropped
+        auto& attempts = found->second.row.attempts;
+        auto const index = static_cast<std::size_t>(event.attempt_number - 1);
+        if (attempts.size() <= index) attempts.resize(index + 1);
+        attempts[index] = std::move(event.attempt);
+        touch(handle, found->second);
+        break;
+      }
+      case Kind::Finished: {
+        auto found = handle == 0 ? s.open.end() : s.open.find(handle);
+        if (found == s.open.end()) {
+          rows.push_back(LogRow{0, false, std::move(event.request)});
+          break;
+        }
+        found->second.row = std::move(event.request);
+        found->second.finished = true;
+        touch(handle, found->second);
+        break;
+      }
+    }
+  }
+  for (std::uint64_t handle : s.touched) {
+    auto& open = s.open[handle];
+    if (open.finished) {
+      rows.push_back(LogRow{open.seq, false, std::move(open.row)});
+    } else {
+      rows.push_back(LogRow{open.seq, true, open.row});
+    }
+  }
+  return rows;
+}
+
+void RequestLogWriter::settle(ThreadState& s, std::span<LogRow const> rows, bool written) {
+  // The touched requests' rows are the last ones, in the order of `touched`.
+  std::size_t row = rows.size() - s.touched.size();
+  for (std::uint64_t handle : s.touched) {
+    auto found = s.open.find(handle);
+    if (found->second.finished) {
+      s.open.erase(found);
+    } else {
+      if (written) found->second.seq = rows[row].seq;
+      found->second.touched = false;
+    }
+    ++row;
+  }
+  s.touched.clear();
+}
+
+bool RequestLogWriter::writeBatch(ThreadState& s, std::span<LogRow> batch) {
   auto give_up = [&](std::string const& why) {
-    failed_.fetch_add(batch.size(), std::memory_order_relaxed);
     failed_batches_.fetch_add(1, std::memory_order_relaxed);
     s.write_failures.failed(clock_.now(), "a batch of " + std::to_string(batch.size()) +
-                                              " record(s) was dropped " + why);
+                                              " row(s) was dropped " + why);
     return false;
   };
   auto delay = std::chrono::milliseconds(10);
@@ -114,7 +254,7 @@ bool RequestLogWriter::writeBatch(ThreadState& s, std::span<RequestRecord const>
     if (!backend_->connected() && !awaitConnection(s)) {
       return give_up("because the database is unreachable: " + lastWriteError());
     }
-    Result<void> written = backend_->insertBatch(batch);
+    Result<void> written = backend_->insertBatch(batch, replica_);
     if (written.ok()) {
       s.write_failures.succeeded();
       return true;
@@ -155,6 +295,29 @@ bool RequestLogWriter::awaitConnection(ThreadState& s) {
     if (queue_.urgent()) return false;
     queue_.sleepUnlessUrgent(s.reconnect_wait);
   }
+}
+
+std::chrono::milliseconds RequestLogWriter::keepHeartbeat(ThreadState& s) {
+  using std::chrono::milliseconds;
+  MonoTime now = clock_.now();
+  if (now < s.next_heartbeat) return std::chrono::ceil<milliseconds>(s.next_heartbeat - now);
+  s.next_heartbeat = now + options_.heartbeat_interval;
+  // Running rows whose end was lost (a full queue dropped it) are not kept forever.
+  std::erase_if(s.open, [&](auto const& entry) {
+    return !entry.second.touched && now - entry.second.opened > kForgetOpenAfter;
+  });
+  // While disconnected there is no heartbeat: after the lapse, other replicas close this one's
+  // running rows, and its own writes put right what still ends.
+  if (backend_->connected()) {
+    auto closed = backend_->heartbeat(replica_, clock_.wallNow(), options_.heartbeat_lapse);
+    if (closed.ok()) {
+      interrupted_.fetch_add(*closed, std::memory_order_relaxed);
+      s.heartbeat_failures.succeeded();
+    } else {
+      s.heartbeat_failures.failed(now, closed.error().message);
+    }
+  }
+  return options_.heartbeat_interval;
 }
 
 std::chrono::milliseconds RequestLogWriter::keepRetention(ThreadState& s) {

@@ -84,6 +84,10 @@ double SqliteStatement::columnDouble(int column) const {
   return sqlite3_column_double(stmt_, column);
 }
 
+int SqliteStatement::columnCount() const {
+  return sqlite3_column_count(stmt_);
+}
+
 bool SqliteStatement::columnIsNull(int column) const {
   return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
 }

@@ -42,6 +42,8 @@ class SqliteStatement {
   std::int64_t columnInt(int column) const;
   double columnDouble(int column) const;
   bool columnIsNull(int column) const;
+  /// The columns of the statement's rows.
+  int columnCount() const;
 
  private:
   sqlite3_stmt* stmt_ = nullptr;

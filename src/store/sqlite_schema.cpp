@@ -142,6 +142,19 @@ ALTER TABLE requests ADD COLUMN media_unit TEXT;
 ALTER TABLE requests ADD COLUMN media_quantity REAL;
 ALTER TABLE requests ADD COLUMN cost_usd REAL;
 )sql",
+    // 9: real-time rows (store/request_log_writer.h): a request's row is written when it is
+    // admitted (`in_progress`) and replaced as it changes; `done` when it ended, `interrupted`
+    // when its replica stopped before it did. `replicas` holds each writer's heartbeat.
+    R"sql(
+ALTER TABLE requests ADD COLUMN state TEXT NOT NULL DEFAULT 'done';
+ALTER TABLE requests ADD COLUMN replica TEXT;
+CREATE INDEX requests_running ON requests(replica) WHERE state = 'in_progress';
+CREATE TABLE replicas (
+  id           TEXT    PRIMARY KEY,
+  started_at   INTEGER NOT NULL,
+  heartbeat_at INTEGER NOT NULL
+) WITHOUT ROWID;
+)sql",
 };
 
 constexpr int kVersion = static_cast<int>(std::size(kMigrations));

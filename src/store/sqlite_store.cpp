@@ -14,18 +14,46 @@
 namespace llmux::store {
 namespace {
 
+// OR REPLACE: a running request's row is rewritten whole under its number (`seq` bound) as it
+// changes; a new row binds NULL and is numbered by SQLite.
 constexpr char const* kInsertRequest =
-    "INSERT INTO requests (id, started_at, route, client_protocol, gateway_key, model, stream, "
+    "INSERT OR REPLACE INTO requests (seq, id, started_at, route, client_protocol, gateway_key, model, stream, "
     "channel, key_label, status, error, first_byte_ms, total_ms, overhead_ms, bytes_in, bytes_out, "
     "client, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, "
-    "total_tokens, usage_estimated, media_modality, media_unit, media_quantity, cost_usd) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    "total_tokens, usage_estimated, media_modality, media_unit, media_quantity, cost_usd, state, "
+    "replica) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+    "?)";
 
 constexpr char const* kInsertAttempt =
-    "INSERT INTO attempts (request_seq, request_id, attempt, channel, key_label, upstream_model, "
+    "INSERT OR REPLACE INTO attempts (request_seq, request_id, attempt, channel, key_label, upstream_model, "
     "status, outcome, first_byte_ms, duration_ms, upstream_protocol, translated, strategy, "
     "route_score, first_token_ms, role, total_tokens) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+// The heartbeat (?1 this replica, ?2 now, ?3 the lapse cutoff) and the closing of lapsed
+// replicas' running rows: store/request_log_writer.h.
+constexpr char const* kBeat =
+    "INSERT INTO replicas (id, started_at, heartbeat_at) VALUES (?1, ?2, ?2) "
+    "ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at";
+constexpr char const* kInterruptLapsedAttempts =
+    "UPDATE attempts SET outcome = 'interrupted' WHERE outcome = 'in_progress' AND request_seq IN "
+    "(SELECT seq FROM requests WHERE state = 'in_progress' AND replica IN "
+    "(SELECT id FROM replicas WHERE heartbeat_at < ?1))";
+constexpr char const* kInterruptLapsedRequests =
+    "UPDATE requests SET state = 'interrupted', error = CASE WHEN error = '' THEN "
+    "'interrupted: its replica stopped before it ended' ELSE error END "
+    "WHERE state = 'in_progress' AND replica IN (SELECT id FROM replicas WHERE heartbeat_at < ?1)";
+constexpr char const* kForgetLapsed = "DELETE FROM replicas WHERE heartbeat_at < ?1";
+// A replica stopping (?1): the same, for its own rows.
+constexpr char const* kInterruptOwnAttempts =
+    "UPDATE attempts SET outcome = 'interrupted' WHERE outcome = 'in_progress' AND request_seq IN "
+    "(SELECT seq FROM requests WHERE state = 'in_progress' AND replica = ?1)";
+constexpr char const* kInterruptOwnRequests =
+    "UPDATE requests SET state = 'interrupted', error = CASE WHEN error = '' THEN "
+    "'interrupted: its replica stopped before it ended' ELSE error END "
+    "WHERE state = 'in_progress' AND replica = ?1";
+constexpr char const* kForgetOwn = "DELETE FROM replicas WHERE id = ?1";
 
 constexpr char const* kSelectRecent =
     "SELECT seq, id, started_at, route, client_protocol, gateway_key, model, stream, channel, "
@@ -109,6 +137,7 @@ class SqliteRequestLog final : public RequestLogBackend {
         {&log->begin_, "BEGIN IMMEDIATE"},       {&log->commit_, "COMMIT"},
         {&log->rollback_, "ROLLBACK"},           {&log->insert_request_, kInsertRequest},
         {&log->insert_attempt_, kInsertAttempt},
+        {&log->trim_attempts_, "DELETE FROM attempts WHERE request_seq = ? AND attempt > ?"},
     };
     for (auto [stmt, sql] : to_prepare) {
       auto prepared = log->db_.prepare(sql);
@@ -118,7 +147,31 @@ class SqliteRequestLog final : public RequestLogBackend {
     return log;
   }
 
-  Result<void> insertBatch(std::span<RequestRecord const> batch) override;
+  Result<void> insertBatch(std::span<LogRow> batch, std::string_view replica) override;
+
+  Result<std::size_t> heartbeat(std::string_view replica, WallTime now,
+                                std::chrono::milliseconds lapse) override {
+    std::int64_t const cutoff = toUnixMillis(now) - lapse.count();
+    return inTransaction([&]() -> Result<std::size_t> {
+      if (auto beat = run(kBeat, {replica}, {toUnixMillis(now)}); !beat.ok()) return beat.takeError();
+      if (auto a = run(kInterruptLapsedAttempts, {}, {cutoff}); !a.ok()) return a.takeError();
+      auto closed = run(kInterruptLapsedRequests, {}, {cutoff});
+      if (!closed.ok()) return closed.takeError();
+      if (auto f = run(kForgetLapsed, {}, {cutoff}); !f.ok()) return f.takeError();
+      return *closed;
+    });
+  }
+
+  Result<void> retire(std::string_view replica) override {
+    auto done = inTransaction([&]() -> Result<std::size_t> {
+      for (char const* sql : {kInterruptOwnAttempts, kInterruptOwnRequests, kForgetOwn}) {
+        if (auto r = run(sql, {replica}, {}); !r.ok()) return r.takeError();
+      }
+      return std::size_t{0};
+    });
+    if (!done.ok()) return done.takeError();
+    return {};
+  }
 
   Result<std::size_t> deleteExpired(WallTime cutoff, std::size_t limit) override {
     return expiry_->deleteChunk(cutoff, limit);
@@ -133,13 +186,42 @@ class SqliteRequestLog final : public RequestLogBackend {
   SqliteStatement rollback_;
   SqliteStatement insert_request_;
   SqliteStatement insert_attempt_;
+  SqliteStatement trim_attempts_;
   std::optional<RequestLogRetention> expiry_;
+
+  /// Runs `sql` with `texts` bound first, then `numbers`; returns the rows it changed.
+  Result<std::size_t> run(char const* sql, std::initializer_list<std::string_view> texts,
+                          std::initializer_list<std::int64_t> numbers) {
+    auto stmt = db_.prepare(sql);
+    if (!stmt.ok()) return stmt.takeError();
+    int index = 0;
+    for (auto text : texts) stmt->bind(++index, text);
+    for (auto number : numbers) stmt->bind(++index, number);
+    if (auto done = stmt->step(); !done.ok()) return done.takeError();
+    return static_cast<std::size_t>(db_.changes());
+  }
+  /// `body` in one write transaction, rolled back when it fails.
+  template <class Body>
+  Result<std::size_t> inTransaction(Body&& body) {
+    if (auto begun = db_.exec("BEGIN IMMEDIATE"); !begun.ok()) return begun.error();
+    auto result = body();
+    if (!result.ok()) {
+      (void)db_.exec("ROLLBACK");
+      return result;
+    }
+    if (auto committed = db_.exec("COMMIT"); !committed.ok()) {
+      (void)db_.exec("ROLLBACK");
+      return committed.error();
+    }
+    return result;
+  }
 };
 
-Result<void> SqliteRequestLog::insertBatch(std::span<RequestRecord const> batch) {
+Result<void> SqliteRequestLog::insertBatch(std::span<LogRow> batch, std::string_view replica) {
   auto fail = [&](Error error) -> Result<void> {
     insert_request_.reset();
     insert_attempt_.reset();
+    trim_attempts_.reset();
     commit_.reset();
     rollback_.reset();
     (void)rollback_.step();
@@ -150,39 +232,51 @@ Result<void> SqliteRequestLog::insertBatch(std::span<RequestRecord const> batch)
   begin_.reset();
   if (auto r = begin_.step(); !r.ok()) return fail(r.takeError());
 
-  for (RequestRecord const& r : batch) {
+  for (LogRow& row : batch) {
+    RequestRecord const& r = row.record;
     SqliteStatement& q = insert_request_;
     q.reset();
-    q.bind(1, r.request_id);
-    q.bind(2, toUnixMillis(r.started_at));
-    q.bind(3, r.route);
-    q.bind(4, r.client_protocol);
-    q.bind(5, r.gateway_key);
-    q.bind(6, r.model);
-    q.bind(7, std::int64_t{r.stream ? 1 : 0});
-    q.bind(8, r.channel);
-    q.bind(9, r.key_label);
-    q.bind(10, std::int64_t{r.status});
-    q.bind(11, r.error);
-    bindMillis(q, 12, r.first_byte_ms);
-    q.bind(13, r.total_ms);
-    q.bind(14, r.overhead_ms);
-    q.bind(15, static_cast<std::int64_t>(r.bytes_in));
-    q.bind(16, static_cast<std::int64_t>(r.bytes_out));
-    q.bind(17, r.client);
-    bindUsage(q, 18, r.usage);
+    if (row.seq != 0) q.bind(1, row.seq); else q.bindNull(1);
+    q.bind(2, r.request_id);
+    q.bind(3, toUnixMillis(r.started_at));
+    q.bind(4, r.route);
+    q.bind(5, r.client_protocol);
+    q.bind(6, r.gateway_key);
+    q.bind(7, r.model);
+    q.bind(8, std::int64_t{r.stream ? 1 : 0});
+    q.bind(9, r.channel);
+    q.bind(10, r.key_label);
+    q.bind(11, std::int64_t{r.status});
+    q.bind(12, r.error);
+    bindMillis(q, 13, r.first_byte_ms);
+    q.bind(14, r.total_ms);
+    q.bind(15, r.overhead_ms);
+    q.bind(16, static_cast<std::int64_t>(r.bytes_in));
+    q.bind(17, static_cast<std::int64_t>(r.bytes_out));
+    q.bind(18, r.client);
+    bindUsage(q, 19, r.usage);
     if (r.media) {
-      q.bind(25, r.media->modality);
-      q.bind(26, r.media->unit);
-      q.bind(27, r.media->quantity);
+      q.bind(26, r.media->modality);
+      q.bind(27, r.media->unit);
+      q.bind(28, r.media->quantity);
     } else {
-      q.bindNull(25);
       q.bindNull(26);
       q.bindNull(27);
+      q.bindNull(28);
     }
-    if (r.cost_usd) q.bind(28, *r.cost_usd); else q.bindNull(28);
+    if (r.cost_usd) q.bind(29, *r.cost_usd); else q.bindNull(29);
+    q.bind(30, std::string_view(row.running ? "in_progress" : "done"));
+    q.bind(31, replica);
     if (auto done = q.step(); !done.ok()) return fail(done.takeError());
-    std::int64_t seq = db_.lastInsertRowid();
+    bool const replaced = row.seq != 0;
+    if (!replaced) row.seq = db_.lastInsertRowid();
+    std::int64_t const seq = row.seq;
+    if (replaced) {
+      trim_attempts_.reset();
+      trim_attempts_.bind(1, seq);
+      trim_attempts_.bind(2, static_cast<std::int64_t>(r.attempts.size()));
+      if (auto done = trim_attempts_.step(); !done.ok()) return fail(done.takeError());
+    }
 
     std::int64_t number = 0;
     for (AttemptRecord const& a : r.attempts) {

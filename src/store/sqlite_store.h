@@ -48,6 +48,10 @@ class SqliteStore final : public RequestLogSink {
   // --- request log (RequestLogSink) ---
   // (see RequestLogWriter)
   void record(RequestRecord record) override { log_.record(std::move(record)); }
+  std::uint64_t opened(RequestRecord const& head) override { return log_.opened(head); }
+  void attemptChanged(std::uint64_t handle, int number, AttemptRecord const& attempt) override {
+    log_.attemptChanged(handle, number, attempt);
+  }
   void flush() override { log_.flush(); }
   RequestLogStats stats() const override { return log_.stats(); }
   std::string lastWriteError() const { return log_.lastWriteError(); }

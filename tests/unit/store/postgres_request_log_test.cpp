@@ -2,6 +2,7 @@
 // the migration, a batch's round trip, the retention, and the server going away and coming back.
 
 #include "store/postgres_request_log.h"
+#include "store/sqlite_db.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -80,6 +81,13 @@ RequestRecord routedRecord(std::string id) {
   return r;
 }
 
+/// One finished request as a batch of one row.
+std::vector<LogRow> rowsOf(RequestRecord record) {
+  std::vector<LogRow> rows;
+  rows.push_back(LogRow{0, false, std::move(record)});
+  return rows;
+}
+
 /// Fast pacing for the tests: no linger, no retries, reconnecting every few milliseconds.
 RequestLogWriterOptions quick(RequestLogWriterOptions options = {}) {
   options.linger = std::chrono::milliseconds(0);
@@ -104,7 +112,8 @@ TEST_F(PostgresRequestLogTest, MigratesAnEmptyDatabaseAndARerunChangesNothing) {
             "4");
 
   // A second process (or a restart) migrates nothing and keeps the rows.
-  ASSERT_TRUE(first->insertBatch(std::vector{routedRecord("kept")}).ok());
+  auto kept = rowsOf(routedRecord("kept"));
+  ASSERT_TRUE(first->insertBatch(kept, "test").ok());
   auto second = backend();
   ASSERT_TRUE(second->reconnect().ok());
   EXPECT_EQ(scalar("SELECT COUNT(*) FROM schema_version"), "1");
@@ -311,10 +320,12 @@ TEST_F(PostgresRequestLogTest, AFlushWhileTheServerIsGoneGivesUpAndCountsInstead
 TEST_F(PostgresRequestLogTest, AServerThatStopsAnsweringIsDroppedAfterTheAnswerTimeout) {
   PostgresRequestLog log(url(), std::chrono::milliseconds(300));
   ASSERT_TRUE(log.reconnect().ok());
+  auto silent = rowsOf(routedRecord("silent"));
+  auto later = rowsOf(routedRecord("later"));
   std::string error;
   ASSERT_TRUE(server_->pause(error)) << error;
   auto started = std::chrono::steady_clock::now();
-  auto written = log.insertBatch(std::vector{routedRecord("silent")});
+  auto written = log.insertBatch(silent, "test");
   auto took = std::chrono::steady_clock::now() - started;
   server_->resume();
   ASSERT_FALSE(written.ok());
@@ -324,7 +335,7 @@ TEST_F(PostgresRequestLogTest, AServerThatStopsAnsweringIsDroppedAfterTheAnswerT
   EXPECT_LT(took, std::chrono::seconds(3));
   // Once the server answers again, a new connection writes.
   ASSERT_TRUE(log.reconnect().ok());
-  ASSERT_TRUE(log.insertBatch(std::vector{routedRecord("later")}).ok());
+  ASSERT_TRUE(log.insertBatch(later, "test").ok());
   EXPECT_EQ(scalar("SELECT COUNT(*) FROM requests WHERE id = 'later'"), "1");
 }
 
@@ -336,6 +347,83 @@ TEST_F(PostgresRequestLogTest, ErrorsNeverShowThePassword) {
   EXPECT_FALSE(log.connected());
   EXPECT_EQ(connected.error().message.find("hunter2"), std::string::npos)
       << connected.error().message;
+}
+
+}  // namespace
+}  // namespace llmux::store
+
+namespace llmux::store {
+namespace {
+
+TEST_F(PostgresRequestLogTest, RealTimeRowsRunAndEndAsOneRowAndLapsedReplicasAreClosed) {
+  RequestLogWriterOptions options = quick();
+  options.replica = "replica-a";
+  options.heartbeat_interval = std::chrono::milliseconds(100);
+  options.heartbeat_lapse = std::chrono::milliseconds(1000);
+  RequestLogWriter writer("PostgreSQL request log", backend(), options);
+
+  RequestRecord final_record = routedRecord("r-live");
+  RequestRecord head = final_record;
+  head.attempts.clear();
+  head.status = 0;
+  head.usage.reset();
+  std::uint64_t const handle = writer.opened(head);
+  AttemptRecord first = final_record.attempts[0];
+  AttemptRecord first_running = first;
+  first_running.outcome = AttemptOutcome();
+  writer.attemptChanged(handle, 1, first_running);
+  writer.flush();
+  EXPECT_EQ(scalar("SELECT state || '|' || replica FROM requests WHERE id = 'r-live'"),
+            "in_progress|replica-a");
+  EXPECT_EQ(scalar("SELECT string_agg(attempt || ':' || outcome, ',' ORDER BY attempt) FROM attempts"),
+            "1:in_progress");
+  std::string const seq = scalar("SELECT seq FROM requests WHERE id = 'r-live'");
+
+  writer.attemptChanged(handle, 1, first);
+  writer.flush();
+  EXPECT_EQ(scalar("SELECT string_agg(attempt || ':' || outcome, ',' ORDER BY attempt) FROM attempts"),
+            "1:failover:status_429");
+  final_record.log_handle = handle;
+  writer.record(final_record);
+  writer.flush();
+  EXPECT_EQ(scalar("SELECT COUNT(*) FROM requests"), "1") << "the running row was completed";
+  EXPECT_EQ(scalar("SELECT seq || '|' || state || '|' || status FROM requests"), seq + "|done|200");
+  EXPECT_EQ(scalar("SELECT string_agg(attempt || ':' || outcome, ',' ORDER BY attempt) FROM attempts"),
+            "1:failover:status_429,2:ok");
+
+  // A replica that crashed with a request running: its heartbeat lapses and this writer's next
+  // heartbeat closes the row.
+  query("INSERT INTO replicas VALUES ('crashed', 1, " +
+        std::to_string(toUnixMillis(WallClock::now()) - 5'000) +
+        "); INSERT INTO requests (id, started_at, route, client_protocol, gateway_key, model, "
+        "stream, channel, key_label, status, error, total_ms, overhead_ms, bytes_in, bytes_out, "
+        "state, replica) VALUES ('r-orphan', 1, '/v1/messages', 'anthropic', 'k', 'm', 1, '', '', "
+        "0, '', 0, 0, 0, 0, 'in_progress', 'crashed')");
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (scalar("SELECT state FROM requests WHERE id = 'r-orphan'") != "interrupted" &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(scalar("SELECT state || '|' || error FROM requests WHERE id = 'r-orphan'"),
+            "interrupted|interrupted: its replica stopped before it ended");
+  EXPECT_EQ(scalar("SELECT string_agg(id, ',' ORDER BY id) FROM replicas"), "replica-a");
+  EXPECT_EQ(writer.stats().interrupted, 1u);
+}
+
+TEST_F(PostgresRequestLogTest, AStoppingWriterClosesItsRunningRowsAndItsHeartbeat) {
+  {
+    RequestLogWriterOptions options = quick();
+    options.replica = "replica-b";
+    RequestLogWriter writer("PostgreSQL request log", backend(), options);
+    RequestRecord head = routedRecord("r-cut");
+    head.attempts.clear();
+    writer.opened(head);
+    writer.flush();
+    EXPECT_EQ(scalar("SELECT state FROM requests"), "in_progress");
+    EXPECT_EQ(scalar("SELECT id FROM replicas"), "replica-b");
+  }
+  EXPECT_EQ(scalar("SELECT state FROM requests"), "interrupted");
+  EXPECT_EQ(scalar("SELECT COUNT(*) FROM replicas"), "0");
 }
 
 }  // namespace

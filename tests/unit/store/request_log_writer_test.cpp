@@ -25,12 +25,17 @@ class SwitchedBackend final : public RequestLogBackend {
   };
   explicit SwitchedBackend(State& state) : state_(state) {}
 
-  Result<void> insertBatch(std::span<RequestRecord const> batch) override {
+  Result<void> insertBatch(std::span<LogRow> batch, std::string_view) override {
     if (!state_.connected) return makeError(ErrorKind::Internal, "not connected");
     state_.rows += batch.size();
     return {};
   }
   Result<std::size_t> deleteExpired(WallTime, std::size_t) override { return std::size_t{0}; }
+  Result<std::size_t> heartbeat(std::string_view, WallTime, std::chrono::milliseconds) override {
+    if (!state_.connected) return makeError(ErrorKind::Internal, "not connected");
+    return std::size_t{0};
+  }
+  Result<void> retire(std::string_view) override { return {}; }
   bool connected() const override { return state_.connected; }
   Result<void> reconnect() override {
     ++state_.reconnects;

@@ -348,9 +348,15 @@ TEST(SqliteStore, FailedBatchesAreCountedAndLoggedOncePerBurst) {
   EXPECT_EQ(stats.dropped, 10u);
   EXPECT_EQ(stats.written, 0u);
   EXPECT_NE(store->lastWriteError().find("requests"), std::string::npos) << store->lastWriteError();
-  auto lines = captured.lines();
+  // The writes' lines (the heartbeat, which finds no table either, logs bursts of its own).
+  auto writeLines = [&] {
+    auto lines = captured.lines();
+    std::erase_if(lines, [](auto const& line) { return line.find("heartbeat") != std::string::npos; });
+    return lines;
+  };
+  auto lines = writeLines();
   ASSERT_EQ(lines.size(), 1u) << "one line for the burst, not one per batch";
-  EXPECT_NE(lines[0].find("ERROR request log write failed: a batch of 1 record(s) was dropped"),
+  EXPECT_NE(lines[0].find("ERROR request log write failed: a batch of 1 row(s) was dropped"),
             std::string::npos)
       << lines[0];
 
@@ -358,7 +364,7 @@ TEST(SqliteStore, FailedBatchesAreCountedAndLoggedOncePerBurst) {
   clock.advance(options.failure_log_interval);
   store->record(failedOverRecord("lost-summarised"));
   store->flush();
-  lines = captured.lines();
+  lines = writeLines();
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_NE(lines[1].find("request log write failed 10 more time(s)"), std::string::npos)
       << lines[1];
@@ -367,7 +373,7 @@ TEST(SqliteStore, FailedBatchesAreCountedAndLoggedOncePerBurst) {
   store->record(failedOverRecord("kept"));
   store->flush();
   EXPECT_EQ(store->stats().written, 1u);
-  lines = captured.lines();
+  lines = writeLines();
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_NE(lines[2].find("request log write works again after 11 failure(s)"), std::string::npos)
       << lines[2];
@@ -477,11 +483,14 @@ TEST(SqliteSchema, AVersionThreeDatabaseGainsTheFirstTokenColumnAndKeepsItsRows)
   { ASSERT_TRUE(openStore(dir.path())); }
   std::string path = (dir.path() / "llmux.db").string();
   {
-    // Back to the schema before migration 4 (and 5 to 8), with a row written by that version.
+    // Back to the schema before migration 4 (and 5 to 9), with a row written by that version.
     auto db = SqliteDb::open(path);
     ASSERT_TRUE(db.ok());
     ASSERT_TRUE(db->exec("DROP TABLE racing_switches; DROP TABLE latency_penalties").ok());
     ASSERT_TRUE(db->exec("DROP TABLE video_jobs").ok());
+    ASSERT_TRUE(db->exec("DROP TABLE replicas; DROP INDEX requests_running").ok());
+    ASSERT_TRUE(db->exec("ALTER TABLE requests DROP COLUMN state").ok());
+    ASSERT_TRUE(db->exec("ALTER TABLE requests DROP COLUMN replica").ok());
     ASSERT_TRUE(db->exec("ALTER TABLE attempts DROP COLUMN first_token_ms").ok());
     ASSERT_TRUE(db->exec("ALTER TABLE attempts DROP COLUMN role").ok());
     ASSERT_TRUE(db->exec("ALTER TABLE attempts DROP COLUMN total_tokens").ok());
