@@ -29,6 +29,8 @@
 #include "racing/racing_state.h"
 #include "store/freeze_store.h"
 #include "store/freeze_writer.h"
+#include "store/freeze_sync.h"
+#include "store/postgres_freeze_store.h"
 #include "store/postgres_request_log.h"
 #include "proxy/latency_router_sync.h"
 #include "store/racing_store.h"
@@ -165,22 +167,35 @@ int runServe(std::string const& config_path) {
   routing::Rotation rotation;
   routing::RouterState router_state(clock);
   (*store)->setRetention(std::chrono::days(settings->log.request_log_retention_days));
-  // Freezes outlive restarts: the state database keeps them. Request threads only queue the
-  // writes; the freeze writer's thread makes them.
-  auto freeze_rows = store::SqliteFreezeStore::open(state_dir);
-  if (!freeze_rows) {
+  // Freezes outlive restarts: the state database keeps them, or with `database:` PostgreSQL,
+  // where every replica reads the others' (FreezeSync). Request threads only queue the writes;
+  // the freeze writer's thread makes them.
+  std::unique_ptr<store::FreezeRows> freeze_rows;
+  if (settings->database) {
+    freeze_rows = std::make_unique<store::PostgresFreezeStore>(settings->database->url);
+  } else if (auto sqlite_rows = store::SqliteFreezeStore::open(state_dir)) {
+    freeze_rows = std::move(*sqlite_rows);
+  } else {
     std::fprintf(stderr, "cannot open the freezes in %s: %s\n", state_dir.c_str(),
-                 freeze_rows.error().message.c_str());
+                 sqlite_rows.error().message.c_str());
     return 1;
   }
-  store::FreezeWriter freeze_writer(**freeze_rows, clock);
+  store::FreezeWriter freeze_writer(*freeze_rows, clock);
   routing::FreezeTable freezes(clock, &freeze_writer);
   try {
     freezes.load();
   } catch (std::exception const& e) {
-    std::fprintf(stderr, "cannot read the freezes in %s: %s\n", state_dir.c_str(), e.what());
-    return 1;
+    if (!settings->database) {
+      std::fprintf(stderr, "cannot read the freezes in %s: %s\n", state_dir.c_str(), e.what());
+      return 1;
+    }
+    // The shared store is not reachable yet: the sync takes its freezes in once it is.
+    telemetry::logWarn("freezes: PostgreSQL is not usable yet ({}); starting without the stored "
+                       "freezes, read as soon as it is",
+                       e.what());
   }
+  std::optional<store::FreezeSync> freeze_sync;
+  if (settings->database) freeze_sync.emplace(*freeze_rows, freezes, settings->database->sync_interval);
   routing::BreakerBoard breakers;
   // Buckets and gateway-key windows: in Redis when configured (shared by every replica), else
   // this process's own. The Redis address is read once: changing it needs a restart.

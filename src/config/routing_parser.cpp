@@ -223,14 +223,6 @@ void readFallbacks(YamlReader& reader, Fields const& root, Settings& settings) {
   }
 }
 
-std::optional<FreezeObject> parseFreezeObject(std::string_view text) {
-  for (FreezeObject object : {FreezeObject::Key, FreezeObject::KeyModel, FreezeObject::Channel,
-                              FreezeObject::ChannelModel}) {
-    if (freezeObjectName(object) == text) return object;
-  }
-  return std::nullopt;
-}
-
 /// `period:` — a duration or one of today, week, month, forever, reset.
 bool readPeriod(YamlReader& reader, YAML::Node const& node, std::string const& path,
                 FreezeRule& rule) {
@@ -296,7 +288,7 @@ std::optional<FreezeRule> readFreezeRule(YamlReader& reader, Fields const& field
   }
   if (YAML::Node const* node = fields.find("object")) {
     if (auto text = reader.string(*node, fields.path("object"))) {
-      if (auto object = parseFreezeObject(*text)) {
+      if (auto object = freezeObjectNamed(*text)) {
         rule.object = *object;
       } else {
         reader.fail(fields.path("object"), "unknown object \"" + *text +

@@ -140,6 +140,22 @@ std::string_view freezeObjectName(FreezeObject object) {
   return "key";
 }
 
+std::optional<FreezeObject> freezeObjectNamed(std::string_view name) {
+  for (auto object : {FreezeObject::Key, FreezeObject::KeyModel, FreezeObject::Channel,
+                      FreezeObject::ChannelModel}) {
+    if (freezeObjectName(object) == name) return object;
+  }
+  return std::nullopt;
+}
+
+std::optional<FreezePeriod> freezePeriodNamed(std::string_view name) {
+  for (auto period : {FreezePeriod::Fixed, FreezePeriod::Today, FreezePeriod::Week,
+                      FreezePeriod::Month, FreezePeriod::Forever, FreezePeriod::UpstreamReset}) {
+    if (freezePeriodName(period) == name) return period;
+  }
+  return std::nullopt;
+}
+
 std::string_view freezePeriodName(FreezePeriod period) {
   switch (period) {
     case FreezePeriod::Fixed: return "fixed";

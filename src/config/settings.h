@@ -408,6 +408,9 @@ enum class FreezePeriod { Fixed, Today, Week, Month, Forever, UpstreamReset };
 
 std::string_view freezeObjectName(FreezeObject object);  ///< "key", "key+model", "channel", "channel+model"
 std::string_view freezePeriodName(FreezePeriod period);  ///< "fixed", "today", "week", "month", "forever", "reset"
+/// The inverses of the two above; nullopt for a name this build does not know.
+std::optional<FreezeObject> freezeObjectNamed(std::string_view name);
+std::optional<FreezePeriod> freezePeriodNamed(std::string_view name);
 
 /// `freeze_rules:` — an upstream answer that matches freezes an object.
 struct FreezeRule {

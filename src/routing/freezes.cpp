@@ -213,10 +213,48 @@ bool FreezeTable::lift(std::string const& id) {
   auto it =
       std::find_if(freezes_.begin(), freezes_.end(), [&](Freeze const& f) { return f.id == id; });
   if (it == freezes_.end()) return false;
-  freezes_.erase(it);
+  Freeze const lifted = *it;
+  auto keep = std::stable_partition(freezes_.begin(), freezes_.end(),
+                                    [&](Freeze const& f) { return !sameObject(f, lifted); });
+  for (auto gone = keep; gone != freezes_.end(); ++gone) forgetLocked(gone->id);
+  freezes_.erase(keep, freezes_.end());
   count_.store(freezes_.size(), std::memory_order_release);
-  forgetLocked(id);
   return true;
+}
+
+std::size_t FreezeTable::adopt(std::vector<Freeze> const& stored) {
+  std::lock_guard lock(mutex_);
+  adopting_ = true;
+  WallTime const now = clock_.wallNow();
+  dropExpiredLocked(now);
+  std::unordered_set<std::string> stored_now;
+  for (Freeze const& f : stored) stored_now.insert(f.id);
+  std::size_t changed = 0;
+  // Gone from the store since the last look: lifted (or expired) by another replica.
+  changed += std::erase_if(freezes_, [&](Freeze const& f) {
+    return stored_ids_.contains(f.id) && !stored_now.contains(f.id);
+  });
+  for (Freeze const& f : stored) {
+    if (removed_ids_.contains(f.id) || expired(f, now)) continue;
+    auto local = std::find_if(freezes_.begin(), freezes_.end(),
+                              [&](Freeze const& mine) { return mine.id == f.id; });
+    if (local == freezes_.end()) {
+      freezes_.push_back(f);
+      ++changed;
+    } else if (local->until && (!f.until || *f.until > *local->until)) {
+      *local = f;  // extended elsewhere (never shortened)
+      ++changed;
+    }
+  }
+  // A removal the store shows is done: its id is forgotten.
+  std::erase_if(removed_ids_, [&](std::string const& id) { return !stored_now.contains(id); });
+  stored_ids_ = std::move(stored_now);
+  if (changed > 0) {
+    std::stable_sort(freezes_.begin(), freezes_.end(),
+                     [](Freeze const& a, Freeze const& b) { return a.created < b.created; });
+  }
+  count_.store(freezes_.size(), std::memory_order_release);
+  return changed;
 }
 
 std::size_t FreezeTable::liftKey(std::string const& key_id) {
@@ -252,6 +290,7 @@ void FreezeTable::dropExpiredLocked(WallTime now) const {
 }
 
 void FreezeTable::forgetLocked(std::string const& id) const {
+  if (adopting_) removed_ids_.insert(id);
   if (persistence_ != nullptr) persistence_->removeFreeze(id);
 }
 

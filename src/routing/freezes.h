@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "config/settings.h"
@@ -99,13 +100,22 @@ class FreezeTable {
   Freeze apply(config::FreezeRule const& rule, FreezeTarget const& target,
                std::optional<WallTime> upstream_reset, std::string reason);
 
-  /// Lifts a freeze; false when no such id.
+  /// Lifts a freeze, with any other freeze of the same object (two replicas may have frozen it
+  /// at once, each under its own id); false when no such id.
   bool lift(std::string const& id);
   /// Lifts every freeze of a key (a passing health probe, later).
   std::size_t liftKey(std::string const& key_id);
 
   /// The active freezes, oldest first.
   std::vector<Freeze> list() const;
+
+  /// Takes in the freezes the shared store holds (store::FreezeSync, with `database:`): freezes
+  /// other replicas made are added, ones they extended are extended here, and ones that left
+  /// the store since the last look (lifted or expired elsewhere) are lifted here. A freeze of
+  /// this replica's that is not stored yet (its write is queued) is kept, and one it lifted is
+  /// not taken back while its removal is on its way. Nothing is written back. Returns how many
+  /// freezes changed.
+  std::size_t adopt(std::vector<Freeze> const& stored);
 
   /// Persistence writes given up on (the table itself stays right; the change is lost at the
   /// next restart). Monotonic, for logs and metrics.
@@ -123,6 +133,12 @@ class FreezeTable {
   mutable std::mutex mutex_;
   mutable std::vector<Freeze> freezes_;  ///< oldest first
   mutable std::atomic<std::size_t> count_{0};
+  /// What `adopt` saw stored last time, and the freezes this replica removed whose removal the
+  /// store may not show yet.
+  /// Only kept once `adopt` runs (a shared store): otherwise nothing would ever clear them.
+  std::unordered_set<std::string> stored_ids_;
+  mutable std::unordered_set<std::string> removed_ids_;
+  bool adopting_ = false;
 };
 
 }  // namespace llmux::routing

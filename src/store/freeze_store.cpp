@@ -19,24 +19,8 @@ constexpr char const* kUpsert =
 
 constexpr char const* kDelete = "DELETE FROM freezes WHERE id = ?";
 
-// Stored by their config names, so the table reads the same as the configuration and the admin
-// API, and a reordering of the enums cannot corrupt old rows.
-std::optional<config::FreezeObject> objectNamed(std::string_view name) {
-  for (auto object : {config::FreezeObject::Key, config::FreezeObject::KeyModel,
-                      config::FreezeObject::Channel, config::FreezeObject::ChannelModel}) {
-    if (config::freezeObjectName(object) == name) return object;
-  }
-  return std::nullopt;
-}
-
-std::optional<config::FreezePeriod> periodNamed(std::string_view name) {
-  for (auto period : {config::FreezePeriod::Fixed, config::FreezePeriod::Today,
-                      config::FreezePeriod::Week, config::FreezePeriod::Month,
-                      config::FreezePeriod::Forever, config::FreezePeriod::UpstreamReset}) {
-    if (config::freezePeriodName(period) == name) return period;
-  }
-  return std::nullopt;
-}
+// Objects and periods are stored by their config names, so the table reads the same as the
+// configuration and the admin API, and a reordering of the enums cannot corrupt old rows.
 
 }  // namespace
 
@@ -57,8 +41,8 @@ Result<std::vector<routing::Freeze>> SqliteFreezeStore::load() {
     auto row = stmt->step();
     if (!row.ok()) return row.takeError();
     if (!*row) break;
-    auto object = objectNamed(stmt->columnText(1));
-    auto period = periodNamed(stmt->columnText(2));
+    auto object = config::freezeObjectNamed(stmt->columnText(1));
+    auto period = config::freezePeriodNamed(stmt->columnText(2));
     if (!object || !period) continue;  // written by a newer llmux: not ours to interpret
     routing::Freeze f;
     f.id = std::string(stmt->columnText(0));

@@ -437,3 +437,80 @@ TEST(FreezeTable, WritesReachThePersistenceInTheOrderOfTheChanges) {
 
 }  // namespace
 }  // namespace llmux::routing
+
+namespace llmux::routing {
+namespace {
+
+/// A freeze another replica stored.
+Freeze storedFreeze(std::string id, std::string channel, std::optional<WallTime> until) {
+  Freeze f;
+  f.id = std::move(id);
+  f.object = config::FreezeObject::Channel;
+  f.period = config::FreezePeriod::Today;
+  f.channel = std::move(channel);
+  f.created = WallTime(std::chrono::seconds(1'700'000'000 - 5));
+  f.until = until;
+  f.rule = "other-replica";
+  return f;
+}
+
+TEST(FreezeTable, AdoptTakesInWhatOtherReplicasFreezeExtendAndLift) {
+  ManualTimeSource clock;
+  FakePersistence store;
+  FreezeTable table(clock, &store);
+  WallTime const soon = clock.wallNow() + std::chrono::minutes(5);
+  WallTime const later = clock.wallNow() + std::chrono::minutes(50);
+
+  // Made elsewhere: added, and nothing written back.
+  EXPECT_EQ(table.adopt({storedFreeze("frz_a", "relay-a", soon)}), 1u);
+  EXPECT_TRUE(table.frozen("relay-a", "", "m"));
+  EXPECT_EQ(store.saves, 0);
+  // Extended elsewhere: extended here; a shorter end is never taken.
+  EXPECT_EQ(table.adopt({storedFreeze("frz_a", "relay-a", later)}), 1u);
+  EXPECT_EQ(table.list()[0].until, later);
+  EXPECT_EQ(table.adopt({storedFreeze("frz_a", "relay-a", soon)}), 0u);
+  EXPECT_EQ(table.list()[0].until, later);
+
+  // A freeze of this replica's whose write is still queued is not in the store yet: kept.
+  Freeze mine = table.apply(
+      [] {
+        config::FreezeRule r;
+        r.name = "mine";
+        r.status = 403;
+        r.object = config::FreezeObject::Channel;
+        r.period = config::FreezePeriod::Today;
+        return r;
+      }(),
+      FreezeTarget{"relay-b", "", "", ""}, std::nullopt, "403");
+  EXPECT_EQ(table.adopt({storedFreeze("frz_a", "relay-a", later)}), 0u);
+  EXPECT_TRUE(table.frozen("relay-b", "", "m"));
+
+  // Lifted elsewhere (gone from the store after being seen there): lifted here.
+  EXPECT_EQ(table.adopt({storedFreeze("frz_a", "relay-a", later), mine}), 0u);
+  EXPECT_EQ(table.adopt({mine}), 1u);
+  EXPECT_FALSE(table.frozen("relay-a", "", "m"));
+  EXPECT_TRUE(table.frozen("relay-b", "", "m"));
+
+  // Lifted here while the store still shows it (the removal is on its way): not taken back.
+  EXPECT_TRUE(table.lift(mine.id));
+  EXPECT_EQ(table.adopt({mine}), 0u);
+  EXPECT_FALSE(table.frozen("relay-b", "", "m"));
+  EXPECT_EQ(table.adopt({}), 0u);
+  // Once the store no longer has it, a new freeze under the same id would count again.
+  EXPECT_EQ(table.adopt({storedFreeze(mine.id, "relay-b", later)}), 1u);
+}
+
+TEST(FreezeTable, LiftingAFreezeLiftsItsTwinsFromOtherReplicas) {
+  // Two replicas froze the same channel at once, each under its own id.
+  ManualTimeSource clock;
+  FreezeTable table(clock);
+  WallTime const until = clock.wallNow() + std::chrono::minutes(5);
+  table.adopt({storedFreeze("frz_1", "relay-a", until), storedFreeze("frz_2", "relay-a", until)});
+  ASSERT_EQ(table.list().size(), 2u);
+  EXPECT_TRUE(table.lift("frz_2"));
+  EXPECT_TRUE(table.list().empty());
+  EXPECT_FALSE(table.frozen("relay-a", "", "m"));
+}
+
+}  // namespace
+}  // namespace llmux::routing

@@ -428,3 +428,57 @@ TEST_F(PostgresRequestLogTest, AStoppingWriterClosesItsRunningRowsAndItsHeartbea
 
 }  // namespace
 }  // namespace llmux::store
+
+#include "store/freeze_sync.h"
+#include "store/postgres_freeze_store.h"
+
+namespace llmux::store {
+namespace {
+
+TEST_F(PostgresRequestLogTest, FreezesAreSharedByEveryReplicaThroughTheStore) {
+  RealTimeSource clock;
+  // Two replicas: each its own store connection, writer, table and sync.
+  struct Replica {
+    Replica(std::string const& url, TimeSource const& clock)
+        : rows(url), writer(rows, clock), table(clock, &writer),
+          sync(rows, table, std::chrono::milliseconds(50)) {}
+    PostgresFreezeStore rows;
+    FreezeWriter writer;
+    routing::FreezeTable table;
+    FreezeSync sync;
+  };
+  Replica a(url(), clock);
+  Replica b(url(), clock);
+  config::FreezeRule rule;
+  rule.name = "banned";
+  rule.status = 403;
+  rule.object = config::FreezeObject::Key;
+  rule.period = config::FreezePeriod::Today;
+  routing::Freeze made =
+      a.table.apply(rule, routing::FreezeTarget{"relay", "key-1", "relay#0", "m"}, std::nullopt,
+                    "status 403: banned");
+  auto waitFor = [](auto condition) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!condition() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return condition();
+  };
+  auto started = std::chrono::steady_clock::now();
+  ASSERT_TRUE(waitFor([&] { return b.table.frozen("relay", "key-1", "m").has_value(); }));
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(1));
+  auto seen = b.table.frozen("relay", "key-1", "m");
+  EXPECT_EQ(seen->id, made.id);
+  EXPECT_EQ(seen->reason, "status 403: banned");
+  EXPECT_EQ(seen->until, made.until);
+  EXPECT_EQ(scalar("SELECT key_label || '|' || rule FROM freezes"), "relay#0|banned");
+
+  // Lifted on B: lifted on A, and gone from the store.
+  ASSERT_TRUE(b.table.lift(made.id));
+  ASSERT_TRUE(waitFor([&] { return !a.table.frozen("relay", "key-1", "m").has_value(); }));
+  EXPECT_TRUE(waitFor([&] { return scalar("SELECT COUNT(*) FROM freezes") == "0"; }));
+  EXPECT_EQ(a.sync.failedReads(), 0u);
+}
+
+}  // namespace
+}  // namespace llmux::store
