@@ -99,9 +99,25 @@ struct AlertLoop::Impl {
   bool lease_failed_logged = false;
   std::thread thread;
 
+  /// The database's lease, when there is one (no Redis): a replica that cannot tell delivers.
+  bool holdDatabaseLease() {
+    if (!options.database_lease) return true;
+    std::optional<bool> held = options.database_lease();
+    if (!held) {
+      if (!lease_failed_logged) {
+        telemetry::logWarn("alerts: the lease in PostgreSQL cannot be read; this replica sends "
+                           "its alerts on its own until it can");
+        lease_failed_logged = true;
+      }
+      return true;
+    }
+    lease_failed_logged = false;
+    return *held;
+  }
+
   /// Whether this replica delivers this time.
   Task<bool> holdLease() {
-    if (!redis) co_return true;
+    if (!redis) co_return holdDatabaseLease();
     Millis ttl = options.alerts.interval * 2 + Millis(1000);
     std::vector<std::string> args{
         "EVAL",          std::string(kLeaseScript),  "1", options.redis->prefix + "alerts:lease",

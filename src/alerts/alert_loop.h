@@ -29,6 +29,8 @@ void publishSloTargets(telemetry::MetricsRegistry& registry, config::SloSettings
 /// is sent, not one per replica. The others evaluate all the same (their gauges stay right, and
 /// a new holder knows what was already told). A replica that cannot reach Redis delivers on its
 /// own: a duplicate is better than a silent outage (redis_fallback is one of the alerts).
+/// Without Redis but with `database:`, a PostgreSQL advisory lock is the lease instead
+/// (store/postgres_lease.h), with the same fallback.
 class AlertLoop {
  public:
   /// Called on the loop's thread once per evaluation; it must be thread-safe with the request
@@ -41,6 +43,9 @@ class AlertLoop {
     std::optional<config::RedisSettings> redis;  ///< the lease; none: this replica alone
     std::string replica;                         ///< this replica's id in the lease
     std::string instance;                        ///< names the sender in messages (host name)
+    /// Without `redis`: whether this replica holds the database's lease (nullopt: cannot tell).
+    /// Called on the loop's thread; it may block briefly. None: this replica alone.
+    std::function<std::optional<bool>()> database_lease;
   };
 
   AlertLoop(TimeSource const& clock, telemetry::MetricsRegistry& registry, Observe observe,

@@ -35,6 +35,8 @@ std::string_view alertNameText(AlertName name) {
       return "rate_limited_share";
     case AlertName::RedisFallback:
       return "redis_fallback";
+    case AlertName::DatabaseUnreachable:
+      return "database_unreachable";
     case AlertName::RecordsLost:
       return "records_lost";
     case AlertName::BudgetNearlySpent:
@@ -189,6 +191,13 @@ std::vector<AlertMessage> Evaluator::evaluate(MonoTime now, WallTime wall,
     holding.push_back({AlertName::RedisFallback, "",
                        "shared limits fell back to this replica's own: Redis does not answer "
                        "(each replica now grants the full limits)",
+                       1, 1});
+  }
+
+  if (observation.database_configured && !observation.database_active) {
+    holding.push_back({AlertName::DatabaseUnreachable, "",
+                       "PostgreSQL does not answer: request-log rows queue (and drop once the "
+                       "queue is full) and freezes are not shared between replicas",
                        1, 1});
   }
 

@@ -40,11 +40,14 @@ struct Observation {
   Counts counts;
   std::vector<std::string>
       breakers_not_closed;               ///< "<channel>/<model>" of breakers open or half-open
-  /// Models every channel serving which has a breaker not closed (frozen or paused keys are not
-  /// looked at: the planner's own answer, 429 or 503, shows in the burn rate).
+  /// Models no candidate of which could serve: each one's breaker is not closed, or every key of
+  /// its channel is frozen or paused for the model.
   std::vector<std::string> models_down;
   bool redis_configured = false;
   bool redis_active = false;
+  /// `database:` is configured, and whether the request log's writer reaches it.
+  bool database_configured = false;
+  bool database_active = false;
   /// Budgets to judge; nullopt when this replica cannot read them (then the alert is left as it
   /// was, not resolved).
   std::optional<std::vector<BudgetUse>> budgets;
@@ -61,13 +64,14 @@ enum class AlertName : unsigned char {
   ModelDown,          ///< model_down: every candidate of a model down (per model)
   RateLimitedShare,   ///< rate_limited_share: 429 answers' share over the window
   RedisFallback,      ///< redis_fallback: shared limits degraded to this process's own
+  DatabaseUnreachable,  ///< database_unreachable: PostgreSQL does not answer (rows queue, freezes unshared)
   RecordsLost,        ///< records_lost: request-log or access-log records lost in the window
   BudgetNearlySpent,  ///< budget: a gateway key at budget_share of a budget (per key/budget)
 };
 inline constexpr AlertName kAllAlerts[] = {
     AlertName::FirstTokenP95, AlertName::ErrorBudgetBurn,  AlertName::BreakerOpen,
     AlertName::ModelDown,     AlertName::RateLimitedShare, AlertName::RedisFallback,
-    AlertName::RecordsLost,   AlertName::BudgetNearlySpent};
+    AlertName::DatabaseUnreachable, AlertName::RecordsLost, AlertName::BudgetNearlySpent};
 std::string_view alertNameText(AlertName name);
 
 /// One message to send: an alert firing (first time, or again after its cooldown) or resolved.

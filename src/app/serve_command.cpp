@@ -31,6 +31,7 @@
 #include "store/freeze_writer.h"
 #include "store/freeze_sync.h"
 #include "store/postgres_freeze_store.h"
+#include "store/postgres_lease.h"
 #include "store/postgres_request_log.h"
 #include "proxy/latency_router_sync.h"
 #include "store/racing_store.h"
@@ -332,9 +333,15 @@ int runServe(std::string const& config_path) {
   // SLO targets always; the alert loop when `alerts:` is configured (a thread of its own).
   alerts::publishSloTargets(metrics_registry, settings->slo);
   std::unique_ptr<alerts::AlertLoop> alert_loop;
+  std::shared_ptr<store::PostgresLease> alert_lease;
   if (settings->alerts) {
     alerts::AlertLoop::Options options{settings->slo, *settings->alerts, settings->redis,
-                                       limits.replica(), alertInstanceName(*port)};
+                                       limits.replica(), alertInstanceName(*port), {}};
+    if (!settings->redis && settings->database) {
+      // One replica delivers: the one holding the lease in the shared database.
+      alert_lease = std::make_shared<store::PostgresLease>(settings->database->url, "alerts");
+      options.database_lease = [alert_lease] { return alert_lease->hold(); };
+    }
     alert_loop = std::make_unique<alerts::AlertLoop>(
         clock, metrics_registry, [&services] { return proxy::observeGateway(services); },
         std::move(options));

@@ -1,9 +1,12 @@
 #include "proxy/alert_observation.h"
 
+#include <algorithm>
 #include <set>
 
 #include "routing/breakers.h"
 #include "routing/catalog.h"
+#include "routing/freezes.h"
+#include "routing/key_health.h"
 #include "shared_state/shared_limits.h"
 #include "store/request_log.h"
 #include "telemetry/access_log.h"
@@ -32,7 +35,12 @@ alerts::Observation observeGateway(GatewayServices& services) {
     counts.first_token[i] = first_token.bucketCount(i);
   }
   counts.records_lost = services.access_log.droppedLines();
-  if (services.request_log) counts.records_lost += services.request_log->stats().dropped;
+  if (services.request_log) {
+    store::RequestLogStats const log = services.request_log->stats();
+    counts.records_lost += log.dropped;
+    out.database_configured = services.config.current()->settings().database.has_value();
+    out.database_active = log.connected;
+  }
 
   std::set<std::string, std::less<>> not_closed;
   for (auto const& view : services.breakers.list(services.clock.now())) {
@@ -48,15 +56,20 @@ alerts::Observation observeGateway(GatewayServices& services) {
   for (auto const& model : catalog->modelNames()) {
     routing::ModelPlan const* plan = catalog->modelPlan(model);
     if (plan == nullptr || plan->channels.empty()) continue;  // a group: its members are judged
-    bool down = true;
-    for (auto const& candidate : plan->channels) {
-      std::string pair = channels[candidate.channel].name + "/" + *candidate.upstream;
-      if (!not_closed.contains(pair)) {
-        down = false;
-        break;
-      }
+    // Down: no candidate left that a request could use — each one's breaker is not closed, or
+    // every key of its channel is frozen or paused for that model.
+    auto usable = [&](auto const& candidate) {
+      auto const& channel = channels[candidate.channel];
+      std::string const& upstream = *candidate.upstream;
+      if (not_closed.contains(channel.name + "/" + upstream)) return false;
+      return std::any_of(channel.keys.begin(), channel.keys.end(), [&](auto const& key) {
+        return !services.freezes.frozen(channel.name, key.id, upstream) &&
+               !services.key_health.pausedUntil(key.id, upstream);
+      });
+    };
+    if (std::none_of(plan->channels.begin(), plan->channels.end(), usable)) {
+      out.models_down.push_back(model);
     }
-    if (down) out.models_down.push_back(model);
   }
 
   // Budgets: this process's windows, or Redis's (read by the loop, which may wait for it).

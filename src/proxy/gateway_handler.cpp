@@ -343,6 +343,10 @@ void GatewayHandler::publishStorageMetrics() {
   registry.counter(telemetry::MetricId::RequestLogRecordsExpiredTotal)
       .get()
       .advanceTo(stats.expired);
+  registry.counter(telemetry::MetricId::RequestLogInterruptedTotal)
+      .get()
+      .advanceTo(stats.interrupted);
+  registry.gauge(telemetry::MetricId::DatabaseConnected).get().set(stats.connected ? 1 : 0);
 }
 
 void GatewayHandler::publishResilienceGauges() {

@@ -17,6 +17,9 @@ struct RequestLogStats {
   std::uint64_t expired = 0;         ///< requests deleted by the retention (monotonic)
   /// Running rows of lapsed replicas this one closed as `interrupted` (monotonic).
   std::uint64_t interrupted = 0;
+  /// Whether the store answered the writer's last call (an embedded one always does): false
+  /// while PostgreSQL is unreachable and rows queue up.
+  bool connected = true;
 };
 
 /// Where finished requests go for the request log (SQLite by default). Implementations are

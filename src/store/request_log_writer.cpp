@@ -127,6 +127,7 @@ RequestLogStats RequestLogWriter::stats() const {
   stats.failed_batches = failed_batches_.load(std::memory_order_relaxed);
   stats.expired = expired_.load(std::memory_order_relaxed);
   stats.interrupted = interrupted_.load(std::memory_order_relaxed);
+  stats.connected = connected_.load(std::memory_order_relaxed);
   return stats;
 }
 
@@ -164,6 +165,7 @@ void RequestLogWriter::run(std::unique_ptr<ThreadState> owned) {
     }
     // Before markDone, so that flush() also sees the retention that was due.
     idle = std::min(keepHeartbeat(state), keepRetention(state));
+    connected_.store(backend_->connected(), std::memory_order_relaxed);
     queue_.markDone(events.size());
     events.clear();
   }
@@ -289,6 +291,7 @@ bool RequestLogWriter::awaitConnection(ThreadState& s) {
         std::min(std::max(s.reconnect_wait * 2, options_.reconnect_min), options_.reconnect_max);
     s.reconnect_not_before = clock_.now() + s.reconnect_wait;
     noteFailure(connected.error().message);
+    connected_.store(false, std::memory_order_relaxed);
     s.connection_failures.failed(clock_.now(), connected.error().message);
     // What the full queue dropped meanwhile is logged while it happens, not after the outage.
     s.drops.check(clock_.now(), queue_.dropped());

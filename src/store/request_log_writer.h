@@ -193,6 +193,7 @@ class RequestLogWriter final : public RequestLogSink {
   std::atomic<std::uint64_t> written_{0};
   std::atomic<std::uint64_t> failed_{0};  ///< events of failed batches
   std::atomic<std::uint64_t> interrupted_{0};  ///< running rows this writer closed
+  std::atomic<bool> connected_{true};  ///< the backend's state after the writer's last call
   std::atomic<std::uint64_t> failed_batches_{0};
   std::atomic<std::uint64_t> expired_{0};
   std::atomic<std::chrono::days::rep> retention_days_;

@@ -104,6 +104,9 @@ inline constexpr std::span<double const> kOverheadSecondsBuckets{kOverheadSecond
     "maximum and went anyway), short (skipped for another candidate).", "event")                  \
   X(RedisFallbacksTotal, Counter, "llmux_redis_fallbacks_total", kNoBuckets,                      \
     "Times the shared limits fell back to this process's own because Redis did not answer.")      \
+  X(DatabaseConnected, Gauge, "llmux_database_connected", kNoBuckets,                             \
+    "1 while the request log's writer reaches its store (always, for SQLite); 0 while "          \
+    "PostgreSQL does not answer.")                                                                \
   X(RedisActive, Gauge, "llmux_redis_active", kNoBuckets,                                         \
     "1 while shared limits are kept in Redis, 0 while degraded to local limits (or no Redis).")   \
   X(LimitRejectionsTotal, Counter, "llmux_limit_rejections_total", kNoBuckets,                    \
@@ -131,6 +134,9 @@ inline constexpr std::span<double const> kOverheadSecondsBuckets{kOverheadSecond
     kNoBuckets, "Requests written to the request log.")                                           \
   X(RequestLogRecordsExpiredTotal, Counter, "llmux_request_log_records_expired_total",            \
     kNoBuckets, "Requests (with their attempts) deleted from the request log by its retention.")  \
+  X(RequestLogInterruptedTotal, Counter, "llmux_request_log_requests_interrupted_total",         \
+    kNoBuckets, "Running requests of replicas whose heartbeat lapsed, closed as interrupted by "  \
+    "this replica.")                                                                              \
   X(StoreWriteFailuresTotal, Counter, "llmux_store_write_failures_total", kNoBuckets,             \
     "Writes to the state database given up on after their retries, by store: request_log (a "     \
     "batch, whose records also count as dropped), freezes (one freeze saved or removed; the "      \

@@ -2,12 +2,12 @@
 // (the mock provider, a 503 fault in the channel's headers) fails burns its error budget; the
 // alert loop, on a short interval, delivers the alert once to a webhook receiver on loopback
 // (a generic webhook and a signed DingTalk robot), then the resolve once the failures have left
-// the window. Three gateways sharing one private Redis deliver one alert, not three. Without a
-// webhook the alert is an error log line; a gateway key near its budget fires `budget`, with and
+// the window. Three gateways sharing one private Redis (or, without Redis, one private
+// PostgreSQL) deliver one alert, not three. Without a webhook the alert is an error log line; a gateway key near its budget fires `budget`, with and
 // without Redis; slow first tokens of successful streams fire `first_token_p95`; a reload
 // applies new thresholds and targets.
 //
-// A missing redis-server fails the replica test (never a skip).
+// A missing redis-server or PostgreSQL fails the replica test (never a skip).
 #include <gtest/gtest.h>
 
 #include <boost/json/parse.hpp>
@@ -22,6 +22,7 @@
 #include "e2e/support/e2e_test.h"
 #include "e2e/support/llmux_processes.h"
 #include "e2e/support/recording_upstream.h"
+#include "support/postgres_server.h"
 #include "support/redis_server.h"
 
 namespace llmux::e2e {
@@ -177,16 +178,31 @@ TEST_F(Alerts, FailuresFireOnceThenResolve) {
   EXPECT_EQ(metric(port, "llmux_alert_active", {{"alert", "error_budget_burn"}}), 0);
 }
 
-TEST_F(Alerts, ThreeReplicasSharingRedisSendOneAlert) {
+/// Three replicas sharing a lease: in Redis, or (without Redis) PostgreSQL's advisory lock.
+class AlertReplicas : public Alerts, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(AlertReplicas, ThreeReplicasSendOneAlert) {
+  bool const with_redis = GetParam();
   std::string error;
-  auto redis = RedisServer::start({}, error);
-  ASSERT_NE(redis, nullptr) << error;
+  std::unique_ptr<RedisServer> redis;
+  std::unique_ptr<test_support::PostgresServer> pg;
   auto mock = startMockProvider();
   ASSERT_TRUE(mock.ok()) << mock.error().message;
   auto receiver = startReceiver();
   GatewayConfig c = config(*mock, receiver.get(), false);
-  c.redis =
-      RedisSpec{.url = "redis://127.0.0.1:" + std::to_string(redis->port()), .timeout_ms = 1000};
+  std::string database_url;
+  if (with_redis) {
+    redis = RedisServer::start({}, error);
+    ASSERT_NE(redis, nullptr) << error;
+    c.redis =
+        RedisSpec{.url = "redis://127.0.0.1:" + std::to_string(redis->port()), .timeout_ms = 1000};
+  } else {
+    pg = test_support::PostgresServer::start(error);
+    ASSERT_TRUE(pg) << "cannot start PostgreSQL: " << error;  // never skipped
+    ASSERT_TRUE(pg->createDatabase("llmux", error)) << error;
+    database_url = pg->url("llmux");
+    c.extra_yaml += "database: {url_env: LLMUX_DATABASE_URL}\n";
+  }
   std::string path = writeTempFile(toYaml(c));
   std::vector<Server> replicas;
   for (int i = 0; i < 3; ++i) {
@@ -194,6 +210,7 @@ TEST_F(Alerts, ThreeReplicasSharingRedisSendOneAlert) {
     std::string home = temp().path() + "/replica-" + std::to_string(i);
     std::filesystem::create_directories(home);
     options.env.emplace_back("LLMUX_HOME", home);
+    if (!with_redis) options.env.emplace_back("LLMUX_DATABASE_URL", database_url);
     auto server = startServer(std::move(options));
     ASSERT_TRUE(server.ok()) << "replica " << i << ": " << server.error().message;
     replicas.push_back(*server);
@@ -234,6 +251,9 @@ TEST_F(Alerts, ThreeReplicasSharingRedisSendOneAlert) {
   EXPECT_EQ(messages[1].at("state").as_string(), "resolved");
   EXPECT_EQ(messages[1].at("instance"), messages[0].at("instance")) << "the same sender";
 }
+
+INSTANTIATE_TEST_SUITE_P(Lease, AlertReplicas, ::testing::Bool(),
+                         [](auto const& info) { return info.param ? "Redis" : "PostgreSQL"; });
 
 TEST_F(Alerts, WithoutAWebhookAnErrorLine) {
   auto mock = startMockProvider();

@@ -171,6 +171,13 @@ TEST_F(StoreReplicas, ARequestsRowsShowWhileItsStreamRunsNumberedAcrossFailover)
             (std::vector<std::string>{"failover:status_503", "interrupted"}));
   EXPECT_EQ(waitForRows("SELECT id FROM replicas ORDER BY id", {"r1", "r2"}),
             (std::vector<std::string>{"r1", "r2"}));
+  double closed = 0;
+  for (int i : {0, 1}) {
+    auto metrics = fetchMetrics(replicas[i].port);
+    ASSERT_TRUE(metrics.ok()) << metrics.error().message;
+    closed += metricValue(*metrics, "llmux_request_log_requests_interrupted_total", {}).value_or(0);
+  }
+  EXPECT_EQ(closed, 1.0) << "one survivor closed it, once";
 }
 
 TEST_F(StoreReplicas, AFreezeMadeByOneReplicaHoldsOnEveryOtherAndALiftAnywhereFreesIt) {

@@ -130,6 +130,20 @@ TEST(Evaluator, CooldownAndReminder) {
   EXPECT_EQ(names(loop.tick(p)), Names{});
 }
 
+TEST(Evaluator, AnUnreachableDatabaseFiresAndResolves) {
+  Loop loop;
+  Process p;
+  loop.observation.database_configured = false;  // SQLite: never judged
+  loop.observation.database_active = false;
+  EXPECT_EQ(names(loop.tick(p)), Names{});
+  loop.observation.database_configured = true;
+  auto messages = loop.tick(p);
+  ASSERT_EQ(names(messages), Names{"firing database_unreachable"});
+  EXPECT_NE(messages[0].summary.find("PostgreSQL does not answer"), std::string::npos);
+  loop.observation.database_active = true;
+  EXPECT_EQ(names(loop.tick(p)), Names{"resolved database_unreachable"});
+}
+
 TEST(Evaluator, FlappingWithinTheCooldownIsToldOnce) {
   Loop loop;
   Process p;

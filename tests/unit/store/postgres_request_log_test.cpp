@@ -482,3 +482,27 @@ TEST_F(PostgresRequestLogTest, FreezesAreSharedByEveryReplicaThroughTheStore) {
 
 }  // namespace
 }  // namespace llmux::store
+
+#include "store/postgres_lease.h"
+
+namespace llmux::store {
+namespace {
+
+TEST_F(PostgresRequestLogTest, OneReplicaHoldsTheLeaseUntilItsSessionEnds) {
+  auto a = std::make_unique<PostgresLease>(url(), "alerts");
+  PostgresLease b(url(), "alerts");
+  PostgresLease other_job(url(), "another-job");
+  EXPECT_EQ(a->hold(), std::optional<bool>(true));
+  EXPECT_EQ(b.hold(), std::optional<bool>(false));
+  EXPECT_EQ(a->hold(), std::optional<bool>(true)) << "kept while its session lives";
+  EXPECT_EQ(other_job.hold(), std::optional<bool>(true)) << "each job its own lock";
+  a.reset();  // the holder goes away: its session, and the lock, end
+  EXPECT_EQ(b.hold(), std::optional<bool>(true));
+
+  PostgresLease unreachable("postgres://llmux@127.0.0.1:1/llmux?connect_timeout=1", "alerts");
+  EXPECT_EQ(unreachable.hold(), std::nullopt);
+  EXPECT_NE(unreachable.lastError(), "");
+}
+
+}  // namespace
+}  // namespace llmux::store
