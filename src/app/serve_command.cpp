@@ -196,7 +196,10 @@ int runServe(std::string const& config_path) {
                        e.what());
   }
   std::optional<store::FreezeSync> freeze_sync;
-  if (settings->database) freeze_sync.emplace(*freeze_rows, freezes, settings->database->sync_interval);
+  if (settings->database) {
+    freeze_writer.onSaved([&freezes](std::string const& id) { freezes.noteStored(id); });
+    freeze_sync.emplace(*freeze_rows, freezes, settings->database->sync_interval);
+  }
   routing::BreakerBoard breakers;
   // Buckets and gateway-key windows: in Redis when configured (shared by every replica), else
   // this process's own. The Redis address is read once: changing it needs a restart.

@@ -222,6 +222,13 @@ bool FreezeTable::lift(std::string const& id) {
   return true;
 }
 
+void FreezeTable::noteStored(std::string const& id) {
+  std::lock_guard lock(mutex_);
+  // (A look whose snapshot was read just before this save and is adopted just after it would
+  // take the freeze for lifted; the next look, an interval later, brings it back.)
+  stored_ids_.insert(id);
+}
+
 std::size_t FreezeTable::adopt(std::vector<Freeze> const& stored) {
   std::lock_guard lock(mutex_);
   adopting_ = true;

@@ -116,6 +116,10 @@ class FreezeTable {
   /// not taken back while its removal is on its way. Nothing is written back. Returns how many
   /// freezes changed.
   std::size_t adopt(std::vector<Freeze> const& stored);
+  /// This replica's save of freeze `id` reached the shared store: from now on its absence there
+  /// means another replica lifted it (without this, a freeze lifted elsewhere before this
+  /// replica's next look would never be seen to leave).
+  void noteStored(std::string const& id);
 
   /// Persistence writes given up on (the table itself stays right; the change is lost at the
   /// next restart). Monotonic, for logs and metrics.

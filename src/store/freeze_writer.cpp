@@ -52,8 +52,11 @@ void FreezeWriter::enqueue(Op op) {
 
 void FreezeWriter::run() {
   OpWriterTuning tuning{"freeze persistence", options_.write_retries, options_.failure_log_interval};
-  runOpWriter(queue_, tuning, clock_, failed_, [&](Op const& op) {
-    return op.freeze ? rows_.save(*op.freeze) : rows_.remove(op.id);
+  runOpWriter(queue_, tuning, clock_, failed_, [&](Op const& op) -> Result<void> {
+    if (!op.freeze) return rows_.remove(op.id);
+    Result<void> saved = rows_.save(*op.freeze);
+    if (saved.ok() && saved_) saved_(op.freeze->id);
+    return saved;
   });
 }
 

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <thread>
@@ -69,6 +70,9 @@ class FreezeWriter final : public routing::FreezePersistence {
   void flush();
   /// Writes queued or being written.
   std::size_t pendingWrites() const { return queue_.unfinished(); }
+  /// Called on the writer's thread with a freeze's id once its save is stored (a shared store:
+  /// FreezeTable::noteStored). Set at start-up, before the first write.
+  void onSaved(std::function<void(std::string const&)> saved) { saved_ = std::move(saved); }
 
  private:
   /// One queued write: a save when `freeze` is set, else the removal of `id`.
@@ -85,6 +89,7 @@ class FreezeWriter final : public routing::FreezePersistence {
   FreezeWriterOptions const options_;
   WriteQueue<Op> queue_;
   std::atomic<std::uint64_t> failed_{0};
+  std::function<void(std::string const&)> saved_;
   std::thread thread_;
 };
 

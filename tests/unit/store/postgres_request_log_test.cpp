@@ -439,15 +439,20 @@ TEST_F(PostgresRequestLogTest, FreezesAreSharedByEveryReplicaThroughTheStore) {
   RealTimeSource clock;
   // Two replicas: each its own store connection, writer, table and sync.
   struct Replica {
-    Replica(std::string const& url, TimeSource const& clock)
+    Replica(std::string const& url, TimeSource const& clock,
+            std::chrono::milliseconds interval = std::chrono::milliseconds(50))
         : rows(url), writer(rows, clock), table(clock, &writer),
-          sync(rows, table, std::chrono::milliseconds(50)) {}
+          sync(rows, table, interval) {
+      writer.onSaved([this](std::string const& id) { table.noteStored(id); });
+    }
     PostgresFreezeStore rows;
     FreezeWriter writer;
     routing::FreezeTable table;
     FreezeSync sync;
   };
-  Replica a(url(), clock);
+  // A looks at the store rarely: B lifts the freeze before A has ever seen it stored, and A
+  // still learns of the lift (its own save told it the freeze was stored).
+  Replica a(url(), clock, std::chrono::milliseconds(1500));
   Replica b(url(), clock);
   config::FreezeRule rule;
   rule.name = "banned";
@@ -467,6 +472,7 @@ TEST_F(PostgresRequestLogTest, FreezesAreSharedByEveryReplicaThroughTheStore) {
   auto started = std::chrono::steady_clock::now();
   ASSERT_TRUE(waitFor([&] { return b.table.frozen("relay", "key-1", "m").has_value(); }));
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(1));
+  EXPECT_TRUE(a.table.frozen("relay", "key-1", "m").has_value()) << "kept while its save is stored";
   auto seen = b.table.frozen("relay", "key-1", "m");
   EXPECT_EQ(seen->id, made.id);
   EXPECT_EQ(seen->reason, "status 403: banned");
@@ -475,7 +481,8 @@ TEST_F(PostgresRequestLogTest, FreezesAreSharedByEveryReplicaThroughTheStore) {
 
   // Lifted on B: lifted on A, and gone from the store.
   ASSERT_TRUE(b.table.lift(made.id));
-  ASSERT_TRUE(waitFor([&] { return !a.table.frozen("relay", "key-1", "m").has_value(); }));
+  ASSERT_TRUE(waitFor([&] { return !a.table.frozen("relay", "key-1", "m").has_value(); }))
+      << "a freeze lifted elsewhere is lifted here";
   EXPECT_TRUE(waitFor([&] { return scalar("SELECT COUNT(*) FROM freezes") == "0"; }));
   EXPECT_EQ(a.sync.failedReads(), 0u);
 }
@@ -496,7 +503,11 @@ TEST_F(PostgresRequestLogTest, OneReplicaHoldsTheLeaseUntilItsSessionEnds) {
   EXPECT_EQ(b.hold(), std::optional<bool>(false));
   EXPECT_EQ(a->hold(), std::optional<bool>(true)) << "kept while its session lives";
   EXPECT_EQ(other_job.hold(), std::optional<bool>(true)) << "each job its own lock";
-  a.reset();  // the holder goes away: its session, and the lock, end
+  a.reset();  // the holder goes away: its session, and the lock, end (as the server notices)
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (b.hold() != std::optional<bool>(true) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   EXPECT_EQ(b.hold(), std::optional<bool>(true));
 
   PostgresLease unreachable("postgres://llmux@127.0.0.1:1/llmux?connect_timeout=1", "alerts");
