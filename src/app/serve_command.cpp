@@ -29,10 +29,11 @@
 #include "racing/racing_state.h"
 #include "store/freeze_store.h"
 #include "store/freeze_writer.h"
-#include "store/freeze_sync.h"
 #include "store/postgres_freeze_store.h"
 #include "store/postgres_lease.h"
 #include "store/postgres_request_log.h"
+#include "store/postgres_video_job_store.h"
+#include "store/shared_state_sync.h"
 #include "proxy/latency_router_sync.h"
 #include "store/racing_store.h"
 #include "store/racing_writer.h"
@@ -169,7 +170,7 @@ int runServe(std::string const& config_path) {
   routing::RouterState router_state(clock);
   (*store)->setRetention(std::chrono::days(settings->log.request_log_retention_days));
   // Freezes outlive restarts: the state database keeps them, or with `database:` PostgreSQL,
-  // where every replica reads the others' (FreezeSync). Request threads only queue the writes;
+  // where every replica reads the others' (SharedStateSync). Request threads only queue the writes;
   // the freeze writer's thread makes them.
   std::unique_ptr<store::FreezeRows> freeze_rows;
   if (settings->database) {
@@ -195,10 +196,8 @@ int runServe(std::string const& config_path) {
                        "freezes, read as soon as it is",
                        e.what());
   }
-  std::optional<store::FreezeSync> freeze_sync;
   if (settings->database) {
     freeze_writer.onSaved([&freezes](std::string const& id) { freezes.noteStored(id); });
-    freeze_sync.emplace(*freeze_rows, freezes, settings->database->sync_interval);
   }
   routing::BreakerBoard breakers;
   // Buckets and gateway-key windows: in Redis when configured (shared by every replica), else
@@ -224,18 +223,43 @@ int runServe(std::string const& config_path) {
   proxy::LatencyRouterSync latency_sync(racing.latency, router_state, &racing_writer, clock.wallNow());
   // Which channel and key created each video job: its polls and downloads must reach them, also
   // after a restart. Kept behind the memory by a writer thread of their own.
-  auto video_job_rows = store::SqliteVideoJobStore::open(state_dir);
-  if (!video_job_rows) {
+  // With `database:` they are in PostgreSQL, shared: a job can be polled through any replica.
+  std::unique_ptr<store::VideoJobRows> video_job_rows;
+  store::PostgresVideoJobStore* shared_video_jobs = nullptr;
+  if (settings->database) {
+    auto shared = std::make_unique<store::PostgresVideoJobStore>(settings->database->url);
+    shared_video_jobs = shared.get();
+    video_job_rows = std::move(shared);
+  } else if (auto sqlite_rows = store::SqliteVideoJobStore::open(state_dir)) {
+    video_job_rows = std::move(*sqlite_rows);
+  } else {
     std::fprintf(stderr, "cannot open the video jobs in %s: %s\n", state_dir.c_str(),
-                 video_job_rows.error().message.c_str());
+                 sqlite_rows.error().message.c_str());
     return 1;
   }
   routing::VideoJobTable video_jobs(clock);
-  store::VideoJobWriter video_job_writer(**video_job_rows, video_jobs, clock);
+  store::VideoJobWriter video_job_writer(*video_job_rows, video_jobs, clock);
+  WallTime const restored_at = clock.wallNow();
   if (auto restored = video_job_writer.restore(); !restored) {
-    std::fprintf(stderr, "cannot read the video jobs in %s: %s\n", state_dir.c_str(),
-                 restored.error().message.c_str());
-    return 1;
+    if (!settings->database) {
+      std::fprintf(stderr, "cannot read the video jobs in %s: %s\n", state_dir.c_str(),
+                   restored.error().message.c_str());
+      return 1;
+    }
+    telemetry::logWarn("video jobs: PostgreSQL is not usable yet ({}); the jobs of the last {} "
+                       "days are read as soon as it is",
+                       restored.error().message, routing::VideoJobTable::kRetention.count());
+  }
+  // What other replicas change in the shared store is read back every sync interval.
+  std::optional<store::SharedStateSync> shared_sync;
+  if (settings->database) {
+    std::vector<store::SharedPull> pulls{store::freezePull(*freeze_rows, freezes)};
+    // After a failed restore, everything the store keeps; else what came after it.
+    WallTime const since = video_jobs.size() == 0
+                               ? restored_at - routing::VideoJobTable::kRetention
+                               : restored_at;
+    pulls.push_back(store::videoJobPull(*shared_video_jobs, video_jobs, since));
+    shared_sync.emplace(std::move(pulls), settings->database->sync_interval);
   }
   std::atomic<bool> draining{false};
   // With `database:` the request log goes to PostgreSQL (the state database keeps the rest, and

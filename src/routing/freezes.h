@@ -109,7 +109,7 @@ class FreezeTable {
   /// The active freezes, oldest first.
   std::vector<Freeze> list() const;
 
-  /// Takes in the freezes the shared store holds (store::FreezeSync, with `database:`): freezes
+  /// Takes in the freezes the shared store holds (store::SharedStateSync, with `database:`): freezes
   /// other replicas made are added, ones they extended are extended here, and ones that left
   /// the store since the last look (lifted or expired elsewhere) are lifted here. A freeze of
   /// this replica's that is not stored yet (its write is queued) is kept, and one it lifted is

@@ -102,6 +102,19 @@ CREATE TABLE freezes (
   reason     TEXT   NOT NULL
 );
 )sql",
+    // 4: video jobs, shared by every replica (store/postgres_video_job_store.h): as SQLite's.
+    R"sql(
+CREATE TABLE video_jobs (
+  id             TEXT   PRIMARY KEY,
+  gateway_key    TEXT   NOT NULL,
+  channel        TEXT   NOT NULL,
+  key_id         TEXT   NOT NULL,
+  client_model   TEXT   NOT NULL,
+  upstream_model TEXT   NOT NULL,
+  created_at     BIGINT NOT NULL
+);
+CREATE INDEX video_jobs_created_at ON video_jobs(created_at);
+)sql",
 };
 
 constexpr int kVersion = static_cast<int>(std::size(kMigrations));

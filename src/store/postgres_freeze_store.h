@@ -12,8 +12,8 @@
 namespace llmux::store {
 
 /// The freezes in PostgreSQL (`database:`), the table every replica shares: a freeze made or
-/// lifted by one replica is read back by the others (FreezeSync). The same rows as SQLite's
-/// `freezes`. Synchronous: only a FreezeWriter's thread and a FreezeSync's call it. A call
+/// lifted by one replica is read back by the others (SharedStateSync). The same rows as SQLite's
+/// `freezes`. Synchronous: only a FreezeWriter's thread and the SharedStateSync call it. A call
 /// without a usable connection connects first (bounded by the connection's timeouts).
 /// Thread-safe (one mutex around the connection).
 class PostgresFreezeStore final : public FreezeRows {

@@ -235,5 +235,45 @@ TEST_F(StoreReplicas, AFreezeMadeByOneReplicaHoldsOnEveryOtherAndALiftAnywhereFr
   EXPECT_EQ(keysOf(*tried).front(), "k-forbidden") << "the lifted key is in rotation again";
 }
 
+TEST_F(StoreReplicas, AVideoJobCreatedThroughOneReplicaIsPolledThroughAnother) {
+  auto videos = channel("videos", Protocol::OpenAiChat, mock_.baseUrl(), {"k-videos"}, 0);
+  videos.models = {"sora-2"};
+  videos.extra_yaml = "media: {videos: true}\n";
+  std::vector<Server> replicas;
+  for (std::string name : {"r1", "r2"}) {
+    auto replica = startReplica(name, {videos});
+    ASSERT_TRUE(replica.ok()) << replica.error().message;
+    replicas.push_back(std::move(*replica));
+  }
+  ClientCall create;
+  create.target = "/v1/videos";
+  create.headers.add("Authorization", std::string("Bearer ") + kGatewayKey);
+  create.headers.add("Content-Type", "application/json");
+  create.body = R"({"model":"sora-2","prompt":"Waves","seconds":"4"})";
+  auto created = callGateway(replicas[0].port, create, "video-1");
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  ASSERT_EQ(created->status(), 200) << created->body;
+  auto doc = parseObject(created->body);
+  ASSERT_TRUE(doc.ok()) << created->body;
+  std::string const id(doc->at("id").as_string());
+
+  ClientCall poll;
+  poll.method = "GET";
+  poll.target = "/v1/videos/" + id;
+  poll.headers.add("Authorization", std::string("Bearer ") + kGatewayKey);
+  auto created_at = std::chrono::steady_clock::now();
+  Result<Response> polled = callGateway(replicas[1].port, poll);
+  while ((!polled.ok() || polled->status() == 404) &&
+         std::chrono::steady_clock::now() - created_at < std::chrono::seconds(5)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    polled = callGateway(replicas[1].port, poll);
+  }
+  ASSERT_TRUE(polled.ok()) << polled.error().message;
+  EXPECT_EQ(polled->status(), 200) << polled->body;
+  EXPECT_LT(std::chrono::steady_clock::now() - created_at, std::chrono::seconds(1));
+  EXPECT_EQ(rows("SELECT channel, client_model FROM video_jobs WHERE id = '" + id + "'"),
+            std::vector<std::string>{"videos|sora-2"});
+}
+
 }  // namespace
 }  // namespace llmux::e2e

@@ -429,7 +429,7 @@ TEST_F(PostgresRequestLogTest, AStoppingWriterClosesItsRunningRowsAndItsHeartbea
 }  // namespace
 }  // namespace llmux::store
 
-#include "store/freeze_sync.h"
+#include "store/shared_state_sync.h"
 #include "store/postgres_freeze_store.h"
 
 namespace llmux::store {
@@ -442,13 +442,13 @@ TEST_F(PostgresRequestLogTest, FreezesAreSharedByEveryReplicaThroughTheStore) {
     Replica(std::string const& url, TimeSource const& clock,
             std::chrono::milliseconds interval = std::chrono::milliseconds(50))
         : rows(url), writer(rows, clock), table(clock, &writer),
-          sync(rows, table, interval) {
+          sync({freezePull(rows, table)}, interval) {
       writer.onSaved([this](std::string const& id) { table.noteStored(id); });
     }
     PostgresFreezeStore rows;
     FreezeWriter writer;
     routing::FreezeTable table;
-    FreezeSync sync;
+    SharedStateSync sync;
   };
   // A looks at the store rarely: B lifts the freeze before A has ever seen it stored, and A
   // still learns of the lift (its own save told it the freeze was stored).
