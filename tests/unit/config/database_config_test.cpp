@@ -71,3 +71,34 @@ TEST(DatabaseConfig, TheMaskedUrlHidesEveryPassword) {
 
 }  // namespace
 }  // namespace llmux::config
+
+namespace llmux::config {
+namespace {
+
+TEST(DatabaseConfig, ReplicaHeartbeatsAndSyncAreTunable) {
+  auto defaults = loaded(document("database: {url: \"postgres://h/d\"}\n"));
+  ASSERT_TRUE(defaults && defaults->database);
+  EXPECT_EQ(defaults->database->replica, "");
+  EXPECT_EQ(defaults->database->heartbeat, Millis(2000));
+  EXPECT_EQ(defaults->database->heartbeat_lapse, Millis(15000));
+  EXPECT_EQ(defaults->database->sync_interval, Millis(500));
+
+  auto tuned = loaded(document("database: {url: \"postgres://h/d\", replica: eu-1, heartbeat_ms: "
+                               "500, heartbeat_lapse_ms: 3000, sync_interval_ms: 100}\n"));
+  ASSERT_TRUE(tuned && tuned->database);
+  EXPECT_EQ(tuned->database->replica, "eu-1");
+  EXPECT_EQ(tuned->database->heartbeat, Millis(500));
+  EXPECT_EQ(tuned->database->heartbeat_lapse, Millis(3000));
+  EXPECT_EQ(tuned->database->sync_interval, Millis(100));
+
+  Lines too_short = issuesOf(document(
+      "database: {url: \"postgres://h/d\", heartbeat_ms: 2000, heartbeat_lapse_ms: 4000}\n"));
+  ASSERT_EQ(too_short.size(), 1u);
+  EXPECT_NE(too_short[0].find("database.heartbeat_lapse_ms"), std::string::npos) << too_short[0];
+  EXPECT_NE(too_short[0].find("at least 3 times heartbeat_ms"), std::string::npos) << too_short[0];
+  EXPECT_EQ(issuesOf(document("database: {url: \"postgres://h/d\", sync_interval_ms: 10}\n")).size(),
+            1u);
+}
+
+}  // namespace
+}  // namespace llmux::config
