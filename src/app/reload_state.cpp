@@ -1,6 +1,8 @@
 #include "app/reload_state.h"
 
+#include "config/model_refresh.h"
 #include "config/settings.h"
+#include "proxy/config_holder.h"
 #include "routing/breakers.h"
 #include "telemetry/log.h"
 
@@ -22,6 +24,42 @@ void forgetChangedRoutes(config::Settings const& before, config::Settings const&
       break;
     }
   }
+}
+
+}  // namespace llmux::app
+
+namespace llmux::app {
+
+ConfigApplier::ConfigApplier(proxy::ConfigHolder& holder, routing::BreakerBoard& breakers,
+                             std::shared_ptr<const config::Settings> from_file)
+    : holder_(holder), breakers_(breakers), from_file_(std::move(from_file)) {}
+
+void ConfigApplier::applyFile(std::shared_ptr<const config::Settings> from_file) {
+  std::lock_guard lock(mutex_);
+  from_file_ = std::move(from_file);
+  std::erase_if(listed_, [&](auto const& entry) {
+    for (config::Channel const& channel : from_file_->channels) {
+      if (channel.name == entry.first) {
+        return !channel.inspection || !channel.inspection->models.auto_update;
+      }
+    }
+    return true;
+  });
+  applyLocked();
+}
+
+void ConfigApplier::serveListed(std::string const& channel, std::vector<std::string> const& listed) {
+  std::lock_guard lock(mutex_);
+  listed_[channel] = listed;
+  applyLocked();
+}
+
+void ConfigApplier::applyLocked() {
+  auto next = listed_.empty() ? from_file_
+                              : std::make_shared<const config::Settings>(
+                                    config::withListedModels(*from_file_, listed_));
+  forgetChangedRoutes(holder_.current()->settings(), *next, breakers_);
+  holder_.replace(std::make_shared<const routing::Catalog>(std::move(next)));
 }
 
 }  // namespace llmux::app
