@@ -181,7 +181,12 @@ MockReply MockProvider::handle(MockRequest const& request) {
   Route route = matchRoute(request);
   Vendor vendor = vendorOf(route.protocol);
   if (route.op == Operation::Unknown && isBillingPath(request.path)) {
-    if (auto error = checkAuth(request, vendor, options_, ids)) return std::move(*error);
+    // A relay takes its key however the channel's protocol sends it.
+    Vendor const by_key = request.headers.has("x-goog-api-key") ||
+                                  !queryParam(request.query, "key").empty()
+                              ? Vendor::Google
+                              : vendor;
+    if (auto error = checkAuth(request, by_key, options_, ids)) return std::move(*error);
     return std::move(*catalog_->billing(request, ids));
   }
   if (route.op == Operation::Unknown) {

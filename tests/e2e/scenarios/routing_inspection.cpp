@@ -248,5 +248,26 @@ TEST_F(RoutingInspection, BalancesBecomeGaugesAndAFailingEndpointReportsItsError
   }
 }
 
+TEST_F(RoutingInspection, AScheduledRefreshAndProbeRunWithoutBeingAsked) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  // A Gemini upstream whose list comes in pages of two (the key in the query string).
+  setMock(mock->port, "/mock/models", R"({"models":["m-fail","g-2","g-3"],"page_size":2})");
+  auto relay = channel("relay", Protocol::Gemini, mock->baseUrl(), {"k-gem"});
+  relay.extra_yaml =
+      "inspection: {models: {interval: 10s}, balance: {path: /api/balance, pointer: "
+      "/data/balance, interval: 10s}}\n";
+  auto gateway = startGateway(config({relay}));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  // The first runs come 2 to 3 s after start.
+  EXPECT_EQ(waitForMetric(gateway->port, "llmux_channel_models", {{"channel", "relay"}}, 3,
+                          Millis(8000)),
+            3.0);
+  EXPECT_EQ(waitForMetric(gateway->port, "llmux_channel_balance",
+                          {{"channel", "relay"}, {"key", "relay#0"}}, 42.5, Millis(8000)),
+            42.5);
+  EXPECT_TRUE(logged(*gateway, "channel relay: the upstream added model g-3"));
+}
+
 }  // namespace
 }  // namespace llmux::e2e
