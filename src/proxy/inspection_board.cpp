@@ -39,6 +39,15 @@ void appendStringField(std::string& out, std::string_view field, std::string_vie
   appendJsonString(out, value);
 }
 
+/// `null` for "", else the string.
+void appendOptionalString(std::string& out, std::string_view value) {
+  if (value.empty()) {
+    out += "null";
+  } else {
+    appendJsonString(out, value);
+  }
+}
+
 std::string numberText(double value) {
   char text[64];
   std::snprintf(text, sizeof text, "%.17g", value);
@@ -132,11 +141,7 @@ std::string channelInspectionJson(ChannelInspection const& inspection) {
     out += '{';
     appendStringField(out, "refreshed", rfc3339Utc(m->at));
     out += ",\"error\":";
-    if (m->error.empty()) {
-      out += "null";
-    } else {
-      appendJsonString(out, m->error);
-    }
+    appendOptionalString(out, m->error);
     appendNames(out, "served", m->served);
     appendNames(out, "upstream", m->upstream);
     appendNames(out, "added", m->diff.added);
@@ -158,11 +163,7 @@ std::string channelInspectionJson(ChannelInspection const& inspection) {
     out += ',';
     appendStringField(out, "at", rfc3339Utc(b.at));
     out += ",\"error\":";
-    if (b.error.empty()) {
-      out += "null";
-    } else {
-      appendJsonString(out, b.error);
-    }
+    appendOptionalString(out, b.error);
     out += '}';
   }
   out += "]}";

@@ -42,16 +42,8 @@ class RoutingInspection : public E2eTest {
 
   /// POST /admin/inspection/run for `channel` → its result.
   boost::json::object run(std::uint16_t port, std::string const& channel) {
-    auto answer = callGateway(port,
-                              adminCall("POST", "/admin/inspection/run",
-                                        "{\"channel\":\"" + channel + "\"}"),
-                              {}, Millis(10'000));
-    EXPECT_TRUE(answer.ok()) << answer.error().message;
-    if (!answer.ok()) return {};
-    EXPECT_EQ(answer->status(), 200) << answer->body;
-    auto doc = parseObject(answer->body);
-    EXPECT_TRUE(doc.ok()) << answer->body;
-    return doc.ok() ? *doc : boost::json::object{};
+    return adminJson(port, "POST", "/admin/inspection/run", "{\"channel\":\"" + channel + "\"}",
+                     Millis(10'000));
   }
 
   /// Whether the gateway's log shows `text` within 3 s.
