@@ -307,9 +307,15 @@ Task<void> AdminHandler::serveInspectionRun(RequestContext& ctx) {
     co_return;
   }
   bool const balance = channel->inspection->balance.has_value();
+  // The client leaving, or a drain running out, ends the run's request at once.
+  http::Cancellation& client = ctx.response->cancellation();
+  InspectionRunner* runner = inspection_runner;
+  std::size_t const watch = client.add([runner](http::CancelReason reason) { runner->cancel(reason); });
   // Both checks, whatever their intervals: an operator asking wants to know now.
-  co_await inspection_runner->refreshModels(*name);
-  if (balance) co_await inspection_runner->probeBalances(*name);
+  co_await runner->refreshModels(*name);
+  if (balance && !client.cancelled()) co_await runner->probeBalances(*name);
+  client.remove(watch);
+  if (client.cancelled()) runner->resume();  // the next run on this worker may go out again
   co_await sendAdminJson(ctx, 200, channelInspectionJson(inspection_board->get(*name)));
 }
 

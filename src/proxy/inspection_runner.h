@@ -43,8 +43,12 @@ class InspectionRunner {
   /// without `inspection.balance`.
   net::Task<void> probeBalances(std::string name);
 
-  /// Ends the request under way and refuses later ones (shutdown).
-  void cancel() { cancellation_.cancel(http::CancelReason::Shutdown); }
+  /// Ends the request under way and refuses later ones (shutdown, or the admin client left).
+  void cancel(http::CancelReason reason = http::CancelReason::Shutdown) {
+    cancellation_.cancel(reason);
+  }
+  /// Takes requests again after a cancel() that was not a shutdown.
+  void resume() { cancellation_.reset(); }
 
   static constexpr int kMaxPages = 20;
 
