@@ -34,22 +34,29 @@ ConfigApplier::ConfigApplier(proxy::ConfigHolder& holder, routing::BreakerBoard&
                              std::shared_ptr<const config::Settings> from_file)
     : holder_(holder), breakers_(breakers), from_file_(std::move(from_file)) {}
 
+namespace {
+
+/// Whether the file's channel `name` exists and has auto_update on.
+bool autoUpdates(config::Settings const& settings, std::string const& name) {
+  for (config::Channel const& channel : settings.channels) {
+    if (channel.name == name) return channel.inspection && channel.inspection->models.auto_update;
+  }
+  return false;
+}
+
+}  // namespace
+
 void ConfigApplier::applyFile(std::shared_ptr<const config::Settings> from_file) {
   std::lock_guard lock(mutex_);
   from_file_ = std::move(from_file);
-  std::erase_if(listed_, [&](auto const& entry) {
-    for (config::Channel const& channel : from_file_->channels) {
-      if (channel.name == entry.first) {
-        return !channel.inspection || !channel.inspection->models.auto_update;
-      }
-    }
-    return true;
-  });
+  std::erase_if(listed_, [&](auto const& entry) { return !autoUpdates(*from_file_, entry.first); });
   applyLocked();
 }
 
 void ConfigApplier::serveListed(std::string const& channel, std::vector<std::string> const& listed) {
   std::lock_guard lock(mutex_);
+  // A reload may have turned auto_update off while the refresh was under way.
+  if (!autoUpdates(*from_file_, channel)) return;
   listed_[channel] = listed;
   applyLocked();
 }

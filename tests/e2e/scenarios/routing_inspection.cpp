@@ -7,12 +7,16 @@
 
 #include <boost/json/serialize.hpp>
 #include <chrono>
+#include <csignal>
+#include <fstream>
+#include <regex>
 #include <thread>
 
 #include "e2e/scenarios/failover_helpers.h"
 #include "e2e/scenarios/mock_journal.h"
 #include "e2e/scenarios/routing_support.h"
 #include "e2e/support/e2e_test.h"
+#include "e2e/support/llmux_processes.h"
 
 namespace llmux::e2e {
 namespace {
@@ -259,6 +263,55 @@ TEST_F(RoutingInspection, AScheduledRefreshAndProbeRunWithoutBeingAsked) {
                           {{"channel", "relay"}, {"key", "relay#0"}}, 42.5, Millis(8000)),
             42.5);
   EXPECT_TRUE(logged(*gateway, "channel relay: the upstream added model g-3"));
+}
+
+TEST_F(RoutingInspection, AnAutoUpdatedListOutlivesReloadsUntilAutoUpdateIsTurnedOff) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  setMock(mock->port, "/mock/models", R"({"models":["m-fail","m-new"]})");
+  auto relay = channel("relay", Protocol::OpenAiChat, mock->baseUrl(), {"k-live"});
+  relay.extra_yaml = "inspection: {models: {interval: \"off\", auto_update: true}}\n";
+  GatewayConfig c = config({relay});
+  std::string const path = writeTempFile(toYaml(c));
+  auto gateway = startServer(gatewayOptions(binary(), path, {}));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  auto status = [&](std::string_view model) {
+    auto answer = callGateway(gateway->port, clientCall(Protocol::OpenAiChat, false, model));
+    EXPECT_TRUE(answer.ok());
+    return answer.ok() ? answer->status() : 0;
+  };
+  auto reload = [&](GatewayConfig const& next, int nth) {
+    std::ofstream(path, std::ios::trunc) << toYaml(next);
+    ASSERT_TRUE(gateway->process->signal(SIGHUP).ok());
+    std::size_t seen = 0;
+    auto const until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (std::chrono::steady_clock::now() < until) {
+      std::string const log = gateway->process->output(Stream::Stderr);
+      seen = 0;
+      for (auto at = log.find("configuration reloaded"); at != std::string::npos;
+           at = log.find("configuration reloaded", at + 1)) {
+        ++seen;
+      }
+      if (seen >= static_cast<std::size_t>(nth)) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_GE(seen, static_cast<std::size_t>(nth));
+  };
+
+  EXPECT_EQ(status("m-new"), 404);
+  auto result = run(gateway->port, "relay");
+  EXPECT_TRUE(result.at("models").at("auto_updated").as_bool());
+  EXPECT_EQ(status("m-new"), 200);
+
+  // A reload of the same file keeps serving the upstream's list.
+  c.channels[0].priority = 5;
+  reload(c, 1);
+  EXPECT_EQ(status("m-new"), 200);
+  // Turning auto_update off serves the file's models again.
+  c.channels[0].extra_yaml = "inspection: {models: {interval: \"off\"}}\n";
+  reload(c, 2);
+  EXPECT_EQ(status("m-new"), 404);
+  EXPECT_EQ(status(kModel), 200);
 }
 
 }  // namespace
