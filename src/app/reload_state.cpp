@@ -53,12 +53,13 @@ void ConfigApplier::applyFile(std::shared_ptr<const config::Settings> from_file)
   applyLocked();
 }
 
-void ConfigApplier::serveListed(std::string const& channel, std::vector<std::string> const& listed) {
+bool ConfigApplier::serveListed(std::string const& channel, std::vector<std::string> const& listed) {
   std::lock_guard lock(mutex_);
   // A reload may have turned auto_update off while the refresh was under way.
-  if (!autoUpdates(*from_file_, channel)) return;
+  if (!autoUpdates(*from_file_, channel)) return false;
   listed_[channel] = listed;
   applyLocked();
+  return true;
 }
 
 void ConfigApplier::applyLocked() {

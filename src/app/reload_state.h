@@ -45,8 +45,9 @@ class ConfigApplier {
 
   /// A reload: `from_file` becomes the configuration, with the inspection's lists laid over.
   void applyFile(std::shared_ptr<const config::Settings> from_file);
-  /// Channel `channel` serves `listed` from now on (when its auto_update is on).
-  void serveListed(std::string const& channel, std::vector<std::string> const& listed);
+  /// Channel `channel` serves `listed` from now on; false (nothing changes) when the file's
+  /// channel has no auto_update on.
+  bool serveListed(std::string const& channel, std::vector<std::string> const& listed);
 
  private:
   void applyLocked();

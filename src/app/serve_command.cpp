@@ -253,7 +253,7 @@ int runServe(std::string const& config_path) {
   proxy::InspectionShared inspection{
       inspection_board, clock,
       [&config_applier](std::string const& channel, std::vector<std::string> const& listed) {
-        config_applier.serveListed(channel, listed);
+        return config_applier.serveListed(channel, listed);
       }};
   proxy::AuthFailureLimiter auth_failures(clock);
   proxy::ListenerPlan listener_plan{!settings->server.admin_listen.empty(),

@@ -146,8 +146,8 @@ Task<void> InspectionRunner::refreshModels(std::string name) {
                          check.upstream.end());
     check.diff = config::diffModelLists(check.served, check.upstream);
     // An empty list says more about the relay than about its models: never served as such.
-    if (spec.auto_update && !check.diff.empty() && !check.upstream.empty()) {
-      shared_.serve_listed(name, check.upstream);
+    if (spec.auto_update && !check.diff.empty() && !check.upstream.empty() &&
+        shared_.serve_listed(name, check.upstream)) {
       check.auto_updated = true;
       telemetry::logInfo("inspection: channel {}: now serves the {} model(s) its upstream lists "
                          "(auto_update: {} added, {} dropped)",

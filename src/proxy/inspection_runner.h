@@ -22,8 +22,9 @@ namespace llmux::proxy {
 struct InspectionShared {
   InspectionBoard& board;
   TimeSource const& clock;
-  /// Makes channel `channel` serve `listed` (its upstream names) from now on.
-  std::function<void(std::string const& channel, std::vector<std::string> const& listed)>
+  /// Makes channel `channel` serve `listed` (its upstream names) from now on; false when its
+  /// auto_update is no longer on (a reload came first).
+  std::function<bool(std::string const& channel, std::vector<std::string> const& listed)>
       serve_listed;
 };
 
