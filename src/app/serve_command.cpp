@@ -21,6 +21,9 @@
 #include "net/worker_pool.h"
 #include "proxy/alert_observation.h"
 #include "proxy/gateway_handler.h"
+#include "proxy/inspection_board.h"
+#include "proxy/inspection_runner.h"
+#include "proxy/inspection_scheduler.h"
 #include "routing/breakers.h"
 #include "routing/freezes.h"
 #include "shared_state/shared_limits.h"
@@ -290,6 +293,14 @@ int runServe(std::string const& config_path) {
   } else if (settings->log.request_log) {
     request_log = store->get();
   }
+  // Configurations come into force through one path: a reload and an inspection's auto_update.
+  ConfigApplier config_applier(config_holder, breakers, settings);
+  proxy::InspectionBoard inspection_board(metrics_registry);
+  proxy::InspectionShared inspection{
+      inspection_board, clock,
+      [&config_applier](std::string const& channel, std::vector<std::string> const& listed) {
+        return config_applier.serveListed(channel, listed);
+      }};
   proxy::AuthFailureLimiter auth_failures(clock);
   proxy::ListenerPlan listener_plan{!settings->server.admin_listen.empty(),
                                     !settings->server.metrics_listen.empty()};
@@ -297,7 +308,7 @@ int runServe(std::string const& config_path) {
                                   freezes,          breakers,     limits,      metrics_registry,
                                   request_metrics,  **access_log, request_log, clock,
                                   draining,         auth_failures, listener_plan, racing,
-                                  video_jobs};
+                                  video_jobs,       &inspection};
 
   auto tls = net::makeClientTlsContext();
   if (!tls) {
@@ -379,6 +390,12 @@ int runServe(std::string const& config_path) {
       return 1;
     }
   }
+  // Scheduled model-list refreshes and balance probes: coroutines on the first worker's loop,
+  // its connection pool (the runner's requests go out like that worker's traffic).
+  proxy::InspectionRunner scheduled_runner(inspection, gateway_workers[0]->pool, config_holder);
+  proxy::InspectionScheduler inspection_scheduler(workers.context(0), scheduled_runner,
+                                                  config_holder);
+  inspection_scheduler.start();
   limits.start(workers.context(0));
   workers.start();
   std::string bound = address->host + ":" + std::to_string(*port);
@@ -421,8 +438,7 @@ int runServe(std::string const& config_path) {
       std::chrono::days retention(outcome.settings->log.request_log_retention_days);
       (*store)->setRetention(retention);
       if (postgres_log) postgres_log->setRetention(retention);
-      forgetChangedRoutes(config_holder.current()->settings(), *outcome.settings, breakers);
-      config_holder.replace(std::make_shared<const routing::Catalog>(outcome.settings));
+      config_applier.applyFile(outcome.settings);
       racing.apply(outcome.settings->racing);
       if (alert_loop && outcome.settings->alerts) {
         alert_loop->reconfigure(outcome.settings->slo, *outcome.settings->alerts);
@@ -442,6 +458,7 @@ int runServe(std::string const& config_path) {
                      draining);
 
   if (alert_loop) alert_loop->stop();
+  inspection_scheduler.stop();
   limits.stop();
   // Idle upstream connections would hold their loops until their timers fire: closed first, on
   // their own threads, so the loops run out of work at once.

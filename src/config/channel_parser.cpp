@@ -6,6 +6,7 @@
 
 #include "config/address.h"
 #include "config/egress_parser.h"
+#include "config/inspection_parser.h"
 #include "config/key_id.h"
 #include "config/media_parser.h"
 #include "config/resilience_parser.h"
@@ -479,6 +480,7 @@ Channel parseChannel(YamlReader& reader, Fields const& fields, EnvLookup const& 
   readHeaders(reader, fields, env, channel);
   readTimeouts(reader, fields, channel);
   readChannelResilience(reader, fields, channel);
+  readInspection(reader, fields, channel);
   if (YAML::Node const* node = fields.find("priority")) {
     if (auto value = reader.integer(*node, fields.path("priority"), -1'000'000, 1'000'000)) {
       channel.priority = static_cast<int>(*value);
@@ -642,7 +644,7 @@ std::vector<Channel> parseChannels(YAML::Node const& node, std::string const& pa
                                     "models_path", "client_preset",
                                     "model_presets", "capabilities", "breaker", "model_limits",
                                     "expose_rate_limit_headers", "racing", "proxy",
-                                    "exclusive_connections", "media"});
+                                    "exclusive_connections", "media", "inspection"});
     if (!fields) continue;
     Channel channel = parseChannel(reader, *fields, env, proxies);
     if (!channel.name.empty()) {

@@ -227,6 +227,42 @@ struct ProtocolRow {
   std::optional<std::size_t> environment_proxy;
 };
 
+/// `inspection.models:` — the scheduled refresh of a channel's model list from its upstream
+/// (docs/operations.md, "Model lists and balances").
+struct ModelListInspection {
+  /// `path:` — absolute on the first row's host ("" = the row's models path: its `models_path`,
+  /// else the protocol's list behind the base URL's prefix).
+  std::string path;
+  std::optional<Millis> interval = Millis(3'600'000);  ///< `interval:` (1h); nullopt: `off`
+  /// `auto_update:` — serve what the upstream lists (added models become routable, dropped ones
+  /// stop being routed), applied like a reload.
+  bool auto_update = false;
+};
+
+/// How a relay tells a key's balance.
+enum class BalanceStyle : std::uint8_t {
+  Pointer,        ///< GET `path`, the number at the JSON pointer `pointer`, times `scale`
+  OpenAiBilling,  ///< new-api / one-api: subscription's hard_limit_usd - usage's total_usage/100
+};
+
+/// `inspection.balance:` — a balance probe of each key of the channel.
+struct BalanceInspection {
+  BalanceStyle style = BalanceStyle::Pointer;
+  std::string path;     ///< Pointer: absolute on the first row's host
+  std::string pointer;  ///< Pointer: RFC 6901
+  double scale = 1;     ///< Pointer: the number times this
+  std::optional<Millis> interval = Millis(3'600'000);  ///< `interval:` (1h); nullopt: `off`
+  std::optional<double> min;  ///< `min:` — a balance below it logs a warning
+
+  bool operator==(BalanceInspection const&) const = default;
+};
+
+/// `inspection:` — what the gateway checks on its own about a channel's upstream.
+struct InspectionSettings {
+  ModelListInspection models;
+  std::optional<BalanceInspection> balance;
+};
+
 /// The media endpoints a channel may serve, by what they produce or take (docs/media.md).
 enum class Modality : std::uint8_t {
   Images,          ///< POST /v1/images/generations and /v1/images/edits (multipart)
@@ -322,6 +358,8 @@ struct Channel {
   BreakerSettings breaker;
   /// `model_limits:` — token buckets per upstream model of this channel (RPM, TPM).
   std::map<std::string, BucketLimits> model_limits;
+  /// `inspection:` — model-list refresh and balance probes; nullopt: none.
+  std::optional<InspectionSettings> inspection;
 
   /// The preset that applies to a request for `client_model`, if any.
   std::optional<ClientPreset> presetFor(std::string const& client_model) const;

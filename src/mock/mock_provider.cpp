@@ -9,6 +9,7 @@
 #include "mock/media_mock.h"
 #include "mock/mock_errors.h"
 #include "mock/mock_faults.h"
+#include "mock/model_catalog.h"
 #include "mock/protocol_mock.h"
 #include "mock/query_param.h"
 #include "mock/video_jobs.h"
@@ -166,14 +167,28 @@ std::optional<std::string> keepAliveBytes(Protocol protocol, gemini::Delivery de
 MockProvider::MockProvider(MockOptions options)
     : options_(std::move(options)),
       counters_(std::make_unique<FaultCounters>()),
-      videos_(std::make_unique<VideoJobs>()) {}
+      videos_(std::make_unique<VideoJobs>()),
+      catalog_(std::make_unique<ModelCatalog>()) {}
 
 MockProvider::~MockProvider() = default;
 
 MockReply MockProvider::handle(MockRequest const& request) {
   IdSource ids(hashBytes(request.body, hashBytes(request.path)));
+  // The test's controls (no key): the model lists and balances the mock reports.
+  if (request.path.starts_with("/mock/")) {
+    if (auto reply = catalog_->control(request)) return std::move(*reply);
+  }
   Route route = matchRoute(request);
   Vendor vendor = vendorOf(route.protocol);
+  if (route.op == Operation::Unknown && isBillingPath(request.path)) {
+    // A relay takes its key however the channel's protocol sends it.
+    Vendor const by_key = request.headers.has("x-goog-api-key") ||
+                                  !queryParam(request.query, "key").empty()
+                              ? Vendor::Google
+                              : vendor;
+    if (auto error = checkAuth(request, by_key, options_, ids)) return std::move(*error);
+    return std::move(*catalog_->billing(request, ids));
+  }
   if (route.op == Operation::Unknown) {
     return routeNotFoundError(vendor, ids, request.method, request.path);
   }
@@ -204,14 +219,7 @@ MockReply MockProvider::handle(MockRequest const& request) {
     if (auto error = statusFault(faults, *counters_, vendor, ids, {})) {
       return withHeadDelay(std::move(*error));
     }
-    switch (route.protocol) {
-      case Protocol::Anthropic:
-        return withHeadDelay(catalog::anthropicModels(ids));
-      case Protocol::Gemini:
-        return withHeadDelay(catalog::geminiModels());
-      default:
-        return withHeadDelay(catalog::openAiModels(ids));
-    }
+    return withHeadDelay(catalog_->list(request, route.protocol, ids));
   }
 
   // Request bodies are parsed once, into a buffer that lives as long as this call.

@@ -58,14 +58,15 @@ struct MockOptions {
 
 class FaultCounters;
 class VideoJobs;
+class ModelCatalog;
 
 /// A stand-in for the OpenAI (Chat Completions, Responses and the media endpoints), Anthropic and
 /// Gemini APIs. It turns one request into one scripted reply: it validates like the real provider,
 /// answers what the request asks for (text, tool calls, thinking, embeddings, images, audio,
 /// video jobs), in each provider's exact wire format, and injects the faults a test asks for (see
 /// docs/mock-provider.md). Thread-safe; pure (no I/O, no clock): the same request always gets the
-/// same bytes, except for the fail-nth and fail-every counters and the video jobs (whose answers
-/// follow from the sequence of calls).
+/// same bytes, except for the fail-nth and fail-every counters, the video jobs (whose answers
+/// follow from the sequence of calls) and the model lists and balances a test set (/mock/*).
 class MockProvider {
  public:
   explicit MockProvider(MockOptions options = {});
@@ -79,6 +80,7 @@ class MockProvider {
   MockOptions options_;
   std::unique_ptr<FaultCounters> counters_;
   std::unique_ptr<VideoJobs> videos_;
+  std::unique_ptr<ModelCatalog> catalog_;  ///< model lists and balances (PUT /mock/models)
 };
 
 }  // namespace llmux::mock

@@ -3,6 +3,9 @@
 #include <boost/json/fwd.hpp>
 #include <cstddef>
 #include <optional>
+#include <span>
+#include <string>
+#include <vector>
 #include <string_view>
 
 #include "mock/answer_plan.h"
@@ -64,12 +67,14 @@ Rendered render(MockCall const& call, Delivery delivery, RequestFacts const& fac
 }  // namespace gemini
 
 namespace catalog {
-/// GET .../v1/models in OpenAI's shape.
-MockReply openAiModels(IdSource& ids);
-/// GET .../v1/models in Anthropic's shape.
-MockReply anthropicModels(IdSource& ids);
-/// GET .../v1beta/models.
-MockReply geminiModels();
+/// The ids each provider lists by default (Gemini's without "models/").
+std::vector<std::string> defaultModelIds(Protocol protocol);
+/// GET .../v1/models in OpenAI's shape (never paged).
+MockReply openAiModels(std::span<std::string const> ids, IdSource& id_source);
+/// GET .../v1/models in Anthropic's shape: one page, `has_more` when more follow.
+MockReply anthropicModels(std::span<std::string const> page, bool has_more, IdSource& ids);
+/// GET .../v1beta/models: one page, with `nextPageToken` when more follow.
+MockReply geminiModels(std::span<std::string const> page, std::string_view next_page_token);
 /// POST .../v1/messages/count_tokens (after validation of model and messages).
 MockReply anthropicCountTokens(std::int64_t tokens, IdSource& ids);
 /// POST .../models/{m}:countTokens.

@@ -72,6 +72,12 @@ RouteLookup adminRoute(std::string_view method, std::string_view rest) {
     return byMethod(method, simple(RouteKind::AdminRoutePreview, std::nullopt));
   }
   if (rest == "/breakers") return byMethod(method, simple(RouteKind::AdminBreakers, std::nullopt));
+  if (rest == "/inspection") {
+    return byMethod(method, simple(RouteKind::AdminInspection, std::nullopt));
+  }
+  if (rest == "/inspection/run") {
+    return byMethod(method, simple(RouteKind::AdminInspectionRun, std::nullopt));
+  }
   constexpr std::string_view kBreakers = "/breakers/";
   if (rest.starts_with(kBreakers)) {
     std::string_view pair = rest.substr(kBreakers.size());
@@ -156,7 +162,8 @@ bool isAdminRoute(RouteKind kind) {
          kind == RouteKind::AdminRoutePreview || kind == RouteKind::AdminBreakers ||
          kind == RouteKind::AdminBreaker || kind == RouteKind::AdminRacing ||
          kind == RouteKind::AdminRacingSet || kind == RouteKind::AdminLatencyPenalties ||
-         kind == RouteKind::AdminLatencyPenalty;
+         kind == RouteKind::AdminLatencyPenalty || kind == RouteKind::AdminInspection ||
+         kind == RouteKind::AdminInspectionRun;
 }
 
 RouteLookup matchRoute(std::string_view method, std::string_view path) {
@@ -209,6 +216,7 @@ std::string_view routeMethod(RouteKind kind) {
     case RouteKind::GeminiGenerate:
     case RouteKind::GeminiCountTokens:
     case RouteKind::AdminRoutePreview:
+    case RouteKind::AdminInspectionRun:
     case RouteKind::ImageGenerations:
     case RouteKind::ImageEdits:
     case RouteKind::Embeddings:
@@ -231,6 +239,7 @@ std::string_view routeMethod(RouteKind kind) {
     case RouteKind::AdminFreezes:
     case RouteKind::AdminBreakers:
     case RouteKind::AdminLatencyPenalties:
+    case RouteKind::AdminInspection:
     case RouteKind::VideoRetrieve:
     case RouteKind::VideoContent:
       return "GET";
@@ -280,6 +289,10 @@ std::string_view routeLabel(Route const& route) {
       return "/admin/latency-penalties";
     case RouteKind::AdminLatencyPenalty:
       return "/admin/latency-penalties/{id}";
+    case RouteKind::AdminInspection:
+      return "/admin/inspection";
+    case RouteKind::AdminInspectionRun:
+      return "/admin/inspection/run";
     case RouteKind::ImageGenerations:
       return "/v1/images/generations";
     case RouteKind::ImageEdits:

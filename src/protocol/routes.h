@@ -40,6 +40,8 @@ enum class RouteKind {
   AdminRacingSet,         ///< PUT /admin/racing: the global switch and cost preference
   AdminLatencyPenalties,  ///< GET /admin/latency-penalties
   AdminLatencyPenalty,    ///< DELETE /admin/latency-penalties/{id}
+  AdminInspection,        ///< GET /admin/inspection: model lists and balances last seen
+  AdminInspectionRun,     ///< POST /admin/inspection/run: inspect a channel now
 };
 
 /// Whether the route belongs to the admin API (/admin/*): authorised by the admin token, before

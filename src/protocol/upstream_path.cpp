@@ -131,6 +131,8 @@ std::string upstreamPath(RowPaths const& paths, Route const& route,
     case RouteKind::AdminRacingSet:
     case RouteKind::AdminLatencyPenalties:
     case RouteKind::AdminLatencyPenalty:
+    case RouteKind::AdminInspection:
+    case RouteKind::AdminInspectionRun:
       return {};
   }
   return {};
@@ -146,6 +148,10 @@ std::string modelsPath(Protocol protocol, RowPaths const& paths) {
   std::string_view prefix = withoutTrailingSlashes(paths.prefix);
   if (protocol == Protocol::Gemini) return geminiRoot(prefix) + "/models";
   return versioned(prefix, "/v1", "/models");
+}
+
+std::string v1Path(std::string_view prefix, std::string_view tail) {
+  return versioned(withoutTrailingSlashes(prefix), "/v1", tail);
 }
 
 std::string chatPathTemplate(Protocol protocol, RowPaths const& paths) {

@@ -47,6 +47,10 @@ std::string upstreamPath(std::string_view path_prefix, Route const& route,
 /// prefix ending in "/v1").
 std::string modelsPath(Protocol protocol, RowPaths const& paths);
 
+/// `tail` (such as "/dashboard/billing/usage") under "/v1" behind `prefix`, the version not
+/// doubled when the prefix already ends with it.
+std::string v1Path(std::string_view prefix, std::string_view tail);
+
 /// The completion endpoint of `protocol` on a row with `paths`, as an operator reads it: the
 /// path a request goes to, except that Gemini's keeps `{model}` and shows ":generateContent"
 /// (a stream goes to ":streamGenerateContent").

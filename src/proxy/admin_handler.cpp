@@ -9,6 +9,8 @@
 #include "protocol/admin_auth.h"
 #include "protocol/percent_encoding.h"
 #include "protocol/routes.h"
+#include "proxy/inspection_board.h"
+#include "proxy/inspection_runner.h"
 #include "proxy/racing_admin.h"
 #include "racing/racing_state.h"
 #include "telemetry/log.h"
@@ -191,6 +193,12 @@ Task<void> AdminHandler::serve(RequestContext& ctx) {
     case RouteKind::AdminLatencyPenalty:
       co_await serveLatencyPenaltyClear(ctx);
       co_return;
+    case RouteKind::AdminInspection:
+      co_await serveInspection(ctx);
+      co_return;
+    case RouteKind::AdminInspectionRun:
+      co_await serveInspectionRun(ctx);
+      co_return;
     case RouteKind::AdminRoutePreview:
       if (preview) {
         co_await preview(ctx);
@@ -269,6 +277,46 @@ Task<void> AdminHandler::serveLatencyPenaltyClear(RequestContext& ctx) {
     co_return;
   }
   co_await sendNoContent(ctx);
+}
+
+Task<void> AdminHandler::serveInspection(RequestContext& ctx) {
+  if (inspection_board == nullptr) {
+    co_await sendError(ctx, 501, "inspection is not available", "not_implemented_error");
+    co_return;
+  }
+  co_await sendAdminJson(ctx, 200, inspectionJson(inspection_board->all()));
+}
+
+Task<void> AdminHandler::serveInspectionRun(RequestContext& ctx) {
+  if (inspection_board == nullptr || inspection_runner == nullptr) {
+    co_await sendError(ctx, 501, "inspection is not available", "not_implemented_error");
+    co_return;
+  }
+  auto name = parseInspectionRun(ctx.request.body);
+  if (!name) {
+    co_await sendError(ctx, 400, name.error().message, "invalid_request_error");
+    co_return;
+  }
+  config::Channel const* channel = nullptr;
+  for (auto const& c : ctx.catalog->settings().channels) {
+    if (c.name == *name) channel = &c;
+  }
+  if (channel == nullptr || !channel->inspection) {
+    co_await sendError(ctx, 404, "no channel of this name has inspection: configured",
+                       "not_found_error");
+    co_return;
+  }
+  bool const balance = channel->inspection->balance.has_value();
+  // The client leaving, or a drain running out, ends the run's request at once.
+  http::Cancellation& client = ctx.response->cancellation();
+  InspectionRunner* runner = inspection_runner;
+  std::size_t const watch = client.add([runner](http::CancelReason reason) { runner->cancel(reason); });
+  // Both checks, whatever their intervals: an operator asking wants to know now.
+  co_await runner->refreshModels(*name);
+  if (balance && !client.cancelled()) co_await runner->probeBalances(*name);
+  client.remove(watch);
+  if (client.cancelled()) runner->resume();  // the next run on this worker may go out again
+  co_await sendAdminJson(ctx, 200, channelInspectionJson(inspection_board->get(*name)));
 }
 
 }  // namespace llmux::proxy

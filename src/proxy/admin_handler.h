@@ -16,6 +16,9 @@ class RacingState;
 
 namespace llmux::proxy {
 
+class InspectionBoard;
+class InspectionRunner;
+
 /// The admin API (/admin/*): every route requires the admin token of the pinned configuration
 /// (`admin_token`), never a gateway key, and answers 404 when none is set (the API is off), 401
 /// without a token, 403 with a wrong one. Errors are `{"error":{"message","type"}}` JSON.
@@ -30,6 +33,9 @@ namespace llmux::proxy {
 ///                                  400 for a body parseRacingChange refuses
 ///   GET    /admin/latency-penalties      → 200 latencyPenaltiesJson
 ///   DELETE /admin/latency-penalties/{id} → 204 when cleared, 404 when unknown
+///   GET    /admin/inspection     → 200 inspectionJson (model lists and balances last seen)
+///   POST   /admin/inspection/run → {"channel"}: inspects it now, 200 channelInspectionJson;
+///                                  400 for a bad body, 404 for a channel without inspection
 ///
 /// The gateway dispatches admin routes here before client (gateway key) admission. Thread-safe
 /// as long as `preview` is set before serving starts.
@@ -47,8 +53,14 @@ class AdminHandler {
   net::Task<void> serve(RequestContext& ctx);
 
   PreviewHook preview;
+  /// The inspection's results and this worker's runner (docs/operations.md, "Model lists and
+  /// balances"); set before serving starts.
+  InspectionBoard* inspection_board = nullptr;
+  InspectionRunner* inspection_runner = nullptr;
 
  private:
+  net::Task<void> serveInspection(RequestContext& ctx);
+  net::Task<void> serveInspectionRun(RequestContext& ctx);
   net::Task<void> serveFreezes(RequestContext& ctx);
   net::Task<void> serveLift(RequestContext& ctx);
   net::Task<void> serveBreakers(RequestContext& ctx);

@@ -142,6 +142,11 @@ GatewayHandler::GatewayHandler(GatewayServices& services, http::UpstreamPool& po
       admin_(services.freezes, services.breakers, services.racing, services.clock),
       rng_(std::random_device{}()) {
   admin_.preview = [this](RequestContext& ctx) { return servePreview(ctx); };
+  if (services.inspection != nullptr) {
+    inspection_runner_ = std::make_unique<InspectionRunner>(*services.inspection, pool, services.config);
+    admin_.inspection_board = &services.inspection->board;
+    admin_.inspection_runner = inspection_runner_.get();
+  }
 }
 
 Task<void> GatewayHandler::servePreview(RequestContext& ctx) {

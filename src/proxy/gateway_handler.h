@@ -1,11 +1,14 @@
 #pragma once
 
+#include <memory>
+
 #include <optional>
 #include <string>
 
 #include "http/request_handler.h"
 #include "net/asio_types.h"
 #include "proxy/admin_handler.h"
+#include "proxy/inspection_runner.h"
 #include "proxy/forwarder.h"
 #include "protocol/routes.h"
 #include "proxy/services.h"
@@ -88,6 +91,8 @@ class GatewayHandler final : public http::RequestHandler {
   GatewayServices& services_;
   Forwarder forwarder_;
   AdminHandler admin_;
+  /// This worker's inspection runner (POST /admin/inspection/run); none without inspection.
+  std::unique_ptr<InspectionRunner> inspection_runner_;
   routing::Rng rng_;  ///< this worker's: random strategies and the fast strategy's exploration
 };
 

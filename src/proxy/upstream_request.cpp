@@ -157,14 +157,20 @@ std::string escapedQuery(std::string query) {
 UpstreamTarget upstreamTarget(config::Channel const& channel, config::ProtocolRow const& row,
                               config::ChannelKey const& key, protocol::Route const& route,
                               std::string_view upstream_model, std::string_view query_in) {
+  protocol::RowPaths paths = rowPaths(row);
+  paths.media = config::configuredMediaPath(channel.media, route.kind);
+  return upstreamTargetAt(channel, row, key, protocol::upstreamPath(paths, route, upstream_model),
+                          protocol::queryWithoutClientKey(query_in));
+}
+
+UpstreamTarget upstreamTargetAt(config::Channel const& channel, config::ProtocolRow const& row,
+                                config::ChannelKey const& key, std::string path,
+                                std::string_view query_in) {
   UpstreamTarget target;
   target.peer = http::PeerAddress{row.url.tls, row.url.host, row.url.port, channel.tls_ca_file};
   target.host_header = config::hostHeaderValue(row.url);
-
-  protocol::RowPaths paths = rowPaths(row);
-  paths.media = config::configuredMediaPath(channel.media, route.kind);
-  target.path_and_query = protocol::upstreamPath(paths, route, upstream_model);
-  std::string query = escapedQuery(protocol::queryWithoutClientKey(query_in));
+  target.path_and_query = std::move(path);
+  std::string query = escapedQuery(std::string(query_in));
   auto auth = config::resolveAuth(row.protocol, row.auth);
   if (auth.style == config::AuthStyle::Query) {
     if (!query.empty()) query += '&';

@@ -30,6 +30,13 @@ UpstreamTarget upstreamTarget(config::Channel const& channel, config::ProtocolRo
                               config::ChannelKey const& key, protocol::Route const& route,
                               std::string_view upstream_model, std::string_view query);
 
+/// The same for a request the gateway makes itself (the inspection's model lists and balances):
+/// `path` on the row's host and `query` as given, plus the key when the row authenticates by
+/// query parameter.
+UpstreamTarget upstreamTargetAt(config::Channel const& channel, config::ProtocolRow const& row,
+                                config::ChannelKey const& key, std::string path,
+                                std::string_view query);
+
 /// Sends `target` (made for `row` of `channel`) out through `proxy` (nullptr: direct,
 /// docs/egress.md): a network or node exit goes with the peer (the pool opens the tunnel); an
 /// HTTP proxy takes a plain-http request in absolute form, with its Proxy-Authorization; a

@@ -182,7 +182,16 @@ inline constexpr std::span<double const> kOverheadSecondsBuckets{kOverheadSecond
   X(AlertMessagesTotal, Counter, "llmux_alert_messages_total", kNoBuckets,                        \
     "Alert messages, by alert, state (firing, resolved) and result: sent, failed (a webhook did " \
     "not take it), logged (no webhook configured), skipped (another replica holds the lease).",   \
-    "alert", "state", "result")
+    "alert", "state", "result")                                                                  \
+  X(ChannelModels, Gauge, "llmux_channel_models", kNoBuckets,                                     \
+    "Models the channel's upstream listed at its last model-list refresh, by channel.",           \
+    "channel")                                                                                   \
+  X(ModelListChangesTotal, Counter, "llmux_model_list_changes_total", kNoBuckets,                 \
+    "Models an upstream's list added or dropped against what the channel served, each counted "   \
+    "once when first seen, by channel and change (added, dropped).", "channel", "change")         \
+  X(ChannelBalance, Gauge, "llmux_channel_balance", kNoBuckets,                                   \
+    "A key's balance as its relay last reported it (balance probes), by channel and key label.",  \
+    "channel", "key")
 
 /// Index of a gateway metric in `kGatewayMetrics`.
 enum class MetricId : std::size_t {

@@ -45,18 +45,6 @@ class RoutingRacingAdmin : public E2eTest {
     EXPECT_EQ(exited->code, 0);
   }
 
-  /// An admin call that must answer 200 with a JSON object.
-  boost::json::object adminJson(std::uint16_t port, std::string method, std::string target,
-                                std::string body = {}) {
-    auto answer = callGateway(port, adminCall(std::move(method), std::move(target), std::move(body)));
-    EXPECT_TRUE(answer.ok()) << answer.error().message;
-    if (!answer.ok()) return {};
-    EXPECT_EQ(answer->status(), 200) << answer->body;
-    auto doc = parseObject(answer->body);
-    EXPECT_TRUE(doc.ok()) << answer->body;
-    return doc.ok() ? *doc : boost::json::object{};
-  }
-
   boost::json::array penalties(std::uint16_t port) {
     auto doc = adminJson(port, "GET", "/admin/latency-penalties");
     return doc.contains("latency_penalties") ? doc.at("latency_penalties").as_array()

@@ -16,6 +16,18 @@ ClientCall adminCall(std::string method, std::string target, std::string body, s
   return call;
 }
 
+boost::json::object adminJson(std::uint16_t port, std::string method, std::string target,
+                              std::string body, Millis timeout) {
+  auto answer = failover::callGateway(
+      port, adminCall(std::move(method), std::move(target), std::move(body)), {}, timeout);
+  EXPECT_TRUE(answer.ok()) << answer.error().message;
+  if (!answer.ok()) return {};
+  EXPECT_EQ(answer->status(), 200) << answer->body;
+  auto doc = failover::parseObject(answer->body);
+  EXPECT_TRUE(doc.ok()) << answer->body;
+  return doc.ok() ? *doc : boost::json::object{};
+}
+
 std::vector<Attempt> attemptsOf(std::string const& access_log, std::string_view request_id) {
   std::vector<Attempt> out;
   auto line = failover::waitForAccessLine(access_log, request_id);

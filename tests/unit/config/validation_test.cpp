@@ -69,7 +69,7 @@ channels:
              "models, model_map, auth, headers, timeouts, priority, weight, enabled, tls_ca_file, "
              "protocols, chat_path, models_path, client_preset, model_presets, capabilities, "
              "breaker, model_limits, expose_rate_limit_headers, racing, proxy, exclusive_connections, "
-             "media)",
+             "media, inspection)",
              "channels[0].timeouts.connect: unknown key (expected one of connect_ms, "
              "first_byte_ms, first_token_ms, first_token_reasoning_ms, idle_ms, total_ms)"}));
 }
@@ -464,7 +464,8 @@ channels:
                    "openai-responses, anthropic, gemini)",
                    "channels[2].extra: unknown key (expected one of name, protocol, base_url, "
                    "keys, models, model_map, auth, headers, timeouts, priority, weight, enabled, tls_ca_file, protocols, chat_path, models_path, client_preset, model_presets, capabilities, breaker, "
-      "model_limits, expose_rate_limit_headers, racing, proxy, exclusive_connections, media)",
+      "model_limits, expose_rate_limit_headers, racing, proxy, exclusive_connections, media, "
+      "inspection)",
                    "channels[2].base_url: not an http(s) URL"}));
 }
 
