@@ -29,6 +29,9 @@ class AccessLog;
 namespace llmux::store {
 class RequestLogSink;
 }
+namespace llmux::payloads {
+class PayloadWriter;
+}
 namespace llmux::racing {
 class RacingState;
 }
@@ -55,6 +58,7 @@ struct GatewayServices {
   ListenerPlan listeners;              ///< which address serves /admin/* and /metrics
   racing::RacingState& racing;         ///< thresholds, latency learning, hedge limits (docs/racing.md)
   routing::VideoJobTable& video_jobs;  ///< the channel and key of each video job (persisted)
+  payloads::PayloadWriter* payloads = nullptr;  ///< bodies to ClickHouse; nullptr: not captured
 };
 
 }  // namespace llmux::proxy

@@ -176,7 +176,13 @@ inline constexpr std::span<double const> kOverheadSecondsBuckets{kOverheadSecond
   X(AlertMessagesTotal, Counter, "llmux_alert_messages_total", kNoBuckets,                        \
     "Alert messages, by alert, state (firing, resolved) and result: sent, failed (a webhook did " \
     "not take it), logged (no webhook configured), skipped (another replica holds the lease).",   \
-    "alert", "state", "result")
+    "alert", "state", "result")                                                               \
+  X(PayloadsWrittenTotal, Counter, "llmux_payloads_written_total", kNoBuckets,                    \
+    "Captured bodies ClickHouse took (payloads:).")                                               \
+  X(PayloadsDroppedTotal, Counter, "llmux_payloads_dropped_total", kNoBuckets,                    \
+    "Captured bodies lost: the writer's queue full, a batch ClickHouse did not take, shutdown.")  \
+  X(PayloadBatchesDroppedTotal, Counter, "llmux_payload_batches_dropped_total", kNoBuckets,       \
+    "Batches of captured bodies ClickHouse did not take: dropped, never retried.")
 
 /// Index of a gateway metric in `kGatewayMetrics`.
 enum class MetricId : std::size_t {
