@@ -88,15 +88,9 @@ void readPayloads(YamlReader& reader, Fields const& root, EnvLookup const& env,
     }
   }
   if (YAML::Node const* redact = fields->find("redact")) {
-    if (auto names = reader.stringList(*redact, fields->path("redact"))) {
+    if (auto names = reader.stringList(*redact, fields->path("redact"))) {  // none empty
       payloads.redact.clear();
-      for (std::size_t i = 0; i < names->size(); ++i) {
-        if ((*names)[i].empty()) {
-          reader.fail(indexPath(fields->path("redact"), i), "expected a field or header name");
-          continue;
-        }
-        payloads.redact.push_back(toLower((*names)[i]));
-      }
+      for (auto const& name : *names) payloads.redact.push_back(toLower(name));
     }
   }
   settings.payloads = std::move(payloads);

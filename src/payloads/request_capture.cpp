@@ -45,11 +45,11 @@ void RequestCapture::addCopy(std::uint32_t attempt, BodyKind kind, CappedCopy co
   row.request_id = request_id_;
   row.attempt = attempt;
   row.kind = kind;
-  // The copy stopped at max_bytes wherever that fell: a cut sequence is dropped.
-  if (copy.truncated()) copy.bytes.resize(withoutCutSequence(copy.bytes).size());
-  row.body = std::move(copy.bytes);
   row.body_bytes = copy.total;
   row.truncated = copy.truncated();
+  // The copy stopped at max_bytes wherever that fell: a cut sequence is dropped.
+  if (row.truncated) copy.bytes.resize(withoutCutSequence(copy.bytes).size());
+  row.body = std::move(copy.bytes);
   redactJsonFields(row.body, options_->redact);
   rows_.push_back(std::move(row));
 }

@@ -65,9 +65,16 @@ TEST(Capture, LongBodiesAreCutAtMaxBytesAndMarkedWithTheirLength) {
   copy.append("{\"api_");
   copy.append("key\":\"sk-secret\"}");
   capture.addCopy(first, BodyKind::Response, std::move(copy));
-  EXPECT_EQ(capture.nextAttempt(), 2u);
+  std::uint32_t second = capture.nextAttempt();
+  EXPECT_EQ(second, 2u);
+  CappedCopy whole = capture.newCopy();
+  whole.append("{\"ok\":1}");
+  capture.addCopy(second, BodyKind::Response, std::move(whole));
   auto rows = capture.take();
-  ASSERT_EQ(rows.size(), 3u);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[3].body, "{\"ok\":1}");
+  EXPECT_FALSE(rows[3].truncated);
+  EXPECT_EQ(rows[3].body_bytes, 8u);
   EXPECT_EQ(rows[0].body, "01234567");
   EXPECT_TRUE(rows[0].truncated);
   EXPECT_EQ(rows[0].body_bytes, 16u);
