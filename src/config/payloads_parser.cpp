@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "config/address.h"
+#include "config/channel_parser.h"
 #include "core/strings.h"
 
 namespace llmux::config::detail {
@@ -62,14 +63,10 @@ void readPayloads(YamlReader& reader, Fields const& root, EnvLookup const& env,
   }
   // The password only from the environment: a configuration file is often shared or committed.
   if (YAML::Node const* name = fields->find("password_env")) {
-    if (auto variable = reader.nonEmptyString(*name, fields->path("password_env"))) {
-      auto value = env(*variable);
-      if (!value || value->empty()) {
-        reader.fail(fields->path("password_env"), "environment variable " + *variable + " is not set");
-      } else {
-        payloads.password = std::move(*value);
-        payloads.password_env = *variable;
-      }
+    std::string secret_path;
+    if (auto value = readSecret(reader, nullptr, "", name, fields->path("password_env"), env, secret_path)) {
+      payloads.password = std::move(*value);
+      payloads.password_env = name->as<std::string>();  // read as a string by readSecret
     }
   }
   readIdentifier(reader, *fields, "database", payloads.database);

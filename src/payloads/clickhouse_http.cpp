@@ -12,6 +12,7 @@
 
 #include "core/digest.h"
 #include "core/strings.h"
+#include "protocol/percent_encoding.h"
 
 namespace llmux::payloads {
 namespace {
@@ -83,23 +84,6 @@ Result<int> connectTo(ClickHouseEndpoint const& endpoint, MonoTime deadline) {
   return failure("cannot connect to " + endpoint.host + ":" + port + ": " + why);
 }
 
-std::string urlEncoded(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (char ch : text) {
-    auto c = static_cast<unsigned char>(ch);
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-        c == '_' || c == '.' || c == '~') {
-      out.push_back(ch);
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 0xF]);
-    }
-  }
-  return out;
-}
-
 Result<std::string> decodeChunked(std::string_view body) {
   std::string out;
   std::size_t i = 0;
@@ -144,7 +128,7 @@ Result<std::string> ClickHouseHttp::run(std::string_view query, std::string_view
   auto fd = connectTo(endpoint_, deadline);
   if (!fd) return fd.error();
   Socket socket(*fd);
-  std::string request = "POST /?query=" + urlEncoded(query) + " HTTP/1.1\r\nHost: " + endpoint_.host +
+  std::string request = "POST /?query=" + protocol::percentEncodeSegment(query) + " HTTP/1.1\r\nHost: " + endpoint_.host +
                         ":" + std::to_string(endpoint_.port) + "\r\nAuthorization: Basic " +
                         base64(endpoint_.user + ":" + endpoint_.password) +
                         "\r\nContent-Length: " + std::to_string(body.size()) +
