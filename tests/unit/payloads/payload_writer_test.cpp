@@ -12,6 +12,7 @@
 #include "core/digest.h"
 #include "payloads/payload_writer.h"
 #include "support/clickhouse_server.h"
+#include "support/redis_server.h"
 
 namespace llmux::payloads {
 namespace {
@@ -152,6 +153,32 @@ TEST(PayloadWriter, SamplingFollowsTheShare) {
   EXPECT_LT(quarter, 5500);
 }
 
+TEST(ClickHouseHttp, AnswersAreReadWholeOrChunked) {
+  auto plain = parseHttpAnswer("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nOk.");
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->status, 200);
+  EXPECT_EQ(plain->body, "Ok.");
+  auto chunked = parseHttpAnswer(
+      "HTTP/1.1 500 Internal Server Error\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "5\r\nCode:\r\nb\r\n 60, Table \r\n0\r\n\r\n");
+  ASSERT_TRUE(chunked);
+  EXPECT_EQ(chunked->status, 500);
+  EXPECT_EQ(chunked->body, "Code: 60, Table ");
+  EXPECT_FALSE(parseHttpAnswer("HTTP/1.1 200 OK\r\nContent-Le"));
+  EXPECT_FALSE(parseHttpAnswer("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab"));
+}
+
+TEST(ClickHouseHttp, AnUnreachableServerFailsAtOnceWithoutThePassword) {
+  ClickHouseHttp http(ClickHouseEndpoint{"127.0.0.1", test_support::freeLoopbackPort(), "default",
+                                         "ch-password-never-shown"});
+  auto started = std::chrono::steady_clock::now();
+  auto answer = http.run("SELECT 1", {}, Millis(2000));
+  ASSERT_FALSE(answer);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 1s);
+  EXPECT_NE(answer.error().message.find("cannot connect"), std::string::npos) << answer.error().message;
+  EXPECT_EQ(answer.error().message.find("ch-password"), std::string::npos);
+}
+
 TEST(PayloadWriterClickHouse, RowsLandInARealServerByteForByte) {
   std::string error;
   auto server = test_support::ClickHouseServer::start(error);
@@ -188,6 +215,17 @@ TEST(PayloadWriterClickHouse, RowsLandInARealServerByteForByte) {
   };
   EXPECT_EQ(*rows, (std::vector<std::string>{"0\trequest\t5000\t1\t\t" + hex(text.body),
                                              "1\tresponse\t10\t0\tbase64\t" + hex(base64(binary.body))}));
+
+  // A server that refuses the statement (no such database): the batch is dropped and counted.
+  auto refused_options = fastOptions();
+  refused_options.database = "no_such_database";
+  PayloadWriter refused(
+      std::make_unique<ClickHouseHttp>(ClickHouseEndpoint{"127.0.0.1", server->httpPort(), "default", ""}),
+      refused_options, {});
+  refused.submit({rowOf("ch-2", 10)});
+  ASSERT_TRUE(eventually([&] { return refused.stats().batches_dropped == 1; }, 15s));
+  EXPECT_EQ(refused.stats().dropped, 1u);
+  EXPECT_EQ(refused.stats().written, 0u);
 }
 
 }  // namespace
