@@ -76,4 +76,17 @@ std::string insertStatement(std::string_view database, std::string_view table) {
   return "INSERT INTO " + std::string(database) + "." + std::string(table) + " FORMAT JSONEachRow";
 }
 
+std::string selectRequestStatement(std::string_view database, std::string_view table,
+                                   std::string_view request_id) {
+  std::string literal = "'";
+  for (char c : request_id) {
+    if (c == '\\' || c == '\'') literal += '\\';
+    literal += c;
+  }
+  literal += "'";
+  return "SELECT attempt, kind, headers, body, body_bytes, truncated, encoding FROM " +
+         std::string(database) + "." + std::string(table) + " WHERE request_id = " + literal +
+         " ORDER BY attempt, kind FORMAT JSON";
+}
+
 }  // namespace llmux::payloads

@@ -21,5 +21,8 @@ void appendJsonEachRow(std::string& out, PayloadRow const& row);
 /// The columns of the table, in the order of `CREATE TABLE` (docs/operations.md).
 std::string createTableStatement(std::string_view database, std::string_view table);
 std::string insertStatement(std::string_view database, std::string_view table);
+/// One request's bodies, in ClickHouse's JSON format (`data`: one object per row).
+std::string selectRequestStatement(std::string_view database, std::string_view table,
+                                   std::string_view request_id);
 
 }  // namespace llmux::payloads

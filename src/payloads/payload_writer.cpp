@@ -65,6 +65,11 @@ void PayloadWriter::submit(std::vector<PayloadRow> rows) {
   dropped_.fetch_add(rows.size(), std::memory_order_relaxed);
 }
 
+std::function<Result<std::string>()> PayloadWriter::readBack(std::string_view request_id) const {
+  return [transport = transport_, query = selectRequestStatement(options_.database, options_.table, request_id),
+          timeout = options_.statement_timeout] { return transport->run(query, {}, timeout); };
+}
+
 PayloadStats PayloadWriter::stats() const {
   PayloadStats stats;
   stats.written = written_.load(std::memory_order_relaxed);

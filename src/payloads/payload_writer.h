@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -59,6 +60,11 @@ class PayloadWriter {
   void submit(std::vector<PayloadRow> rows);
 
   PayloadStats stats() const;
+
+  /// Reads one request's bodies back (ClickHouse's JSON format). Blocks for up to 5 s: call it
+  /// on a thread of its own, never an I/O thread. The transport is shared, so a read still
+  /// running at shutdown outlives the writer safely.
+  std::function<Result<std::string>()> readBack(std::string_view request_id) const;
   /// Sends what is queued within `shutdown_bound`, drops (counts) the rest, ends the thread.
   void stop();
 
@@ -68,7 +74,7 @@ class PayloadWriter {
   /// back empty).
   Result<std::string> ensureTable(Millis timeout);
 
-  std::unique_ptr<StatementTransport> transport_;
+  std::shared_ptr<StatementTransport> transport_;
   PayloadWriterOptions options_;
   std::shared_ptr<CaptureOptions const> capture_;
   std::uint64_t sample_threshold_;  ///< a request is captured when its draw is below this

@@ -131,6 +131,7 @@ std::string upstreamPath(RowPaths const& paths, Route const& route,
     case RouteKind::AdminRacingSet:
     case RouteKind::AdminLatencyPenalties:
     case RouteKind::AdminLatencyPenalty:
+    case RouteKind::AdminRequestPayloads:
       return {};
   }
   return {};

@@ -14,6 +14,10 @@ namespace llmux::racing {
 class RacingState;
 }
 
+namespace llmux::payloads {
+class PayloadWriter;
+}
+
 namespace llmux::proxy {
 
 /// The admin API (/admin/*): every route requires the admin token of the pinned configuration
@@ -47,6 +51,8 @@ class AdminHandler {
   net::Task<void> serve(RequestContext& ctx);
 
   PreviewHook preview;
+  /// The payload writer (reads captured bodies back); nullptr without `payloads:`.
+  payloads::PayloadWriter const* payloads = nullptr;
 
  private:
   net::Task<void> serveFreezes(RequestContext& ctx);
@@ -57,6 +63,7 @@ class AdminHandler {
   net::Task<void> serveRacingSet(RequestContext& ctx);
   net::Task<void> serveLatencyPenalties(RequestContext& ctx);
   net::Task<void> serveLatencyPenaltyClear(RequestContext& ctx);
+  net::Task<void> serveRequestPayloads(RequestContext& ctx);
 
   routing::FreezeTable& freezes_;
   routing::BreakerBoard& breakers_;

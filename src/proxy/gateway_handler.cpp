@@ -144,6 +144,7 @@ GatewayHandler::GatewayHandler(GatewayServices& services, http::UpstreamPool& po
       admin_(services.freezes, services.breakers, services.racing, services.clock),
       rng_(std::random_device{}()) {
   admin_.preview = [this](RequestContext& ctx) { return servePreview(ctx); };
+  admin_.payloads = services.payloads;
 }
 
 Task<void> GatewayHandler::servePreview(RequestContext& ctx) {

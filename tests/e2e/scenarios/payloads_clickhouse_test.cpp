@@ -23,6 +23,16 @@ using test_support::ClickHouseServer;
 
 constexpr char kClientSecret[] = "sk-client-field-secret-31337";
 constexpr char kChannelKey[] = "sk-payload-channel-key-1";
+constexpr char kAdminToken[] = "adm-payloads-token-1";
+
+/// GET /admin/requests/{id}/payloads with the admin token.
+Result<Response> adminPayloads(std::uint16_t port, std::string const& request_id) {
+  ClientCall call;
+  call.method = "GET";
+  call.target = "/admin/requests/" + request_id + "/payloads";
+  call.headers.add("Authorization", std::string("Bearer ") + kAdminToken);
+  return callGateway(port, call);
+}
 
 /// One ClickHouse for the whole binary: it takes about a second to start.
 class PayloadsE2e : public E2eTest {
@@ -52,7 +62,8 @@ class PayloadsE2e : public E2eTest {
                                    {"sk-payload-flaky-1", "sk-payload-flaky-2"});
     flaky.headers = {{"x-mock-fault", "fail-nth=1:503@payloads-" + std::to_string(::getpid())}};
     GatewayConfig gateway = failover::gatewayConfig({chat, anthropic, flaky}, temp().path() + "/access.log");
-    gateway.extra_yaml = "state_dir: " + yamlQuote(temp().path() + "/state") + "\n" + payloads_yaml;
+    gateway.extra_yaml = "state_dir: " + yamlQuote(temp().path() + "/state") + "\nadmin_token: " +
+                         kAdminToken + "\n" + payloads_yaml;
     return gateway;
   }
 
@@ -159,6 +170,25 @@ TEST_F(PayloadsE2e, BodiesOfEveryKindOfRequestLandInClickHouseRedactedAndCut) {
                    "default.llmux_payloads WHERE request_id = 'pl-big' AND kind = 'request' ORDER "
                    "BY attempt FORMAT TSV"),
             (std::vector<std::string>{"0\t1\t1\t" + big_length, "1\t1\t1\t" + big_length}));
+
+  // The admin API reads a request's bodies back from ClickHouse.
+  auto read_back = adminPayloads(gateway->port, "pl-failover");
+  ASSERT_TRUE(read_back.ok()) << read_back.error().message;
+  ASSERT_EQ(read_back->status(), 200) << read_back->body;
+  auto document = failover::parseObject(read_back->body);
+  ASSERT_TRUE(document.ok()) << read_back->body;
+  auto const& data = document->at("data").as_array();
+  ASSERT_EQ(data.size(), 6u);
+  EXPECT_EQ(data[0].at("attempt").as_int64(), 0);
+  EXPECT_EQ(data[0].at("kind").as_string(), "request");
+  EXPECT_NE(std::string(data[0].at("body").as_string()).find("\"api_key\": \"\""), std::string::npos);
+  EXPECT_EQ(data[5].at("attempt").as_int64(), 2);
+  EXPECT_EQ(data[5].at("kind").as_string(), "response");
+  EXPECT_NE(std::string(data[5].at("body").as_string()).find("chat.completion"), std::string::npos);
+  auto unknown = adminPayloads(gateway->port, "pl-never-sent");
+  ASSERT_TRUE(unknown.ok()) << unknown.error().message;
+  EXPECT_EQ(unknown->status(), 200) << unknown->body;
+  EXPECT_NE(unknown->body.find("\"rows\": 0"), std::string::npos) << unknown->body;
 }
 
 TEST_F(PayloadsE2e, SampleZeroCapturesNothing) {
@@ -218,6 +248,10 @@ TEST_F(PayloadsE2e, ClickHouseDownDropsPayloadBatchesAndNothingElse) {
             0.0);
   EXPECT_EQ(failover::metricValue(*metrics, "llmux_client_requests_total", {{"outcome", "success"}}),
             static_cast<double>(kRequests));
+  // Reading bodies back says ClickHouse cannot be reached.
+  auto read_back = adminPayloads(gateway->port, "pl-down-0");
+  ASSERT_TRUE(read_back.ok()) << read_back.error().message;
+  EXPECT_EQ(read_back->status(), 502) << read_back->body;
 
   // The gateway stops promptly: the last flush is bounded.
   auto stopping = std::chrono::steady_clock::now();
