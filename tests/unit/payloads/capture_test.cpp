@@ -135,6 +135,12 @@ TEST(JsonEachRow, TextIsEscapedAndBinaryGoesAsBase64) {
   EXPECT_EQ(parsed_binary.at("kind").as_string(), "request");
 }
 
+TEST(JsonEachRow, ReadingARequestBackQuotesItsId) {
+  EXPECT_EQ(selectRequestStatement("db", "t", "a'b\\c"),
+            "SELECT attempt, kind, headers, body, body_bytes, truncated, encoding FROM db.t WHERE "
+            "request_id = 'a\\'b\\\\c' ORDER BY attempt, kind FORMAT JSON");
+}
+
 TEST(JsonEachRow, Utf8Validation) {
   EXPECT_TRUE(isValidUtf8("plain"));
   EXPECT_TRUE(isValidUtf8("h\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"));
