@@ -14,11 +14,7 @@ using testing::issuesOf;
 using testing::loaded;
 using Lines = std::vector<std::string>;
 
-std::string document(std::string const& payloads) {
-  return "gateway_keys: [{name: team, key: gw}]\nchannels:\n  - {name: c, protocol: openai-chat, "
-         "base_url: \"https://o.example\", keys: [k1], models: [m]}\n" +
-         payloads;
-}
+std::string document(std::string const& payloads) { return testing::minimalFileWith(payloads); }
 
 TEST(PayloadsConfig, AbsentMeansNothingIsCaptured) {
   auto settings = loaded(document(""));
