@@ -204,7 +204,7 @@ std::vector<AlertMessage> Evaluator::evaluate(MonoTime now, WallTime wall,
   std::uint64_t const lost = minus(current.records_lost, base.records_lost);
   if (lost > 0) {
     holding.push_back({AlertName::RecordsLost, "",
-                       fmt::format("{} request-log or access-log records lost over the last {:g} s",
+                       fmt::format("{} request-log, access-log or payload records lost over the last {:g} s",
                                    lost, window_s),
                        static_cast<double>(lost), 0});
   }

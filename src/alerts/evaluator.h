@@ -24,7 +24,8 @@ struct Counts {
   /// llmux_client_first_token_seconds: observations per bucket (not cumulative), the last one the
   /// overflow; successes only, so a fast failure never looks like a recovery.
   std::vector<std::uint64_t> first_token;
-  std::uint64_t records_lost = 0;  ///< request-log and access-log records dropped or not written
+  /// Request-log and access-log records, and captured payload bodies, dropped or not written.
+  std::uint64_t records_lost = 0;
 };
 
 /// A gateway key's spending against one of its budgets.

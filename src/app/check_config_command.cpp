@@ -149,6 +149,15 @@ int runCheckConfig(std::string const& config_path) {
                 static_cast<long long>(s.database->heartbeat.count()),
                 static_cast<long long>(s.database->heartbeat_lapse.count()));
   }
+  if (s.payloads) {
+    // The password is never shown: only where it comes from.
+    std::string password = s.payloads->password_env.empty() ? "none" : "$" + s.payloads->password_env;
+    std::printf("payloads: %g of requests to ClickHouse at %s (%s.%s, user %s, password %s), "
+                "bodies up to %zu bytes\n",
+                s.payloads->sample, config::originOf(s.payloads->clickhouse).c_str(),
+                s.payloads->database.c_str(), s.payloads->table.c_str(), s.payloads->user.c_str(),
+                password.c_str(), s.payloads->max_bytes);
+  }
   printUpstreamUrls(s);
   return 0;
 }

@@ -34,6 +34,8 @@
 #include "store/freeze_writer.h"
 #include "store/postgres_freeze_store.h"
 #include "store/postgres_lease.h"
+#include "config/address.h"
+#include "payloads/payload_writer.h"
 #include "store/postgres_request_log.h"
 #include "store/postgres_video_job_store.h"
 #include "store/shared_state_sync.h"
@@ -111,6 +113,23 @@ std::string alertInstanceName(unsigned port) {
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') return "llmux:" + std::to_string(port);
   return std::string(host) + ":" + std::to_string(port);
+}
+
+/// The payload writer of `payloads:` (its password from the environment, never logged).
+std::unique_ptr<payloads::PayloadWriter> makePayloadWriter(config::PayloadSettings const& settings) {
+  payloads::ClickHouseEndpoint endpoint{settings.clickhouse.host, settings.clickhouse.port,
+                                        settings.user, settings.password};
+  payloads::PayloadWriterOptions options;
+  options.database = settings.database;
+  options.table = settings.table;
+  options.sample = settings.sample;
+  options.queue_bytes = settings.queue_bytes;
+  payloads::CaptureOptions capture{settings.max_bytes, settings.redact};
+  telemetry::logInfo("payloads: {} of requests captured to ClickHouse at {} ({}.{})", settings.sample,
+                     config::originOf(settings.clickhouse), settings.database, settings.table);
+  return std::make_unique<payloads::PayloadWriter>(
+      std::make_unique<payloads::ClickHouseHttp>(std::move(endpoint)), std::move(options),
+      std::move(capture));
 }
 
 }  // namespace
@@ -301,6 +320,10 @@ int runServe(std::string const& config_path) {
       [&config_applier](std::string const& channel, std::vector<std::string> const& listed) {
         return config_applier.serveListed(channel, listed);
       }};
+  // With `payloads:` sampled requests' bodies go to ClickHouse from a thread of their own; an
+  // unreachable server delays no start-up and no request (its batches are dropped and counted).
+  std::unique_ptr<payloads::PayloadWriter> payload_writer;
+  if (settings->payloads) payload_writer = makePayloadWriter(*settings->payloads);
   proxy::AuthFailureLimiter auth_failures(clock);
   proxy::ListenerPlan listener_plan{!settings->server.admin_listen.empty(),
                                     !settings->server.metrics_listen.empty()};
@@ -308,7 +331,7 @@ int runServe(std::string const& config_path) {
                                   freezes,          breakers,     limits,      metrics_registry,
                                   request_metrics,  **access_log, request_log, clock,
                                   draining,         auth_failures, listener_plan, racing,
-                                  video_jobs,       &inspection};
+                                  video_jobs,       &inspection,  payload_writer.get()};
 
   auto tls = net::makeClientTlsContext();
   if (!tls) {
@@ -430,6 +453,13 @@ int runServe(std::string const& config_path) {
                                outcome.settings->redis->port != settings->redis->port))) {
         telemetry::logWarn("redis changes need a restart; the shared limits keep their connection");
       }
+      if (outcome.settings->payloads.has_value() != settings->payloads.has_value() ||
+          (settings->payloads && (outcome.settings->payloads->clickhouse != settings->payloads->clickhouse ||
+                                  outcome.settings->payloads->sample != settings->payloads->sample ||
+                                  outcome.settings->payloads->max_bytes != settings->payloads->max_bytes ||
+                                  outcome.settings->payloads->redact != settings->payloads->redact))) {
+        telemetry::logWarn("payloads changes need a restart; the capture keeps its settings");
+      }
       if (outcome.settings->database.has_value() != settings->database.has_value() ||
           (settings->database && outcome.settings->database->url != settings->database->url)) {
         telemetry::logWarn("database changes need a restart; the request log keeps its store");
@@ -469,7 +499,8 @@ int runServe(std::string const& config_path) {
   if (!clean) telemetry::logWarn("worker loops still had work after the drain; stopped them");
   (*access_log)->flush();
   (*store)->flush();
-  if (postgres_log) postgres_log->flush();  // gives up at once (counted) when the server is gone
+  if (postgres_log) postgres_log->flush();
+  if (payload_writer) payload_writer->stop();  // the last batches, within a short bound  // gives up at once (counted) when the server is gone
   freeze_writer.flush();  // the freezes applied, lifted or expired during the drain
   racing_writer.flush();  // the learning and switches changed during the drain
   video_job_writer.flush();  // the jobs created during the drain

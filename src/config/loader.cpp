@@ -11,6 +11,7 @@
 #include "config/body_limits_parser.h"
 #include "config/channel_parser.h"
 #include "config/database_parser.h"
+#include "config/payloads_parser.h"
 #include "config/egress_parser.h"
 #include "config/resilience_parser.h"
 #include "config/routing_parser.h"
@@ -225,7 +226,8 @@ void readSettings(YamlReader& reader, YAML::Node const& root_node, EnvLookup con
                                 "admin_token_env", "metrics_token", "metrics_token_env",
                                 "model_groups", "fallbacks",
                                 "freeze_rules", "default_freeze_rules", "retry", "buckets", "redis",
-                                "database", "prices", "racing", "proxies", "slo", "alerts"});
+                                "database", "payloads", "prices", "racing", "proxies", "slo",
+                                "alerts"});
   if (!root) return;
   readListen(reader, *root, env, settings);
   readServer(reader, *root, settings);
@@ -247,6 +249,7 @@ void readSettings(YamlReader& reader, YAML::Node const& root_node, EnvLookup con
   detail::readRoutingSettings(reader, *root, env, settings);
   detail::readResilienceSettings(reader, *root, env, settings);
   detail::readDatabase(reader, *root, env, settings);
+  detail::readPayloads(reader, *root, env, settings);
   detail::readAlertSettings(reader, *root, env, settings);
 }
 

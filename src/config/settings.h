@@ -509,6 +509,22 @@ struct DatabaseSettings {
   Millis sync_interval{500};
 };
 
+/// `payloads:` — request and response bodies captured to ClickHouse (docs/operations.md,
+/// ClickHouse payloads). Read at start.
+struct PayloadSettings {
+  UpstreamUrl clickhouse;             ///< `clickhouse_url:` — http only (host, port)
+  std::string user = "default";       ///< `user:`
+  std::string password;               ///< from `password_env:` only; never logged
+  std::string password_env;           ///< the variable it came from ("" = none)
+  std::string database = "default";   ///< `database:`
+  std::string table = "llmux_payloads";  ///< `table:`
+  double sample = 1.0;                ///< `sample:` — share of requests captured, 0..1
+  std::size_t max_bytes = 1u << 20;   ///< `max_bytes:` — per body; longer ones truncated
+  /// `redact:` — JSON field names (at any depth) and header names whose values are blanked.
+  std::vector<std::string> redact{"api_key", "authorization"};
+  std::size_t queue_bytes = 64u << 20;  ///< `queue_bytes:` — captured bytes waiting to be written
+};
+
 /// `prices:` entry: USD per million tokens, and per unit of what media endpoints produce or take.
 struct ModelPrice {
   double input = 0;
@@ -620,6 +636,8 @@ struct Settings {
   std::optional<RedisSettings> redis;
   /// `database:` — the request log in PostgreSQL; absent: in the SQLite state database.
   std::optional<DatabaseSettings> database;
+  /// `payloads:` — bodies captured to ClickHouse; absent: none.
+  std::optional<PayloadSettings> payloads;
   /// `prices:` — USD per million tokens by model (client or upstream name), for cost budgets.
   std::map<std::string, ModelPrice> prices;
   /// `proxies:`, then the ones the environment names (HTTPS_PROXY, ...), each once.

@@ -142,6 +142,7 @@ Task<Result<std::string_view>> UpstreamExchange::readBody(MonoTime piece_deadlin
     conn.deadline().clear();
     if (!more) co_return more.error();
   }
+  if (tap_ != nullptr) tap_->append(body);
   co_return std::string_view(body);
 }
 

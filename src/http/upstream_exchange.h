@@ -6,6 +6,7 @@
 #include <string_view>
 
 
+#include "core/capped_copy.h"
 #include "core/http_headers.h"
 #include "http/response_reader.h"
 #include "http/upstream_connection.h"
@@ -45,6 +46,9 @@ class UpstreamExchange {
 
   /// The next piece of the body, valid until the next call; an empty piece once `done()`.
   net::Task<Result<std::string_view>> readBody(MonoTime piece_deadline);
+  /// Every piece `readBody` hands out is also appended to `copy` (a sampled request's payload
+  /// capture); nullptr stops it.
+  void tapBody(CappedCopy* copy) { tap_ = copy; }
   bool done() const;
 
   /// Closes the connection now (a failed, abandoned or cancelled exchange).
@@ -78,6 +82,7 @@ class UpstreamExchange {
   ResponseReader reader_;
   bool aborted_ = false;
   bool stale_ = false;
+  CappedCopy* tap_ = nullptr;
   MonoTime head_at_{};
 };
 

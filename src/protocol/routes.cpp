@@ -95,6 +95,13 @@ RouteLookup adminRoute(std::string_view method, std::string_view rest) {
   if (rest.starts_with(kPenalties)) {
     return adminIdRoute(method, rest.substr(kPenalties.size()), RouteKind::AdminLatencyPenalty);
   }
+  constexpr std::string_view kRequests = "/requests/";
+  constexpr std::string_view kPayloads = "/payloads";
+  if (rest.size() > kRequests.size() + kPayloads.size() && rest.starts_with(kRequests) &&
+      rest.ends_with(kPayloads)) {
+    std::string_view id = rest.substr(kRequests.size(), rest.size() - kRequests.size() - kPayloads.size());
+    return adminIdRoute(method, id, RouteKind::AdminRequestPayloads);
+  }
   return RouteLookup{};
 }
 
@@ -163,7 +170,7 @@ bool isAdminRoute(RouteKind kind) {
          kind == RouteKind::AdminBreaker || kind == RouteKind::AdminRacing ||
          kind == RouteKind::AdminRacingSet || kind == RouteKind::AdminLatencyPenalties ||
          kind == RouteKind::AdminLatencyPenalty || kind == RouteKind::AdminInspection ||
-         kind == RouteKind::AdminInspectionRun;
+         kind == RouteKind::AdminInspectionRun || kind == RouteKind::AdminRequestPayloads;
 }
 
 RouteLookup matchRoute(std::string_view method, std::string_view path) {
@@ -240,6 +247,7 @@ std::string_view routeMethod(RouteKind kind) {
     case RouteKind::AdminBreakers:
     case RouteKind::AdminLatencyPenalties:
     case RouteKind::AdminInspection:
+    case RouteKind::AdminRequestPayloads:
     case RouteKind::VideoRetrieve:
     case RouteKind::VideoContent:
       return "GET";
@@ -293,6 +301,8 @@ std::string_view routeLabel(Route const& route) {
       return "/admin/inspection";
     case RouteKind::AdminInspectionRun:
       return "/admin/inspection/run";
+    case RouteKind::AdminRequestPayloads:
+      return "/admin/requests/{id}/payloads";
     case RouteKind::ImageGenerations:
       return "/v1/images/generations";
     case RouteKind::ImageEdits:

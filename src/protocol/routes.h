@@ -42,6 +42,7 @@ enum class RouteKind {
   AdminLatencyPenalty,    ///< DELETE /admin/latency-penalties/{id}
   AdminInspection,        ///< GET /admin/inspection: model lists and balances last seen
   AdminInspectionRun,     ///< POST /admin/inspection/run: inspect a channel now
+  AdminRequestPayloads,   ///< GET /admin/requests/{id}/payloads: the captured bodies (ClickHouse)
 };
 
 /// Whether the route belongs to the admin API (/admin/*): authorised by the admin token, before
@@ -62,7 +63,7 @@ struct Route {
   std::optional<Protocol> protocol;
   std::string gemini_model;    ///< Gemini routes: the model id, percent-decoded, no "models/"
   bool gemini_stream = false;  ///< GeminiGenerate: the method was streamGenerateContent
-  std::string admin_id;        ///< AdminFreeze, AdminLatencyPenalty: the id from the path, as
+  std::string admin_id;        ///< AdminFreeze, AdminLatencyPenalty, AdminRequestPayloads: the id from the path, as
                                ///< sent; AdminBreaker: "{channel}/{model}" (the model may hold '/')
   std::string video_id;        ///< VideoRetrieve, VideoContent: the job id (1-128 of [A-Za-z0-9_-])
 };

@@ -133,6 +133,7 @@ std::string upstreamPath(RowPaths const& paths, Route const& route,
     case RouteKind::AdminLatencyPenalty:
     case RouteKind::AdminInspection:
     case RouteKind::AdminInspectionRun:
+    case RouteKind::AdminRequestPayloads:
       return {};
   }
   return {};

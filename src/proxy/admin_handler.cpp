@@ -3,7 +3,13 @@
 #include <chrono>
 #include <cstdio>
 
+#include <boost/asio/post.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <thread>
+
 #include "core/json_text.h"
+#include "net/asio_types.h"
+#include "payloads/payload_writer.h"
 #include "http/response_writer.h"
 #include "http/server_request.h"
 #include "protocol/admin_auth.h"
@@ -199,6 +205,9 @@ Task<void> AdminHandler::serve(RequestContext& ctx) {
     case RouteKind::AdminInspectionRun:
       co_await serveInspectionRun(ctx);
       co_return;
+    case RouteKind::AdminRequestPayloads:
+      co_await serveRequestPayloads(ctx);
+      co_return;
     case RouteKind::AdminRoutePreview:
       if (preview) {
         co_await preview(ctx);
@@ -210,6 +219,46 @@ Task<void> AdminHandler::serve(RequestContext& ctx) {
       co_await sendError(ctx, 404, "not found", "not_found_error");
       co_return;
   }
+}
+
+namespace {
+
+/// Runs a blocking read on a thread of its own; the I/O thread only awaits its answer.
+Task<Result<std::string>> offThread(std::function<Result<std::string>()> read) {
+  struct Pending {
+    explicit Pending(net::Executor executor) : wake(executor, MonoTime::max()) {}
+    net::Timer wake;
+    Result<std::string> answer = Error{};
+  };
+  auto pending = std::make_shared<Pending>(co_await boost::asio::this_coro::executor);
+  try {
+    std::thread([pending, read = std::move(read)] {
+      auto answer = read();
+      boost::asio::post(pending->wake.get_executor(), [pending, answer = std::move(answer)]() mutable {
+        pending->answer = std::move(answer);
+        pending->wake.cancel();
+      });
+    }).detach();
+  } catch (std::system_error const& e) {
+    co_return makeError(ErrorKind::Internal, std::string("cannot start the read: ") + e.what());
+  }
+  co_await pending->wake.async_wait(net::kUseTuple);
+  co_return std::move(pending->answer);
+}
+
+}  // namespace
+
+Task<void> AdminHandler::serveRequestPayloads(RequestContext& ctx) {
+  if (payloads == nullptr) {
+    co_await sendError(ctx, 404, "payload capture is off (no payloads: section)", "not_found_error");
+    co_return;
+  }
+  auto answer = co_await offThread(payloads->readBack(ctx.route.admin_id));
+  if (!answer) {
+    co_await sendError(ctx, 502, answer.error().message, "api_error");
+    co_return;
+  }
+  co_await sendAdminJson(ctx, 200, std::move(*answer));
 }
 
 Task<void> AdminHandler::serveFreezes(RequestContext& ctx) {

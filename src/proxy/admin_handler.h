@@ -14,6 +14,10 @@ namespace llmux::racing {
 class RacingState;
 }
 
+namespace llmux::payloads {
+class PayloadWriter;
+}
+
 namespace llmux::proxy {
 
 class InspectionBoard;
@@ -57,6 +61,8 @@ class AdminHandler {
   /// balances"); set before serving starts.
   InspectionBoard* inspection_board = nullptr;
   InspectionRunner* inspection_runner = nullptr;
+  /// The payload writer (reads captured bodies back); nullptr without `payloads:`.
+  payloads::PayloadWriter const* payloads = nullptr;
 
  private:
   net::Task<void> serveInspection(RequestContext& ctx);
@@ -69,6 +75,7 @@ class AdminHandler {
   net::Task<void> serveRacingSet(RequestContext& ctx);
   net::Task<void> serveLatencyPenalties(RequestContext& ctx);
   net::Task<void> serveLatencyPenaltyClear(RequestContext& ctx);
+  net::Task<void> serveRequestPayloads(RequestContext& ctx);
 
   routing::FreezeTable& freezes_;
   routing::BreakerBoard& breakers_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "payloads/payload_writer.h"
 #include "routing/breakers.h"
 #include "routing/catalog.h"
 #include "routing/freezes.h"
@@ -35,6 +36,8 @@ alerts::Observation observeGateway(GatewayServices& services) {
     counts.first_token[i] = first_token.bucketCount(i);
   }
   counts.records_lost = services.access_log.droppedLines();
+  // Payload bodies ClickHouse did not take are records lost too (a side write, but a loss).
+  if (services.payloads) counts.records_lost += services.payloads->stats().dropped;
   if (services.request_log) {
     store::RequestLogStats const log = services.request_log->stats();
     counts.records_lost += log.dropped;

@@ -16,6 +16,7 @@
 #include "proxy/error_reply.h"
 #include "proxy/exit_failures.h"
 #include "proxy/forwarder_support.h"
+#include "proxy/payload_capture.h"
 #include "proxy/race_arming.h"
 #include "proxy/secret_redactor.h"
 #include "proxy/upstream_request.h"
@@ -85,6 +86,15 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
   }
   http::UpstreamExchange::Pieces pieces{
       request.head, request.body.before, request.body.model_token, request.body.after, {}, {}};
+  // A sampled request's bodies: this attempt's request as sent, its answer as read (the head and
+  // its channel key are never captured).
+  std::unique_ptr<AttemptCapture> captured;
+  if (ctx.payloads) {
+    captured = std::make_unique<AttemptCapture>(
+        *ctx.payloads, key.secret,
+        std::initializer_list<std::string_view>{request.body.before, request.body.model_token,
+                                                request.body.after});
+  }
 
   MonoTime started = MonoClock::now();
   AttemptClock const clock = AttemptClock::start(
@@ -122,6 +132,7 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
       break;
     }
     exchange.emplace(pool_, std::move(*connection));
+    if (captured) captured->tap(*exchange);
     AbortOnCancel abort_on_cancel(cancellation, *exchange);
     Result<void> sent = Error{};
     {

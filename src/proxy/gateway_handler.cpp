@@ -13,7 +13,9 @@
 #include "protocol/error_shapes.h"
 #include "protocol/model_list.h"
 #include "protocol/routes.h"
+#include "payloads/payload_writer.h"
 #include "proxy/error_reply.h"
+#include "proxy/payload_capture.h"
 #include "proxy/request_cost.h"
 #include "proxy/route_preview.h"
 #include "proxy/route_request.h"
@@ -147,6 +149,7 @@ GatewayHandler::GatewayHandler(GatewayServices& services, http::UpstreamPool& po
     admin_.inspection_board = &services.inspection->board;
     admin_.inspection_runner = inspection_runner_.get();
   }
+  admin_.payloads = services.payloads;
 }
 
 Task<void> GatewayHandler::servePreview(RequestContext& ctx) {
@@ -244,6 +247,10 @@ Task<void> GatewayHandler::serveRoute(RequestContext& ctx) {
     co_await replyError(ctx, 401, ctx.record.error);
     co_return;
   }
+  // Payload capture: decided once, here; an unsampled request pays this test and no more.
+  if (services_.payloads != nullptr && services_.payloads->sampled()) {
+    startPayloadCapture(ctx, *services_.payloads);
+  }
   co_await serveModelRequest(ctx);
 }
 
@@ -335,6 +342,14 @@ void GatewayHandler::publishStorageMetrics() {
   auto& failures = registry.counter(telemetry::MetricId::StoreWriteFailuresTotal);
   failures.labels({"freezes"}).advanceTo(services_.freezes.persistenceFailures());
   failures.labels({"video_jobs"}).advanceTo(services_.video_jobs.persistenceFailures());
+  if (services_.payloads != nullptr) {
+    payloads::PayloadStats const payload_stats = services_.payloads->stats();
+    registry.counter(telemetry::MetricId::PayloadsWrittenTotal).get().advanceTo(payload_stats.written);
+    registry.counter(telemetry::MetricId::PayloadsDroppedTotal).get().advanceTo(payload_stats.dropped);
+    registry.counter(telemetry::MetricId::PayloadBatchesDroppedTotal)
+        .get()
+        .advanceTo(payload_stats.batches_dropped);
+  }
   if (services_.request_log == nullptr) return;
   store::RequestLogStats stats = services_.request_log->stats();
   dropped.labels({"request_log"}).advanceTo(stats.dropped);
@@ -650,6 +665,7 @@ void GatewayHandler::account(RequestContext& ctx, bool log_it) {
   double upstream_ms = std::chrono::duration<double, std::milli>(ctx.upstream_wait).count();
   record.overhead_ms = std::max(0.0, handled_ms - upstream_ms);
   record.bytes_out = ctx.response->bodyBytesSent();
+  if (ctx.payloads) finishPayloadCapture(ctx, *services_.payloads);
   if (!log_it) return;
   if (record.usage || record.media) record.cost_usd = loggedCostOf(ctx.catalog->settings().prices, record);
   services_.metrics.observe(record);

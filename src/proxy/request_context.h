@@ -20,7 +20,13 @@ struct ServerRequest;
 class ResponseWriter;
 }  // namespace llmux::http
 
+namespace llmux::payloads {
+class RequestCapture;
+}
+
 namespace llmux::proxy {
+
+class CapturingWriter;
 
 /// What one client request carries through the pipeline besides its client: the pinned
 /// configuration, what inspection found, timings, and the record that becomes its log line.
@@ -64,6 +70,9 @@ struct RequestState {
   protocol::MediaAsk media_ask;
   std::string video_job_id;
   RequestRecord record;
+  /// A sampled request's captured bodies (docs/operations.md, ClickHouse payloads); nullptr when
+  /// not sampled. Shared with the branches of a race (same worker thread).
+  std::shared_ptr<payloads::RequestCapture> payloads;
 };
 
 /// One client request: its state, the request as read and the writer of its answer.
@@ -87,6 +96,8 @@ struct RequestContext : RequestState {
   /// Where the answer goes: the client's writer, or while a raced request's primary runs, its
   /// branch writer (the race swaps it in and back: the primary works on the request's own state).
   http::ResponseWriter* response;
+  /// A sampled request's answer goes through this copy on its way to the client's writer.
+  std::shared_ptr<CapturingWriter> capturing_writer;  // shared_ptr: destroyed where incomplete
 };
 
 }  // namespace llmux::proxy

@@ -29,6 +29,9 @@ class AccessLog;
 namespace llmux::store {
 class RequestLogSink;
 }
+namespace llmux::payloads {
+class PayloadWriter;
+}
 namespace llmux::racing {
 class RacingState;
 }
@@ -59,6 +62,7 @@ struct GatewayServices {
   routing::VideoJobTable& video_jobs;  ///< the channel and key of each video job (persisted)
   /// Model-list refreshes and balance probes (docs/operations.md); nullptr: none.
   InspectionShared* inspection = nullptr;
+  payloads::PayloadWriter* payloads = nullptr;  ///< bodies to ClickHouse; nullptr: not captured
 };
 
 }  // namespace llmux::proxy

@@ -191,7 +191,13 @@ inline constexpr std::span<double const> kOverheadSecondsBuckets{kOverheadSecond
     "once when first seen, by channel and change (added, dropped).", "channel", "change")         \
   X(ChannelBalance, Gauge, "llmux_channel_balance", kNoBuckets,                                   \
     "A key's balance as its relay last reported it (balance probes), by channel and key label.",  \
-    "channel", "key")
+    "channel", "key")                                                                              \
+  X(PayloadsWrittenTotal, Counter, "llmux_payloads_written_total", kNoBuckets,                    \
+    "Captured bodies ClickHouse took (payloads:).")                                               \
+  X(PayloadsDroppedTotal, Counter, "llmux_payloads_dropped_total", kNoBuckets,                    \
+    "Captured bodies lost: the writer's queue full, a batch ClickHouse did not take, shutdown.")  \
+  X(PayloadBatchesDroppedTotal, Counter, "llmux_payload_batches_dropped_total", kNoBuckets,       \
+    "Batches of captured bodies ClickHouse did not take: dropped, never retried.")
 
 /// Index of a gateway metric in `kGatewayMetrics`.
 enum class MetricId : std::size_t {

@@ -14,11 +14,7 @@ using testing::issuesOf;
 using testing::loaded;
 using Lines = std::vector<std::string>;
 
-std::string document(std::string const& database) {
-  return "gateway_keys: [{name: team, key: gw}]\nchannels:\n  - {name: c, protocol: openai-chat, "
-         "base_url: \"https://o.example\", keys: [k1], models: [m]}\n" +
-         database;
-}
+std::string document(std::string const& database) { return testing::minimalFileWith(database); }
 
 TEST(DatabaseConfig, AbsentMeansTheRequestLogStaysInSqlite) {
   auto settings = loaded(document(""));

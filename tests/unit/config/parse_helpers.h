@@ -18,6 +18,14 @@ inline SettingsPtr loaded(std::string const& yaml, EnvLookup const& env = fakeEn
   return outcome.settings;
 }
 
+/// A valid file of one gateway key and one channel, then `sections` (top-level sections under
+/// test, as YAML lines).
+inline std::string minimalFileWith(std::string const& sections) {
+  return "gateway_keys: [{name: team, key: gw}]\nchannels:\n  - {name: c, protocol: openai-chat, "
+         "base_url: \"https://o.example\", keys: [k1], models: [m]}\n" +
+         sections;
+}
+
 /// The issues of `yaml`, which must be invalid, as "path: message" lines.
 inline std::vector<std::string> issuesOf(std::string const& yaml, EnvLookup const& env = fakeEnv()) {
   auto outcome = parseSettings(yaml, env);

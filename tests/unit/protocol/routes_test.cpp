@@ -164,6 +164,20 @@ TEST(Routes, AdminRoutes) {
   EXPECT_FALSE(isAdminRoute(RouteKind::ChatCompletions));
 }
 
+TEST(Routes, RequestPayloadsAdminRoute) {
+  auto lookup = matchRoute("GET", "/admin/requests/req-42/payloads");
+  ASSERT_EQ(lookup.match, RouteMatch::Found);
+  EXPECT_EQ(lookup.route.kind, RouteKind::AdminRequestPayloads);
+  EXPECT_EQ(lookup.route.admin_id, "req-42");
+  EXPECT_TRUE(isAdminRoute(lookup.route.kind));
+  EXPECT_EQ(routeLabel(lookup.route), "/admin/requests/{id}/payloads");
+  EXPECT_EQ(matchRoute("DELETE", "/admin/requests/req-42/payloads").match,
+            RouteMatch::MethodNotAllowed);
+  EXPECT_EQ(matchRoute("GET", "/admin/requests//payloads").match, RouteMatch::NotFound);
+  EXPECT_EQ(matchRoute("GET", "/admin/requests/payloads").match, RouteMatch::NotFound);
+  EXPECT_EQ(matchRoute("GET", "/admin/requests/a/b/payloads").match, RouteMatch::NotFound);
+}
+
 TEST(Routes, RacingAdminRoutes) {
   auto lookup = matchRoute("DELETE", "/admin/latency-penalties/00ff00ff00ff00ff");
   ASSERT_EQ(lookup.match, RouteMatch::Found);
