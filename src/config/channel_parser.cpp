@@ -1,4 +1,5 @@
 #include "config/channel_parser.h"
+#include "config/probes_parser.h"
 
 #include <algorithm>
 #include <fstream>
@@ -405,6 +406,8 @@ void readProtocolRows(YamlReader& reader, Fields const& fields, EnvLookup const&
   }
 }
 
+}  // namespace
+
 std::optional<ClientPreset> presetNamed(YamlReader& reader, YAML::Node const& node,
                                         std::string const& path) {
   auto name = reader.string(node, path);
@@ -419,6 +422,8 @@ std::optional<ClientPreset> presetNamed(YamlReader& reader, YAML::Node const& no
   }
   return preset;
 }
+
+namespace {
 
 /// `client_preset:` and `model_presets:`; then a row for each preset protocol no written row
 /// speaks (the first row's address and auth in that protocol: the preset decides the protocol).
@@ -479,6 +484,9 @@ Channel parseChannel(YamlReader& reader, Fields const& fields, EnvLookup const& 
   readHeaders(reader, fields, env, channel);
   readTimeouts(reader, fields, channel);
   readChannelResilience(reader, fields, channel);
+  if (YAML::Node const* node = fields.find("probes")) {
+    channel.probes = parseChannelProbes(reader, *node, fields.path("probes"), channel);
+  }
   if (YAML::Node const* node = fields.find("priority")) {
     if (auto value = reader.integer(*node, fields.path("priority"), -1'000'000, 1'000'000)) {
       channel.priority = static_cast<int>(*value);
@@ -642,7 +650,7 @@ std::vector<Channel> parseChannels(YAML::Node const& node, std::string const& pa
                                     "models_path", "client_preset",
                                     "model_presets", "capabilities", "breaker", "model_limits",
                                     "expose_rate_limit_headers", "racing", "proxy",
-                                    "exclusive_connections", "media"});
+                                    "exclusive_connections", "media", "probes"});
     if (!fields) continue;
     Channel channel = parseChannel(reader, *fields, env, proxies);
     if (!channel.name.empty()) {
