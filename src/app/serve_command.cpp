@@ -21,6 +21,8 @@
 #include "net/worker_pool.h"
 #include "proxy/alert_observation.h"
 #include "proxy/gateway_handler.h"
+#include "proxy/probe_book.h"
+#include "proxy/probe_scheduler.h"
 #include "routing/breakers.h"
 #include "routing/freezes.h"
 #include "shared_state/shared_limits.h"
@@ -245,13 +247,15 @@ int runServe(std::string const& config_path) {
     request_log = store->get();
   }
   proxy::AuthFailureLimiter auth_failures(clock);
+  // Health probes: their latest results, caps and counters (docs/operations.md#health-probes).
+  proxy::ProbeBook probe_book(metrics_registry, clock);
   proxy::ListenerPlan listener_plan{!settings->server.admin_listen.empty(),
                                     !settings->server.metrics_listen.empty()};
   proxy::GatewayServices services{config_holder,    key_health,   rotation,    router_state,
                                   freezes,          breakers,     limits,      metrics_registry,
                                   request_metrics,  **access_log, request_log, clock,
                                   draining,         auth_failures, listener_plan, racing,
-                                  video_jobs};
+                                  video_jobs,       &probe_book};
 
   auto tls = net::makeClientTlsContext();
   if (!tls) {
@@ -269,6 +273,10 @@ int runServe(std::string const& config_path) {
         std::make_unique<GatewayWorker>(workers.context(i), **tls, resolver, services));
     handlers.push_back(&gateway_workers.back()->handler);
   }
+  // Scheduled probes run on the workers, each with its worker's connection pool.
+  std::vector<http::UpstreamPool*> probe_pools;
+  for (auto const& worker : gateway_workers) probe_pools.push_back(&worker->pool);
+  proxy::ProbeScheduler probe_scheduler(services, probe_book, std::move(probe_pools));
   http::HttpServer server(workers, handlers, serverLimits(settings->server));
   auto address = net::parseHostPort(settings->server.listen);
   if (!address) {
@@ -328,6 +336,7 @@ int runServe(std::string const& config_path) {
     }
   }
   limits.start(workers.context(0));
+  probe_scheduler.start();
   workers.start();
   std::string bound = address->host + ":" + std::to_string(*port);
   std::printf("listening on %s\n", bound.c_str());
@@ -390,6 +399,7 @@ int runServe(std::string const& config_path) {
                      draining);
 
   if (alert_loop) alert_loop->stop();
+  probe_scheduler.stop();  // the probes in flight are cancelled before the loops are stopped
   limits.stop();
   // Idle upstream connections would hold their loops until their timers fire: closed first, on
   // their own threads, so the loops run out of work at once.

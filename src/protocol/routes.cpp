@@ -72,6 +72,8 @@ RouteLookup adminRoute(std::string_view method, std::string_view rest) {
     return byMethod(method, simple(RouteKind::AdminRoutePreview, std::nullopt));
   }
   if (rest == "/breakers") return byMethod(method, simple(RouteKind::AdminBreakers, std::nullopt));
+  if (rest == "/probes") return byMethod(method, simple(RouteKind::AdminProbes, std::nullopt));
+  if (rest == "/probes/run") return byMethod(method, simple(RouteKind::AdminProbeRun, std::nullopt));
   constexpr std::string_view kBreakers = "/breakers/";
   if (rest.starts_with(kBreakers)) {
     std::string_view pair = rest.substr(kBreakers.size());
@@ -156,7 +158,8 @@ bool isAdminRoute(RouteKind kind) {
          kind == RouteKind::AdminRoutePreview || kind == RouteKind::AdminBreakers ||
          kind == RouteKind::AdminBreaker || kind == RouteKind::AdminRacing ||
          kind == RouteKind::AdminRacingSet || kind == RouteKind::AdminLatencyPenalties ||
-         kind == RouteKind::AdminLatencyPenalty;
+         kind == RouteKind::AdminLatencyPenalty || kind == RouteKind::AdminProbes ||
+         kind == RouteKind::AdminProbeRun;
 }
 
 RouteLookup matchRoute(std::string_view method, std::string_view path) {
@@ -209,6 +212,7 @@ std::string_view routeMethod(RouteKind kind) {
     case RouteKind::GeminiGenerate:
     case RouteKind::GeminiCountTokens:
     case RouteKind::AdminRoutePreview:
+    case RouteKind::AdminProbeRun:
     case RouteKind::ImageGenerations:
     case RouteKind::ImageEdits:
     case RouteKind::Embeddings:
@@ -231,6 +235,7 @@ std::string_view routeMethod(RouteKind kind) {
     case RouteKind::AdminFreezes:
     case RouteKind::AdminBreakers:
     case RouteKind::AdminLatencyPenalties:
+    case RouteKind::AdminProbes:
     case RouteKind::VideoRetrieve:
     case RouteKind::VideoContent:
       return "GET";
@@ -280,6 +285,10 @@ std::string_view routeLabel(Route const& route) {
       return "/admin/latency-penalties";
     case RouteKind::AdminLatencyPenalty:
       return "/admin/latency-penalties/{id}";
+    case RouteKind::AdminProbes:
+      return "/admin/probes";
+    case RouteKind::AdminProbeRun:
+      return "/admin/probes/run";
     case RouteKind::ImageGenerations:
       return "/v1/images/generations";
     case RouteKind::ImageEdits:

@@ -40,6 +40,8 @@ enum class RouteKind {
   AdminRacingSet,         ///< PUT /admin/racing: the global switch and cost preference
   AdminLatencyPenalties,  ///< GET /admin/latency-penalties
   AdminLatencyPenalty,    ///< DELETE /admin/latency-penalties/{id}
+  AdminProbes,            ///< GET /admin/probes: the latest health probe results
+  AdminProbeRun,          ///< POST /admin/probes/run: one health probe now
 };
 
 /// Whether the route belongs to the admin API (/admin/*): authorised by the admin token, before

@@ -131,6 +131,8 @@ std::string upstreamPath(RowPaths const& paths, Route const& route,
     case RouteKind::AdminRacingSet:
     case RouteKind::AdminLatencyPenalties:
     case RouteKind::AdminLatencyPenalty:
+    case RouteKind::AdminProbes:
+    case RouteKind::AdminProbeRun:
       return {};
   }
   return {};

@@ -1,4 +1,5 @@
 #include "proxy/admin_handler.h"
+#include "proxy/probe_book.h"
 
 #include <chrono>
 #include <cstdio>
@@ -190,6 +191,17 @@ Task<void> AdminHandler::serve(RequestContext& ctx) {
       co_return;
     case RouteKind::AdminLatencyPenalty:
       co_await serveLatencyPenaltyClear(ctx);
+      co_return;
+    case RouteKind::AdminProbes:
+      co_await sendAdminJson(ctx, 200, probeResultsJson(probe_book ? probe_book->latest()
+                                                                   : std::vector<ProbeResult>{}));
+      co_return;
+    case RouteKind::AdminProbeRun:
+      if (run_probe) {
+        co_await run_probe(ctx);
+      } else {
+        co_await sendError(ctx, 501, "probes are not available", "not_implemented_error");
+      }
       co_return;
     case RouteKind::AdminRoutePreview:
       if (preview) {

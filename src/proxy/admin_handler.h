@@ -16,6 +16,8 @@ class RacingState;
 
 namespace llmux::proxy {
 
+class ProbeBook;
+
 /// The admin API (/admin/*): every route requires the admin token of the pinned configuration
 /// (`admin_token`), never a gateway key, and answers 404 when none is set (the API is off), 401
 /// without a token, 403 with a wrong one. Errors are `{"error":{"message","type"}}` JSON.
@@ -30,6 +32,9 @@ namespace llmux::proxy {
 ///                                  400 for a body parseRacingChange refuses
 ///   GET    /admin/latency-penalties      → 200 latencyPenaltiesJson
 ///   DELETE /admin/latency-penalties/{id} → 204 when cleared, 404 when unknown
+///   GET    /admin/probes         → 200 probeResultsJson (the latest result per channel, key,
+///                                  model and scenario)
+///   POST   /admin/probes/run     → the `run_probe` hook (501 while unset)
 ///
 /// The gateway dispatches admin routes here before client (gateway key) admission. Thread-safe
 /// as long as `preview` is set before serving starts.
@@ -47,6 +52,10 @@ class AdminHandler {
   net::Task<void> serve(RequestContext& ctx);
 
   PreviewHook preview;
+  /// Answers POST /admin/probes/run (the gateway's: it runs on the worker's connection pool).
+  PreviewHook run_probe;
+  /// The probes' results for GET /admin/probes (nullptr: an empty list).
+  ProbeBook const* probe_book = nullptr;
 
  private:
   net::Task<void> serveFreezes(RequestContext& ctx);

@@ -15,6 +15,7 @@
 #include "protocol/routes.h"
 #include "proxy/error_reply.h"
 #include "proxy/request_cost.h"
+#include "proxy/probe_admin.h"
 #include "proxy/route_preview.h"
 #include "proxy/route_request.h"
 #include "routing/freezes.h"
@@ -142,6 +143,8 @@ GatewayHandler::GatewayHandler(GatewayServices& services, http::UpstreamPool& po
       admin_(services.freezes, services.breakers, services.racing, services.clock),
       rng_(std::random_device{}()) {
   admin_.preview = [this](RequestContext& ctx) { return servePreview(ctx); };
+  admin_.run_probe = [this, &pool](RequestContext& ctx) { return serveProbeRun(services_, pool, ctx); };
+  admin_.probe_book = services.probes;
 }
 
 Task<void> GatewayHandler::servePreview(RequestContext& ctx) {

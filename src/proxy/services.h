@@ -35,6 +35,8 @@ class RacingState;
 
 namespace llmux::proxy {
 
+class ProbeBook;
+
 /// The long-lived services every request uses, shared by all worker threads (each is
 /// thread-safe). Built by the composition root in app/.
 struct GatewayServices {
@@ -55,6 +57,7 @@ struct GatewayServices {
   ListenerPlan listeners;              ///< which address serves /admin/* and /metrics
   racing::RacingState& racing;         ///< thresholds, latency learning, hedge limits (docs/racing.md)
   routing::VideoJobTable& video_jobs;  ///< the channel and key of each video job (persisted)
+  ProbeBook* probes = nullptr;         ///< the health probes' results and caps (nullptr: none)
 };
 
 }  // namespace llmux::proxy
