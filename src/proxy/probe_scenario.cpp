@@ -198,8 +198,13 @@ void readDocument(Protocol protocol, json::value const& doc, Seen& seen) {
     case Protocol::OpenAiChat: {
       json::value const* message = member(element(member(&doc, "choices"), 0), "message");
       seen.text = nonEmptyString(member(message, "content"));
+      // Relays show the reasoning (DeepSeek's reasoning_content); OpenAI itself only counts it.
+      json::value const* reasoning_tokens =
+          member(member(member(&doc, "usage"), "completion_tokens_details"), "reasoning_tokens");
       seen.reasoning = nonEmptyString(member(message, "reasoning_content")) ||
-                       nonEmptyString(member(message, "reasoning"));
+                       nonEmptyString(member(message, "reasoning")) ||
+                       (reasoning_tokens != nullptr && reasoning_tokens->is_int64() &&
+                        reasoning_tokens->get_int64() > 0);
       json::value const* call = member(element(member(message, "tool_calls"), 0), "function");
       seen.tool_call = stringOf(member(call, "name")) == kToolName;
       return;
