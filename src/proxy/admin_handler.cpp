@@ -150,6 +150,13 @@ Task<void> sendAdminJson(RequestContext& ctx, int status, std::string body,
   co_await ctx.response->send(status, headers, body);
 }
 
+Task<void> AdminHandler::serveProbes(RequestContext& ctx) {
+  std::vector<ProbeResult> results;
+  if (probe_book != nullptr) results = probe_book->latest();
+  std::string body = probeResultsJson(results);
+  co_await sendAdminJson(ctx, 200, std::move(body));
+}
+
 Task<void> AdminHandler::serve(RequestContext& ctx) {
   std::string_view admin_token;
   if (ctx.catalog) admin_token = ctx.catalog->settings().admin_token;
@@ -193,8 +200,7 @@ Task<void> AdminHandler::serve(RequestContext& ctx) {
       co_await serveLatencyPenaltyClear(ctx);
       co_return;
     case RouteKind::AdminProbes:
-      co_await sendAdminJson(ctx, 200, probeResultsJson(probe_book ? probe_book->latest()
-                                                                   : std::vector<ProbeResult>{}));
+      co_await serveProbes(ctx);
       co_return;
     case RouteKind::AdminProbeRun:
       if (run_probe) {

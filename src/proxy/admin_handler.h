@@ -66,6 +66,7 @@ class AdminHandler {
   net::Task<void> serveRacingSet(RequestContext& ctx);
   net::Task<void> serveLatencyPenalties(RequestContext& ctx);
   net::Task<void> serveLatencyPenaltyClear(RequestContext& ctx);
+  net::Task<void> serveProbes(RequestContext& ctx);
 
   routing::FreezeTable& freezes_;
   routing::BreakerBoard& breakers_;

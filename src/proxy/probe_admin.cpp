@@ -51,12 +51,15 @@ net::Task<void> serveProbeRun(GatewayServices& services, http::UpstreamPool& poo
                            "probes are not available");
     co_return;
   }
-  auto ask = parseProbeRunAsk(ctx.request.body);
-  Result<ProbeTarget> target = ask ? resolveProbeTarget(ctx.catalog->settings(), ask->channel,
-                                                        ask->key, ask->model, ask->scenario)
-                                   : Result<ProbeTarget>(ask.error());
+  Result<ProbeTarget> target = makeError(ErrorKind::InvalidRequest, "");
+  if (auto ask = parseProbeRunAsk(ctx.request.body); !ask) {
+    target = ask.error();
+  } else {
+    target = resolveProbeTarget(ctx.catalog->settings(), ask->channel, ask->key, ask->model,
+                                ask->scenario);
+  }
   if (!target) {
-    std::string const& message = target.error().message;
+    std::string message = target.error().message;
     co_await sendAdminJson(ctx, 400, adminErrorJson(message, "invalid_request_error"), message);
     co_return;
   }
@@ -74,16 +77,15 @@ net::Task<void> serveProbeRun(GatewayServices& services, http::UpstreamPool& poo
       co_return;
     }
   }
-  ProbeResult result;
-  try {
-    result = co_await runProbe(services, pool, *services.probes, ctx.catalog, std::move(*target),
-                               false, ctx.response->cancellation());
-  } catch (...) {
-    services.probes->finish();
-    throw;
-  }
-  services.probes->finish();
-  co_await sendAdminJson(ctx, 200, probeResultJson(result));
+  // The slot is given back however the probe ends (an exception, a cancellation).
+  struct Slot {
+    ProbeBook& book;
+    ~Slot() { book.finish(); }
+  } slot{*services.probes};
+  ProbeResult result = co_await runProbe(services, pool, *services.probes, ctx.catalog,
+                                         std::move(*target), false, ctx.response->cancellation());
+  std::string body = probeResultJson(result);
+  co_await sendAdminJson(ctx, 200, std::move(body));
 }
 
 }  // namespace llmux::proxy

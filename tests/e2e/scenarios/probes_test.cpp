@@ -4,12 +4,17 @@
 // the scheduler probes by itself; the admin routes need the admin token.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <chrono>
+#include <fstream>
+#include <regex>
 #include <thread>
 
 #include "e2e/scenarios/failover_helpers.h"
 #include "e2e/scenarios/routing_support.h"
 #include "e2e/support/e2e_test.h"
+#include "e2e/support/llmux_processes.h"
 
 namespace llmux::e2e {
 namespace {
@@ -167,6 +172,39 @@ TEST_F(Probes, APassingProbeLiftsTheFreezeAndRoutingUsesTheKeyAgain) {
   EXPECT_EQ(keysOf(*journal), std::vector<std::string>{"k-flaky"});
 }
 
+TEST_F(Probes, APassingProbeEndsAKeyPause) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto gateway = startGateway(freezeConfig(mock->baseUrl()));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  // A 401 benches the key for 10 minutes (a pause, not a freeze).
+  auto call = clientCall(Protocol::OpenAiChat, false);
+  call.headers.add("x-mock-fault", "fail-nth=1:401");
+  auto answer = callGateway(gateway->port, call, "probe-pause");
+  ASSERT_TRUE(answer.ok()) << answer.error().message;
+  EXPECT_EQ(answer->status(), 200) << answer->body;
+  ASSERT_TRUE(waitForJournal(mock->port, 2).ok());
+  ASSERT_TRUE(clearJournal(mock->port).ok());
+  EXPECT_TRUE(listed(gateway->port, "freezes").empty());
+  auto benched = callGateway(gateway->port, clientCall(Protocol::OpenAiChat, false), "probe-benched");
+  ASSERT_TRUE(benched.ok());
+  auto journal = waitForJournal(mock->port, 1);
+  ASSERT_TRUE(journal.ok()) << journal.error().message;
+  EXPECT_EQ(keysOf(*journal), std::vector<std::string>{"k-live"});
+  ASSERT_TRUE(clearJournal(mock->port).ok());
+
+  auto [status, result] = runProbe(gateway->port, R"({"channel":"flaky","scenario":"stream"})");
+  EXPECT_EQ(status, 200);
+  EXPECT_TRUE(result["pass"].as_bool()) << boost::json::serialize(result);
+  EXPECT_TRUE(result["lifted"].as_object().at("pause").as_bool());
+  ASSERT_TRUE(clearJournal(mock->port).ok());
+  auto again = callGateway(gateway->port, clientCall(Protocol::OpenAiChat, false), "probe-back");
+  ASSERT_TRUE(again.ok());
+  journal = waitForJournal(mock->port, 1);
+  ASSERT_TRUE(journal.ok()) << journal.error().message;
+  EXPECT_EQ(keysOf(*journal), std::vector<std::string>{"k-flaky"});
+}
+
 TEST_F(Probes, AFailingProbeKeepsTheFreezeAndSaysWhy) {
   auto mock = startMockProvider();
   ASSERT_TRUE(mock.ok()) << mock.error().message;
@@ -239,6 +277,52 @@ TEST_F(Probes, AScheduledProbeRunsByItself) {
   for (auto const& probe : probes) {
     EXPECT_TRUE(probe.at("scheduled").as_bool());
     EXPECT_TRUE(probe.at("pass").as_bool()) << boost::json::serialize(probe);
+  }
+}
+
+TEST_F(Probes, TheHourlyCapHoldsAndAReloadTurnsScheduledProbesOn) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto yaml = [&](std::string const& probes, unsigned per_hour) {
+    auto spec = channel("watched", Protocol::Gemini, mock->baseUrl(), {"k-watched"});
+    spec.extra_yaml = "probes: " + probes + "\n";
+    GatewayConfig config = gatewayConfig({spec}, accessLog());
+    config.extra_yaml += std::string("admin_token: ") + kAdminToken +
+                         "\nprobes: {max_per_hour: " + std::to_string(per_hour) + "}\n";
+    return toYaml(config);
+  };
+  std::string const path = writeTempFile(yaml("{scenarios: [multi_turn]}", 2));
+  auto gateway = startServer(gatewayOptions(binary(), path, {}));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  for (int i = 0; i < 2; ++i) {
+    auto [status, result] = runProbe(gateway->port, R"({"channel":"watched"})");
+    EXPECT_EQ(status, 200);
+    EXPECT_EQ(result["scenario"].as_string(), "multi_turn");
+    EXPECT_TRUE(result["pass"].as_bool()) << boost::json::serialize(result);
+  }
+  auto [refused, error] = runProbe(gateway->port, R"({"channel":"watched"})");
+  EXPECT_EQ(refused, 429);
+  EXPECT_EQ(error["error"].as_object().at("type").as_string(), "rate_limit_error");
+  // No interval: nothing runs by itself.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  auto probes = listed(gateway->port, "probes");
+  ASSERT_EQ(probes.size(), 1u);
+  EXPECT_FALSE(probes[0].at("scheduled").as_bool());
+
+  std::ofstream(path, std::ios::trunc) << yaml("{scenarios: [multi_turn, stream], interval: 1s}", 100);
+  ASSERT_TRUE(gateway->process->signal(SIGHUP).ok());
+  ASSERT_TRUE(gateway->process->waitForLineMatching(std::regex(".*configuration reloaded.*"),
+                                                    Millis(5000), Stream::Stderr)
+                  .ok());
+  auto streamed = waitForMetric(gateway->port, "llmux_probes_total",
+                                {{"channel", "watched"}, {"scenario", "stream"}, {"result", "pass"}}, 1,
+                                Millis(6000));
+  EXPECT_GE(streamed.value_or(0), 1.0);
+  probes = listed(gateway->port, "probes");
+  ASSERT_EQ(probes.size(), 2u);
+  for (auto const& probe : probes) {
+    if (probe.at("scenario").as_string() == "stream") EXPECT_TRUE(probe.at("scheduled").as_bool());
   }
 }
 
