@@ -297,15 +297,6 @@ void readTimeouts(YamlReader& reader, Fields const& fields, Channel& channel) {
   }
 }
 
-std::optional<Protocol> readProtocol(YamlReader& reader, YAML::Node const& node, std::string const& path) {
-  auto text = reader.string(node, path);
-  if (!text) return std::nullopt;
-  auto protocol = parseProtocol(*text);
-  if (!protocol) {
-    reader.fail(path, "unknown protocol \"" + *text + "\" (expected " + protocolChoices() + ")");
-  }
-  return protocol;
-}
 
 bool readBaseUrl(YamlReader& reader, YAML::Node const& node, std::string const& path,
                  EnvLookup const& env, std::string& base_url, UpstreamUrl& url) {
@@ -407,6 +398,16 @@ void readProtocolRows(YamlReader& reader, Fields const& fields, EnvLookup const&
 }
 
 }  // namespace
+
+std::optional<Protocol> readProtocol(YamlReader& reader, YAML::Node const& node, std::string const& path) {
+  auto text = reader.string(node, path);
+  if (!text) return std::nullopt;
+  auto protocol = parseProtocol(*text);
+  if (!protocol) {
+    reader.fail(path, "unknown protocol \"" + *text + "\" (expected " + protocolChoices() + ")");
+  }
+  return protocol;
+}
 
 std::optional<ClientPreset> presetNamed(YamlReader& reader, YAML::Node const& node,
                                         std::string const& path) {

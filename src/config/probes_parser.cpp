@@ -88,15 +88,7 @@ std::optional<CustomProbeScenario> parseScenario(YamlReader& reader, YAML::Node 
     }
   }
   if (YAML::Node const* protocol = reader.require(*fields, "protocol")) {
-    if (auto text = reader.string(*protocol, fields->path("protocol"))) {
-      if (auto parsed = parseProtocol(*text)) {
-        scenario.protocol = *parsed;
-      } else {
-        reader.fail(fields->path("protocol"),
-                    "unknown protocol \"" + *text +
-                        "\" (expected openai-chat, openai-responses, anthropic, gemini)");
-      }
-    }
+    if (auto parsed = readProtocol(reader, *protocol, fields->path("protocol"))) scenario.protocol = *parsed;
   }
   if (YAML::Node const* body = reader.require(*fields, "body")) {
     if (body->IsMap()) {
@@ -250,17 +242,18 @@ std::optional<ChannelProbes> parseChannelProbes(YamlReader& reader, YAML::Node c
       probes.models = std::move(*names);
     }
   }
-  std::optional<Protocol> protocol;
+  // The row's protocol: `protocol`, else the preset's. (Tracked without std::optional, which
+  // GCC misreads as maybe-uninitialized here.)
+  Protocol protocol = Protocol::OpenAiChat;
+  bool chosen = false;
   if (YAML::Node const* node_protocol = fields->find("protocol")) {
     std::string const protocol_path = fields->path("protocol");
-    if (auto text = reader.string(*node_protocol, protocol_path)) {
-      protocol = parseProtocol(*text);
-      if (!protocol) {
-        reader.fail(protocol_path, "unknown protocol \"" + *text +
-                                       "\" (expected openai-chat, openai-responses, anthropic, gemini)");
-      } else if (channel.rowFor(*protocol) == nullptr) {
-        reader.fail(protocol_path, "the channel has no " + *text + " row");
-        protocol.reset();
+    if (auto parsed = readProtocol(reader, *node_protocol, protocol_path)) {
+      if (channel.rowFor(*parsed) == nullptr) {
+        reader.fail(protocol_path, "the channel has no " + std::string(protocolName(*parsed)) + " row");
+      } else {
+        protocol = *parsed;
+        chosen = true;
       }
     }
   }
@@ -269,7 +262,7 @@ std::optional<ChannelProbes> parseChannelProbes(YamlReader& reader, YAML::Node c
     probes.preset = presetNamed(reader, *preset, preset_path);
     if (probes.preset) {
       Protocol spoken = presetProtocol(*probes.preset);
-      if (protocol && *protocol != spoken) {
+      if (chosen && protocol != spoken) {
         reader.fail(preset_path, "the preset speaks " + std::string(protocolName(spoken)) +
                                      ", not the probes' protocol");
       } else if (channel.rowFor(spoken) == nullptr) {
@@ -277,12 +270,13 @@ std::optional<ChannelProbes> parseChannelProbes(YamlReader& reader, YAML::Node c
                                      " row for this preset");
       } else {
         protocol = spoken;
+        chosen = true;
       }
     }
   }
-  if (protocol) {
+  if (chosen) {
     for (std::size_t i = 0; i < channel.rows.size(); ++i) {
-      if (channel.rows[i].protocol == *protocol && !channel.rows[i].preset_only) {
+      if (channel.rows[i].protocol == protocol && !channel.rows[i].preset_only) {
         probes.row = i;
         break;
       }
