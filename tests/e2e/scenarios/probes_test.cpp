@@ -138,6 +138,38 @@ TEST_F(Probes, EveryScenarioPassesAgainstTheMockInEveryProtocol) {
             1.0);
 }
 
+TEST_F(Probes, AProbeIsBuiltLikeRealTrafficWithThePresetAndTheChannelsHeaders) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  auto spec = channel("codex", Protocol::OpenAiResponses, mock->baseUrl(), {"k-codex"});
+  spec.models = {kModel, "gpt-5-codex"};
+  spec.model_map = {{"gpt-5-codex", "gpt-5.1-codex"}};
+  spec.headers = {{"x-relay-tenant", "team-a"}};
+  spec.extra_yaml = "probes: {models: [gpt-5-codex], preset: codex-cli, scenarios: [tools]}\n";
+  GatewayConfig config = gatewayConfig({spec}, accessLog());
+  config.extra_yaml += std::string("admin_token: ") + kAdminToken + "\n";
+  auto gateway = startGateway(config);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  auto [status, result] = runProbe(gateway->port, R"({"channel":"codex"})");
+  EXPECT_EQ(status, 200);
+  EXPECT_TRUE(result["pass"].as_bool()) << boost::json::serialize(result);
+  EXPECT_EQ(result["model"].as_string(), "gpt-5-codex");
+  EXPECT_EQ(result["scenario"].as_string(), "tools");
+  auto journal = waitForJournal(mock->port, 1);
+  ASSERT_TRUE(journal.ok()) << journal.error().message;
+  ASSERT_EQ(journal->size(), 1u);
+  JournalEntry const& sent = journal->front();
+  EXPECT_EQ(sent.path, "/v1/responses");
+  EXPECT_EQ(sent.header("authorization"), "Bearer k-codex");
+  EXPECT_EQ(sent.header("x-relay-tenant"), "team-a");   // the channel's headers
+  EXPECT_EQ(sent.header("originator"), "codex_exec");   // the preset's
+  EXPECT_TRUE(sent.header("x-request-id").starts_with("probe-")) << sent.header("x-request-id");
+  auto body = parseObject(sent.body);
+  ASSERT_TRUE(body.ok()) << sent.body;
+  EXPECT_EQ(body->at("model").as_string(), "gpt-5.1-codex");  // the model_map's upstream name
+}
+
 TEST_F(Probes, APassingProbeLiftsTheFreezeAndRoutingUsesTheKeyAgain) {
   auto mock = startMockProvider();
   ASSERT_TRUE(mock.ok()) << mock.error().message;
