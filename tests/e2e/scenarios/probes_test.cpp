@@ -59,6 +59,20 @@ class Probes : public E2eTest {
     return doc.ok() ? doc->at(what).as_array() : boost::json::array{};
   }
 
+  /// The keys one plain client request is sent with, once the `pending` journal entries of what
+  /// came before were recorded (the mock writes an entry as its answer ends) and cleared.
+  std::vector<std::string> keysOfNextRequest(std::uint16_t gateway_port, std::uint16_t mock_port,
+                                             std::size_t pending, std::string_view request_id) {
+    EXPECT_TRUE(waitForJournal(mock_port, pending).ok());
+    EXPECT_TRUE(clearJournal(mock_port).ok());
+    auto answer = callGateway(gateway_port, clientCall(Protocol::OpenAiChat, false), request_id);
+    EXPECT_TRUE(answer.ok()) << answer.error().message;
+    if (answer.ok()) EXPECT_EQ(answer->status(), 200) << answer->body;
+    auto journal = waitForJournal(mock_port, 1);
+    EXPECT_TRUE(journal.ok()) << journal.error().message;
+    return journal.ok() ? keysOf(*journal) : std::vector<std::string>{};
+  }
+
   /// A client request whose first upstream attempt gets a 403 (the next succeeds): the first
   /// channel's key is frozen by the 403 rule, the request answered by "live".
   void freezeFlaky(std::uint16_t gateway_port, std::uint16_t mock_port) {
@@ -195,13 +209,7 @@ TEST_F(Probes, APassingProbeLiftsTheFreezeAndRoutingUsesTheKeyAgain) {
   auto journal = waitForJournal(mock->port, 1);
   ASSERT_TRUE(journal.ok()) << journal.error().message;
   EXPECT_EQ(keysOf(*journal), std::vector<std::string>{"k-flaky"});
-  ASSERT_TRUE(clearJournal(mock->port).ok());
-  auto again = callGateway(gateway->port, clientCall(Protocol::OpenAiChat, false), "probe-after");
-  ASSERT_TRUE(again.ok()) << again.error().message;
-  EXPECT_EQ(again->status(), 200);
-  journal = waitForJournal(mock->port, 1);
-  ASSERT_TRUE(journal.ok()) << journal.error().message;
-  EXPECT_EQ(keysOf(*journal), std::vector<std::string>{"k-flaky"});
+  EXPECT_EQ(keysOfNextRequest(gateway->port, mock->port, 1, "probe-after"), std::vector<std::string>{"k-flaky"});
 }
 
 TEST_F(Probes, APassingProbeEndsAKeyPause) {
@@ -215,26 +223,14 @@ TEST_F(Probes, APassingProbeEndsAKeyPause) {
   auto answer = callGateway(gateway->port, call, "probe-pause");
   ASSERT_TRUE(answer.ok()) << answer.error().message;
   EXPECT_EQ(answer->status(), 200) << answer->body;
-  ASSERT_TRUE(waitForJournal(mock->port, 2).ok());
-  ASSERT_TRUE(clearJournal(mock->port).ok());
   EXPECT_TRUE(listed(gateway->port, "freezes").empty());
-  auto benched = callGateway(gateway->port, clientCall(Protocol::OpenAiChat, false), "probe-benched");
-  ASSERT_TRUE(benched.ok());
-  auto journal = waitForJournal(mock->port, 1);
-  ASSERT_TRUE(journal.ok()) << journal.error().message;
-  EXPECT_EQ(keysOf(*journal), std::vector<std::string>{"k-live"});
-  ASSERT_TRUE(clearJournal(mock->port).ok());
+  EXPECT_EQ(keysOfNextRequest(gateway->port, mock->port, 2, "probe-benched"), std::vector<std::string>{"k-live"});
 
   auto [status, result] = runProbe(gateway->port, R"({"channel":"flaky","scenario":"stream"})");
   EXPECT_EQ(status, 200);
   EXPECT_TRUE(result["pass"].as_bool()) << boost::json::serialize(result);
   EXPECT_TRUE(result["lifted"].as_object().at("pause").as_bool());
-  ASSERT_TRUE(clearJournal(mock->port).ok());
-  auto again = callGateway(gateway->port, clientCall(Protocol::OpenAiChat, false), "probe-back");
-  ASSERT_TRUE(again.ok());
-  journal = waitForJournal(mock->port, 1);
-  ASSERT_TRUE(journal.ok()) << journal.error().message;
-  EXPECT_EQ(keysOf(*journal), std::vector<std::string>{"k-flaky"});
+  EXPECT_EQ(keysOfNextRequest(gateway->port, mock->port, 1, "probe-back"), std::vector<std::string>{"k-flaky"});
 }
 
 TEST_F(Probes, AFailingProbeKeepsTheFreezeAndSaysWhy) {
@@ -256,12 +252,7 @@ TEST_F(Probes, AFailingProbeKeepsTheFreezeAndSaysWhy) {
   EXPECT_EQ(listed(gateway->port, "freezes").size(), 1u);
 
   // Routing still skips the frozen key.
-  ASSERT_TRUE(clearJournal(mock->port).ok());
-  auto again = callGateway(gateway->port, clientCall(Protocol::OpenAiChat, false), "probe-after");
-  ASSERT_TRUE(again.ok()) << again.error().message;
-  auto journal = waitForJournal(mock->port, 1);
-  ASSERT_TRUE(journal.ok()) << journal.error().message;
-  EXPECT_EQ(keysOf(*journal), std::vector<std::string>{"k-live"});
+  EXPECT_EQ(keysOfNextRequest(gateway->port, mock->port, 1, "probe-after"), std::vector<std::string>{"k-live"});
 
   auto probes = listed(gateway->port, "probes");
   ASSERT_EQ(probes.size(), 1u);
