@@ -184,6 +184,44 @@ TEST_F(Probes, AProbeIsBuiltLikeRealTrafficWithThePresetAndTheChannelsHeaders) {
   EXPECT_EQ(body->at("model").as_string(), "gpt-5.1-codex");  // the model_map's upstream name
 }
 
+TEST_F(Probes, CustomScenariosFromAFileAreSentAndJudgedByTheirRule) {
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  std::string const file = writeTempFile(R"(scenarios:
+  - name: text-block
+    protocol: anthropic
+    body: {max_tokens: 32, messages: [{role: user, content: "Say hi"}], metadata: {user_id: probe}}
+    expect: {status: 2xx, pointer: /content/0/type, equals: text}
+  - name: wants-a-tool
+    protocol: anthropic
+    body: {max_tokens: 32, messages: [{role: user, content: "Say hi"}]}
+    expect: {pointer: /content/0/type, equals: tool_use}
+)");
+  auto spec = channel("claude", Protocol::Anthropic, mock->baseUrl(), {"k-claude"});
+  spec.extra_yaml = "probes: {scenarios: [text-block, wants-a-tool]}\n";
+  GatewayConfig config = gatewayConfig({spec}, accessLog());
+  config.extra_yaml += std::string("admin_token: ") + kAdminToken + "\nprobes: {scenarios_file: " +
+                       yamlQuote(file) + "}\n";
+  auto gateway = startGateway(config);
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+
+  auto [status, passed] = runProbe(gateway->port, R"({"channel":"claude","scenario":"text-block"})");
+  EXPECT_EQ(status, 200);
+  EXPECT_TRUE(passed["pass"].as_bool()) << boost::json::serialize(passed);
+  auto journal = waitForJournal(mock->port, 1);
+  ASSERT_TRUE(journal.ok()) << journal.error().message;
+  EXPECT_EQ(journal->front().path, "/v1/messages");
+  auto body = parseObject(journal->front().body);
+  ASSERT_TRUE(body.ok()) << journal->front().body;
+  EXPECT_EQ(body->at("model").as_string(), kModel);
+  EXPECT_EQ(body->at("metadata").at("user_id").as_string(), "probe");
+
+  auto [status2, failed] = runProbe(gateway->port, R"({"channel":"claude","scenario":"wants-a-tool"})");
+  EXPECT_EQ(status2, 200);
+  EXPECT_FALSE(failed["pass"].as_bool());
+  EXPECT_EQ(failed["reason"].as_string(), "status 200: the value at /content/0/type is not the expected one");
+}
+
 TEST_F(Probes, APassingProbeLiftsTheFreezeAndRoutingUsesTheKeyAgain) {
   auto mock = startMockProvider();
   ASSERT_TRUE(mock.ok()) << mock.error().message;
