@@ -24,6 +24,8 @@
 #include "proxy/inspection_board.h"
 #include "proxy/inspection_runner.h"
 #include "proxy/inspection_scheduler.h"
+#include "proxy/probe_book.h"
+#include "proxy/probe_scheduler.h"
 #include "routing/breakers.h"
 #include "routing/freezes.h"
 #include "shared_state/shared_limits.h"
@@ -325,13 +327,16 @@ int runServe(std::string const& config_path) {
   std::unique_ptr<payloads::PayloadWriter> payload_writer;
   if (settings->payloads) payload_writer = makePayloadWriter(*settings->payloads);
   proxy::AuthFailureLimiter auth_failures(clock);
+  // Health probes: their latest results, caps and counters (docs/operations.md#health-probes).
+  proxy::ProbeBook probe_book(metrics_registry, clock);
   proxy::ListenerPlan listener_plan{!settings->server.admin_listen.empty(),
                                     !settings->server.metrics_listen.empty()};
   proxy::GatewayServices services{config_holder,    key_health,   rotation,    router_state,
                                   freezes,          breakers,     limits,      metrics_registry,
                                   request_metrics,  **access_log, request_log, clock,
                                   draining,         auth_failures, listener_plan, racing,
-                                  video_jobs,       &inspection,  payload_writer.get()};
+                                  video_jobs,       &inspection,  payload_writer.get(),
+                                  &probe_book};
 
   auto tls = net::makeClientTlsContext();
   if (!tls) {
@@ -349,6 +354,10 @@ int runServe(std::string const& config_path) {
         std::make_unique<GatewayWorker>(workers.context(i), **tls, resolver, services));
     handlers.push_back(&gateway_workers.back()->handler);
   }
+  // Scheduled probes run on the workers, each with its worker's connection pool.
+  std::vector<http::UpstreamPool*> probe_pools;
+  for (auto const& worker : gateway_workers) probe_pools.push_back(&worker->pool);
+  proxy::ProbeScheduler probe_scheduler(services, probe_book, std::move(probe_pools));
   http::HttpServer server(workers, handlers, serverLimits(settings->server));
   auto address = net::parseHostPort(settings->server.listen);
   if (!address) {
@@ -420,6 +429,7 @@ int runServe(std::string const& config_path) {
                                                   config_holder);
   inspection_scheduler.start();
   limits.start(workers.context(0));
+  probe_scheduler.start();
   workers.start();
   std::string bound = address->host + ":" + std::to_string(*port);
   std::printf("listening on %s\n", bound.c_str());
@@ -489,6 +499,7 @@ int runServe(std::string const& config_path) {
 
   if (alert_loop) alert_loop->stop();
   inspection_scheduler.stop();
+  probe_scheduler.stop();  // the probes in flight are cancelled before the loops are stopped
   limits.stop();
   // Idle upstream connections would hold their loops until their timers fire: closed first, on
   // their own threads, so the loops run out of work at once.

@@ -1,4 +1,5 @@
 #include "config/channel_parser.h"
+#include "config/probes_parser.h"
 
 #include <algorithm>
 #include <fstream>
@@ -297,15 +298,6 @@ void readTimeouts(YamlReader& reader, Fields const& fields, Channel& channel) {
   }
 }
 
-std::optional<Protocol> readProtocol(YamlReader& reader, YAML::Node const& node, std::string const& path) {
-  auto text = reader.string(node, path);
-  if (!text) return std::nullopt;
-  auto protocol = parseProtocol(*text);
-  if (!protocol) {
-    reader.fail(path, "unknown protocol \"" + *text + "\" (expected " + protocolChoices() + ")");
-  }
-  return protocol;
-}
 
 bool readBaseUrl(YamlReader& reader, YAML::Node const& node, std::string const& path,
                  EnvLookup const& env, std::string& base_url, UpstreamUrl& url) {
@@ -406,6 +398,18 @@ void readProtocolRows(YamlReader& reader, Fields const& fields, EnvLookup const&
   }
 }
 
+}  // namespace
+
+std::optional<Protocol> readProtocol(YamlReader& reader, YAML::Node const& node, std::string const& path) {
+  auto text = reader.string(node, path);
+  if (!text) return std::nullopt;
+  auto protocol = parseProtocol(*text);
+  if (!protocol) {
+    reader.fail(path, "unknown protocol \"" + *text + "\" (expected " + protocolChoices() + ")");
+  }
+  return protocol;
+}
+
 std::optional<ClientPreset> presetNamed(YamlReader& reader, YAML::Node const& node,
                                         std::string const& path) {
   auto name = reader.string(node, path);
@@ -420,6 +424,8 @@ std::optional<ClientPreset> presetNamed(YamlReader& reader, YAML::Node const& no
   }
   return preset;
 }
+
+namespace {
 
 /// `client_preset:` and `model_presets:`; then a row for each preset protocol no written row
 /// speaks (the first row's address and auth in that protocol: the preset decides the protocol).
@@ -481,6 +487,9 @@ Channel parseChannel(YamlReader& reader, Fields const& fields, EnvLookup const& 
   readTimeouts(reader, fields, channel);
   readChannelResilience(reader, fields, channel);
   readInspection(reader, fields, channel);
+  if (YAML::Node const* node = fields.find("probes")) {
+    channel.probes = parseChannelProbes(reader, *node, fields.path("probes"), channel);
+  }
   if (YAML::Node const* node = fields.find("priority")) {
     if (auto value = reader.integer(*node, fields.path("priority"), -1'000'000, 1'000'000)) {
       channel.priority = static_cast<int>(*value);
@@ -644,7 +653,8 @@ std::vector<Channel> parseChannels(YAML::Node const& node, std::string const& pa
                                     "models_path", "client_preset",
                                     "model_presets", "capabilities", "breaker", "model_limits",
                                     "expose_rate_limit_headers", "racing", "proxy",
-                                    "exclusive_connections", "media", "inspection"});
+                                    "exclusive_connections", "media", "inspection",
+                                     "probes"});
     if (!fields) continue;
     Channel channel = parseChannel(reader, *fields, env, proxies);
     if (!channel.name.empty()) {

@@ -48,4 +48,12 @@ Result<AuthSpec> parseAuthSpec(std::string_view text);
 /// in key ids ("name/hash") and labels ("name#0"), so '/' and '#' are excluded.
 bool isValidName(std::string_view name);
 
+/// A protocol's configuration spelling (an unknown one reported with the known names).
+std::optional<Protocol> readProtocol(YamlReader& reader, YAML::Node const& node, std::string const& path);
+
+/// A `client_preset:`-style value: a preset's configuration spelling (an unknown one reported
+/// with the known names).
+std::optional<ClientPreset> presetNamed(YamlReader& reader, YAML::Node const& node,
+                                        std::string const& path);
+
 }  // namespace llmux::config::detail

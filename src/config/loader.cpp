@@ -1,4 +1,5 @@
 #include "config/loader.h"
+#include "config/probes_parser.h"
 
 #include <cerrno>
 #include <cstring>
@@ -226,8 +227,8 @@ void readSettings(YamlReader& reader, YAML::Node const& root_node, EnvLookup con
                                 "admin_token_env", "metrics_token", "metrics_token_env",
                                 "model_groups", "fallbacks",
                                 "freeze_rules", "default_freeze_rules", "retry", "buckets", "redis",
-                                "database", "payloads", "prices", "racing", "proxies", "slo",
-                                "alerts"});
+                                 "database", "payloads", "prices", "racing", "proxies", "slo",
+                                 "alerts", "probes"});
   if (!root) return;
   readListen(reader, *root, env, settings);
   readServer(reader, *root, settings);
@@ -251,6 +252,7 @@ void readSettings(YamlReader& reader, YAML::Node const& root_node, EnvLookup con
   detail::readDatabase(reader, *root, env, settings);
   detail::readPayloads(reader, *root, env, settings);
   detail::readAlertSettings(reader, *root, env, settings);
+  detail::readProbeSettings(reader, *root, settings);  // after the channels: it checks their names
 }
 
 }  // namespace

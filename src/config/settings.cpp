@@ -215,4 +215,34 @@ std::string const& Channel::upstreamModel(std::string const& client_model) const
   return it != model_map.end() ? it->second : client_model;
 }
 
+std::string_view builtinProbeName(BuiltinProbe probe) {
+  switch (probe) {
+    case BuiltinProbe::Chat: return "chat";
+    case BuiltinProbe::Stream: return "stream";
+    case BuiltinProbe::Tools: return "tools";
+    case BuiltinProbe::Thinking: return "thinking";
+    case BuiltinProbe::MultiTurn: return "multi_turn";
+    case BuiltinProbe::Image: return "image";
+    case BuiltinProbe::Video: return "video";
+    case BuiltinProbe::Speech: return "speech";
+  }
+  return "chat";
+}
+
+std::optional<BuiltinProbe> parseBuiltinProbe(std::string_view name) {
+  for (BuiltinProbe probe : kAllBuiltinProbes) {
+    if (builtinProbeName(probe) == name) return probe;
+  }
+  return std::nullopt;
+}
+
+std::optional<Modality> probeModality(BuiltinProbe probe) {
+  switch (probe) {
+    case BuiltinProbe::Image: return Modality::Images;
+    case BuiltinProbe::Video: return Modality::Videos;
+    case BuiltinProbe::Speech: return Modality::Speech;
+    default: return std::nullopt;
+  }
+}
+
 }  // namespace llmux::config

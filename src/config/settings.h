@@ -309,6 +309,63 @@ struct MediaSettings {
   bool operator==(MediaSettings const&) const = default;
 };
 
+/// The built-in health probe scenarios (docs/operations.md#health-probes).
+enum class BuiltinProbe : std::uint8_t { Chat, Stream, Tools, Thinking, MultiTurn, Image, Video, Speech };
+inline constexpr std::array<BuiltinProbe, 8> kAllBuiltinProbes = {
+    BuiltinProbe::Chat,  BuiltinProbe::Stream, BuiltinProbe::Tools, BuiltinProbe::Thinking,
+    BuiltinProbe::MultiTurn, BuiltinProbe::Image, BuiltinProbe::Video, BuiltinProbe::Speech};
+/// "chat", "stream", "tools", "thinking", "multi_turn", "image", "video", "speech".
+std::string_view builtinProbeName(BuiltinProbe probe);
+std::optional<BuiltinProbe> parseBuiltinProbe(std::string_view name);
+/// The media endpoint a built-in scenario needs enabled (image, video, speech), if any.
+std::optional<Modality> probeModality(BuiltinProbe probe);
+
+/// A custom probe scenario (`probes.scenarios_file`): a request body and what a pass means.
+struct CustomProbeScenario {
+  std::string name;
+  Protocol protocol = Protocol::OpenAiChat;
+  std::string body;     ///< JSON text, sent as written (the model replaced by the probed one)
+  bool stream = false;  ///< the body asks for a stream (Gemini: the streaming method)
+  /// The pass rule: a status within [status_min, status_max] and, when set, a JSON pointer that
+  /// must exist (and equal `equals` when set) and a substring the answer must contain.
+  int status_min = 200;
+  int status_max = 299;
+  std::string pointer;
+  std::optional<std::string> equals;  ///< compared with the pointed value as JSON text or string
+  std::string contains;
+};
+
+/// `probes:` at the top level: the limits of every channel's health probes.
+struct ProbeSettings {
+  unsigned max_concurrent = 2;  ///< probes running at once (a scheduled one over it waits a turn)
+  unsigned max_per_hour = 600;  ///< probes started in any hour (over it: refused, counted, logged)
+  std::string scenarios_file;   ///< as written ("" = none)
+  std::vector<CustomProbeScenario> custom;  ///< read from `scenarios_file`
+  CustomProbeScenario const* customNamed(std::string_view name) const {
+    for (auto const& scenario : custom) {
+      if (scenario.name == name) return &scenario;
+    }
+    return nullptr;
+  }
+};
+
+/// `probes:` of a channel: what its health probes ask, and how often.
+struct ChannelProbes {
+  std::vector<std::string> scenarios{"chat"};  ///< built-in or custom scenario names
+  std::vector<std::string> models;             ///< client model names; empty: the first model
+  std::size_t row = 0;                         ///< the protocol row spoken (an index into rows)
+  std::optional<ClientPreset> preset;          ///< a client to emulate
+  std::optional<Millis> interval;              ///< absent: on demand only
+  Millis jitter{0};                            ///< up to this much later than the interval
+
+  /// The models probed: `models`, else the channel's first model.
+  std::vector<std::string> modelsOf(std::vector<std::string> const& channel_models) const {
+    if (!models.empty()) return models;
+    if (channel_models.empty()) return {};
+    return {channel_models.front()};
+  }
+};
+
 /// An upstream: one provider, relay or account pool.
 struct Channel {
   std::string name;
@@ -360,6 +417,8 @@ struct Channel {
   std::map<std::string, BucketLimits> model_limits;
   /// `inspection:` — model-list refresh and balance probes; nullopt: none.
   std::optional<InspectionSettings> inspection;
+  /// `probes:` — health probes of this channel's keys (absent: none configured).
+  std::optional<ChannelProbes> probes;
 
   /// The preset that applies to a request for `client_model`, if any.
   std::optional<ClientPreset> presetFor(std::string const& client_model) const;
@@ -646,6 +705,8 @@ struct Settings {
   SloSettings slo;
   /// `alerts:` — the alert loop; absent: none.
   std::optional<AlertSettings> alerts;
+  /// `probes:` — the limits of the channels' health probes and the custom scenarios.
+  ProbeSettings probes;
 };
 
 /// What a channel's connections go to: every row's protocol, URL and paths, the media endpoints

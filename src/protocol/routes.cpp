@@ -78,6 +78,8 @@ RouteLookup adminRoute(std::string_view method, std::string_view rest) {
   if (rest == "/inspection/run") {
     return byMethod(method, simple(RouteKind::AdminInspectionRun, std::nullopt));
   }
+  if (rest == "/probes") return byMethod(method, simple(RouteKind::AdminProbes, std::nullopt));
+  if (rest == "/probes/run") return byMethod(method, simple(RouteKind::AdminProbeRun, std::nullopt));
   constexpr std::string_view kBreakers = "/breakers/";
   if (rest.starts_with(kBreakers)) {
     std::string_view pair = rest.substr(kBreakers.size());
@@ -170,7 +172,8 @@ bool isAdminRoute(RouteKind kind) {
          kind == RouteKind::AdminBreaker || kind == RouteKind::AdminRacing ||
          kind == RouteKind::AdminRacingSet || kind == RouteKind::AdminLatencyPenalties ||
          kind == RouteKind::AdminLatencyPenalty || kind == RouteKind::AdminInspection ||
-         kind == RouteKind::AdminInspectionRun || kind == RouteKind::AdminRequestPayloads;
+         kind == RouteKind::AdminInspectionRun || kind == RouteKind::AdminRequestPayloads ||
+         kind == RouteKind::AdminProbes || kind == RouteKind::AdminProbeRun;
 }
 
 RouteLookup matchRoute(std::string_view method, std::string_view path) {
@@ -224,6 +227,7 @@ std::string_view routeMethod(RouteKind kind) {
     case RouteKind::GeminiCountTokens:
     case RouteKind::AdminRoutePreview:
     case RouteKind::AdminInspectionRun:
+    case RouteKind::AdminProbeRun:
     case RouteKind::ImageGenerations:
     case RouteKind::ImageEdits:
     case RouteKind::Embeddings:
@@ -248,6 +252,7 @@ std::string_view routeMethod(RouteKind kind) {
     case RouteKind::AdminLatencyPenalties:
     case RouteKind::AdminInspection:
     case RouteKind::AdminRequestPayloads:
+    case RouteKind::AdminProbes:
     case RouteKind::VideoRetrieve:
     case RouteKind::VideoContent:
       return "GET";
@@ -303,6 +308,10 @@ std::string_view routeLabel(Route const& route) {
       return "/admin/inspection/run";
     case RouteKind::AdminRequestPayloads:
       return "/admin/requests/{id}/payloads";
+    case RouteKind::AdminProbes:
+      return "/admin/probes";
+    case RouteKind::AdminProbeRun:
+      return "/admin/probes/run";
     case RouteKind::ImageGenerations:
       return "/v1/images/generations";
     case RouteKind::ImageEdits:

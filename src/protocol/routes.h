@@ -43,6 +43,8 @@ enum class RouteKind {
   AdminInspection,        ///< GET /admin/inspection: model lists and balances last seen
   AdminInspectionRun,     ///< POST /admin/inspection/run: inspect a channel now
   AdminRequestPayloads,   ///< GET /admin/requests/{id}/payloads: the captured bodies (ClickHouse)
+  AdminProbes,            ///< GET /admin/probes: the latest health probe results
+  AdminProbeRun,          ///< POST /admin/probes/run: one health probe now
 };
 
 /// Whether the route belongs to the admin API (/admin/*): authorised by the admin token, before

@@ -134,6 +134,8 @@ std::string upstreamPath(RowPaths const& paths, Route const& route,
     case RouteKind::AdminInspection:
     case RouteKind::AdminInspectionRun:
     case RouteKind::AdminRequestPayloads:
+    case RouteKind::AdminProbes:
+    case RouteKind::AdminProbeRun:
       return {};
   }
   return {};

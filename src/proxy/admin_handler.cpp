@@ -1,4 +1,5 @@
 #include "proxy/admin_handler.h"
+#include "proxy/probe_book.h"
 
 #include <chrono>
 #include <cstdio>
@@ -157,6 +158,13 @@ Task<void> sendAdminJson(RequestContext& ctx, int status, std::string body,
   co_await ctx.response->send(status, headers, body);
 }
 
+Task<void> AdminHandler::serveProbes(RequestContext& ctx) {
+  std::vector<ProbeResult> results;
+  if (probe_book != nullptr) results = probe_book->latest();
+  std::string body = probeResultsJson(results);
+  co_await sendAdminJson(ctx, 200, std::move(body));
+}
+
 Task<void> AdminHandler::serve(RequestContext& ctx) {
   std::string_view admin_token;
   if (ctx.catalog) admin_token = ctx.catalog->settings().admin_token;
@@ -207,6 +215,16 @@ Task<void> AdminHandler::serve(RequestContext& ctx) {
       co_return;
     case RouteKind::AdminRequestPayloads:
       co_await serveRequestPayloads(ctx);
+      co_return;
+    case RouteKind::AdminProbes:
+      co_await serveProbes(ctx);
+      co_return;
+    case RouteKind::AdminProbeRun:
+      if (run_probe) {
+        co_await run_probe(ctx);
+      } else {
+        co_await sendError(ctx, 501, "probes are not available", "not_implemented_error");
+      }
       co_return;
     case RouteKind::AdminRoutePreview:
       if (preview) {

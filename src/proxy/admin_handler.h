@@ -22,6 +22,7 @@ namespace llmux::proxy {
 
 class InspectionBoard;
 class InspectionRunner;
+class ProbeBook;
 
 /// The admin API (/admin/*): every route requires the admin token of the pinned configuration
 /// (`admin_token`), never a gateway key, and answers 404 when none is set (the API is off), 401
@@ -40,6 +41,9 @@ class InspectionRunner;
 ///   GET    /admin/inspection     → 200 inspectionJson (model lists and balances last seen)
 ///   POST   /admin/inspection/run → {"channel"}: inspects it now, 200 channelInspectionJson;
 ///                                  400 for a bad body, 404 for a channel without inspection
+///   GET    /admin/probes         → 200 probeResultsJson (the latest result per channel, key,
+///                                  model and scenario)
+///   POST   /admin/probes/run     → the `run_probe` hook (501 while unset)
 ///
 /// The gateway dispatches admin routes here before client (gateway key) admission. Thread-safe
 /// as long as `preview` is set before serving starts.
@@ -63,6 +67,10 @@ class AdminHandler {
   InspectionRunner* inspection_runner = nullptr;
   /// The payload writer (reads captured bodies back); nullptr without `payloads:`.
   payloads::PayloadWriter const* payloads = nullptr;
+  /// Answers POST /admin/probes/run (the gateway's: it runs on the worker's connection pool).
+  PreviewHook run_probe;
+  /// The probes' results for GET /admin/probes (nullptr: an empty list).
+  ProbeBook const* probe_book = nullptr;
 
  private:
   net::Task<void> serveInspection(RequestContext& ctx);
@@ -76,6 +84,7 @@ class AdminHandler {
   net::Task<void> serveLatencyPenalties(RequestContext& ctx);
   net::Task<void> serveLatencyPenaltyClear(RequestContext& ctx);
   net::Task<void> serveRequestPayloads(RequestContext& ctx);
+  net::Task<void> serveProbes(RequestContext& ctx);
 
   routing::FreezeTable& freezes_;
   routing::BreakerBoard& breakers_;

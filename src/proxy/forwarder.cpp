@@ -107,45 +107,16 @@ Task<Forwarder::AttemptResult> Forwarder::attempt(RequestContext& ctx,
   // failure). A request that was written is never resent here, even if the connection then
   // closes without an answer: the upstream may have acted on it (failover decides instead).
   std::optional<http::UpstreamExchange> exchange;
-  for (int fresh = 0; fresh < 2; ++fresh) {
-    Result<std::unique_ptr<http::UpstreamConnection>> connection = Error{};
-    {
-      WaitClock wait(ctx.upstream_wait);
-      MonoTime connect_deadline = clock.connectBy(MonoClock::now(), channel.timeouts.connect);
-      if (fresh == 0) {
-        connection = co_await pool_.acquire(request.target.peer, connect_deadline, &cancellation);
-      } else {
-        connection =
-            co_await pool_.connectNew(request.target.peer, connect_deadline, &cancellation);
-      }
+  SendOutcome sent = co_await sendUpstreamRequest(pool_, request.target.peer, pieces, clock,
+                                                  channel.timeouts, cancellation,
+                                                  ctx.upstream_wait, exchange);
+  // The answer's body is copied from its first read on (the head's bytes are not the body).
+  if (captured && exchange) captured->tap(*exchange);
+  result.error = std::move(sent.error);
+  if (sent.connect_failed && !cancellation.cancelled()) {
+    if (auto const& via = request.target.peer.egress) {
+      noteExitFailure(services_.metrics_registry, *via, *result.error);
     }
-    if (cancellation.cancelled()) {
-      result.kind = AttemptResult::Kind::Aborted;
-      record.outcome = AttemptOutcome::cancelled();
-      co_return result;
-    }
-    if (!connection) {
-      result.error = connection.error();
-      if (auto const& via = request.target.peer.egress) {
-        noteExitFailure(services_.metrics_registry, *via, *result.error);
-      }
-      break;
-    }
-    exchange.emplace(pool_, std::move(*connection));
-    if (captured) captured->tap(*exchange);
-    AbortOnCancel abort_on_cancel(cancellation, *exchange);
-    Result<void> sent = Error{};
-    {
-      WaitClock wait(ctx.upstream_wait);
-      sent = co_await exchange->start(pieces,
-                                      clock.headBy(MonoClock::now(), channel.timeouts.first_byte));
-    }
-    if (sent) {
-      result.error.reset();
-      break;
-    }
-    result.error = sent.error();
-    if (!exchange->staleConnection()) break;
   }
 
   if (cancellation.cancelled()) {

@@ -1,5 +1,6 @@
 #include "proxy/forwarder_support.h"
 
+#include "http/upstream_connection.h"
 #include "http/upstream_exchange.h"
 
 namespace llmux::proxy::forwarding {
@@ -42,6 +43,50 @@ std::string freezeReason(int status, std::string_view body, std::string_view key
     reason.push_back(blank ? ' ' : c);
   }
   return reason;
+}
+
+net::Task<SendOutcome> sendUpstreamRequest(http::UpstreamPool& pool, http::PeerAddress const& peer,
+                                           std::array<std::string_view, 6> pieces,
+                                           AttemptClock clock, config::Timeouts const& timeouts,
+                                           http::Cancellation& cancellation,
+                                           std::chrono::nanoseconds& waited,
+                                           std::optional<http::UpstreamExchange>& exchange) {
+  SendOutcome outcome;
+  for (int fresh = 0; fresh < 2; ++fresh) {
+    Result<std::unique_ptr<http::UpstreamConnection>> connection = Error{};
+    {
+      WaitClock wait(waited);
+      MonoTime connect_deadline = clock.connectBy(MonoClock::now(), timeouts.connect);
+      if (fresh == 0) {
+        connection = co_await pool.acquire(peer, connect_deadline, &cancellation);
+      } else {
+        connection = co_await pool.connectNew(peer, connect_deadline, &cancellation);
+      }
+    }
+    if (cancellation.cancelled()) {
+      outcome.error = makeError(ErrorKind::Cancelled, "cancelled");
+      co_return outcome;
+    }
+    if (!connection) {
+      outcome.error = connection.error();
+      outcome.connect_failed = true;
+      co_return outcome;
+    }
+    exchange.emplace(pool, std::move(*connection));
+    AbortOnCancel abort_on_cancel(cancellation, *exchange);
+    Result<void> sent = Error{};
+    {
+      WaitClock wait(waited);
+      sent = co_await exchange->start(pieces, clock.headBy(MonoClock::now(), timeouts.first_byte));
+    }
+    if (sent) {
+      outcome.error.reset();
+      co_return outcome;
+    }
+    outcome.error = sent.error();
+    if (!exchange->staleConnection()) co_return outcome;
+  }
+  co_return outcome;
 }
 
 net::Task<Result<std::string>> readWholeBody(http::UpstreamExchange& exchange, AttemptClock clock,

@@ -3,7 +3,9 @@
 // Pieces shared by the forwarder's passthrough and translated paths (forwarder.cpp,
 // translated_relay.cpp). Internal to the proxy module.
 
+#include <array>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,6 +20,8 @@
 
 namespace llmux::http {
 class UpstreamExchange;
+class UpstreamPool;
+struct PeerAddress;
 }
 
 namespace llmux::proxy::forwarding {
@@ -79,6 +83,24 @@ void markClientGone(RequestContext& ctx, AttemptRecord& record);
 /// Why a freeze was made, for the admin API and logs: "status 403: <start of the error body>".
 /// The body is left out when it quotes the channel's key (some upstreams echo it).
 std::string freezeReason(int status, std::string_view body, std::string_view key_secret);
+
+/// How sending a request went (sendUpstreamRequest).
+struct SendOutcome {
+  std::optional<Error> error;   ///< none: the response head arrived
+  bool connect_failed = false;  ///< no connection could be made (the exit may be at fault)
+};
+
+/// Takes a connection to `peer` from `pool` (a pooled one, else a new one within the connect
+/// clock), writes `pieces` and waits for the response head into `exchange`. A pooled connection
+/// the peer had reset (the write failed before a byte went out) is replaced once by a fresh one;
+/// a request that was written is never resent. Time waited is added to `waited`; `cancellation`
+/// closes the connection at once.
+net::Task<SendOutcome> sendUpstreamRequest(http::UpstreamPool& pool, http::PeerAddress const& peer,
+                                           std::array<std::string_view, 6> pieces,
+                                           AttemptClock clock, config::Timeouts const& timeouts,
+                                           http::Cancellation& cancellation,
+                                           std::chrono::nanoseconds& waited,
+                                           std::optional<http::UpstreamExchange>& exchange);
 
 /// Reads a whole body expected to be at most `limit` bytes (an error document, or a non-streamed
 /// answer to translate) before anything of it reaches the client: the retry deadline bounds it.

@@ -17,6 +17,7 @@
 #include "proxy/error_reply.h"
 #include "proxy/payload_capture.h"
 #include "proxy/request_cost.h"
+#include "proxy/probe_admin.h"
 #include "proxy/route_preview.h"
 #include "proxy/route_request.h"
 #include "routing/freezes.h"
@@ -150,6 +151,8 @@ GatewayHandler::GatewayHandler(GatewayServices& services, http::UpstreamPool& po
     admin_.inspection_runner = inspection_runner_.get();
   }
   admin_.payloads = services.payloads;
+  admin_.run_probe = [this, &pool](RequestContext& ctx) { return serveProbeRun(services_, pool, ctx); };
+  admin_.probe_book = services.probes;
 }
 
 Task<void> GatewayHandler::servePreview(RequestContext& ctx) {

@@ -39,6 +39,7 @@ class RacingState;
 namespace llmux::proxy {
 
 struct InspectionShared;
+class ProbeBook;
 
 /// The long-lived services every request uses, shared by all worker threads (each is
 /// thread-safe). Built by the composition root in app/.
@@ -63,6 +64,7 @@ struct GatewayServices {
   /// Model-list refreshes and balance probes (docs/operations.md); nullptr: none.
   InspectionShared* inspection = nullptr;
   payloads::PayloadWriter* payloads = nullptr;  ///< bodies to ClickHouse; nullptr: not captured
+  ProbeBook* probes = nullptr;         ///< the health probes' results and caps (nullptr: none)
 };
 
 }  // namespace llmux::proxy

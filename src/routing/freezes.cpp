@@ -264,17 +264,35 @@ std::size_t FreezeTable::adopt(std::vector<Freeze> const& stored) {
   return changed;
 }
 
-std::size_t FreezeTable::liftKey(std::string const& key_id) {
-  if (key_id.empty()) return 0;
+template <class Pred>
+std::vector<Freeze> FreezeTable::liftKeyWhere(std::string const& key_id, Pred lifts) {
+  std::vector<Freeze> lifted;
+  if (key_id.empty()) return lifted;
   std::lock_guard lock(mutex_);
   dropExpiredLocked(clock_.wallNow());
-  auto keep = std::stable_partition(freezes_.begin(), freezes_.end(),
-                                    [&](Freeze const& f) { return f.key_id != key_id; });
-  for (auto it = keep; it != freezes_.end(); ++it) forgetLocked(it->id);
-  auto lifted = static_cast<std::size_t>(freezes_.end() - keep);
+  auto keep = std::stable_partition(freezes_.begin(), freezes_.end(), [&](Freeze const& f) {
+    return f.key_id != key_id || !lifts(f);
+  });
+  for (auto it = keep; it != freezes_.end(); ++it) {
+    forgetLocked(it->id);
+    lifted.push_back(std::move(*it));
+  }
   freezes_.erase(keep, freezes_.end());
   count_.store(freezes_.size(), std::memory_order_release);
   return lifted;
+}
+
+std::size_t FreezeTable::liftKey(std::string const& key_id) {
+  return liftKeyWhere(key_id, [](Freeze const&) { return true; }).size();
+}
+
+std::vector<Freeze> FreezeTable::liftKeyUnlessForever(std::string const& key_id, std::size_t& kept) {
+  kept = 0;
+  return liftKeyWhere(key_id, [&](Freeze const& f) {
+    bool forever = f.period == config::FreezePeriod::Forever;
+    if (forever) ++kept;
+    return !forever;
+  });
 }
 
 std::vector<Freeze> FreezeTable::list() const {

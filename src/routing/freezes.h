@@ -103,8 +103,12 @@ class FreezeTable {
   /// Lifts a freeze, with any other freeze of the same object (two replicas may have frozen it
   /// at once, each under its own id); false when no such id.
   bool lift(std::string const& id);
-  /// Lifts every freeze of a key (a passing health probe, later).
+  /// Lifts every freeze of a key, whatever its period.
   std::size_t liftKey(std::string const& key_id);
+  /// What a passing health probe lifts: every freeze of the key (its key and key+model
+  /// objects) except those lasting `forever`, which only an operator lifts. Returns the lifted
+  /// freezes; `kept` counts the forever ones left.
+  std::vector<Freeze> liftKeyUnlessForever(std::string const& key_id, std::size_t& kept);
 
   /// The active freezes, oldest first.
   std::vector<Freeze> list() const;
@@ -126,6 +130,9 @@ class FreezeTable {
   std::uint64_t persistenceFailures() const;
 
  private:
+  /// Lifts the freezes of `key_id` that `lifts` accepts; returns them.
+  template <class Pred>
+  std::vector<Freeze> liftKeyWhere(std::string const& key_id, Pred lifts);
   /// Removes expired freezes from memory and queues their removal from persistence.
   void dropExpiredLocked(WallTime now) const;
   /// Queues the removal of `id` from persistence (mutex_ held: the writes keep the order of the

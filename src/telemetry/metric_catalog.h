@@ -97,6 +97,15 @@ inline constexpr std::span<double const> kOverheadSecondsBuckets{kOverheadSecond
   X(BreakerSkipsTotal, Counter, "llmux_breaker_skips_total", kNoBuckets,                          \
     "Candidates skipped without an attempt because a breaker refused them, by channel and "       \
     "reason (breaker_open, storm_open, probe_in_flight).", "channel", "reason")                   \
+  X(ProbesTotal, Counter, "llmux_probes_total", kNoBuckets,                                        \
+    "Health probes run, by channel, scenario and result (pass, fail).", "channel", "scenario",     \
+    "result")                                                                                      \
+  X(ProbeLastResult, Gauge, "llmux_probe_last_result", kNoBuckets,                                 \
+    "The last health probe of a (channel, key, model, scenario): 1 passed, 0 failed.", "channel", \
+    "key", "model", "scenario")                                                                    \
+  X(ProbesSkippedTotal, Counter, "llmux_probes_skipped_total", kNoBuckets,                         \
+    "Scheduled health probes not run, by reason (concurrency: max_concurrent probes were running, " \
+    "it waits for its next turn; hourly: max_per_hour was reached).", "reason")                   \
   X(StormOpensTotal, Counter, "llmux_storm_opens_total", kNoBuckets,                              \
     "429-storm breaker openings, by channel.", "channel")                                         \
   X(BucketEventsTotal, Counter, "llmux_bucket_events_total", kNoBuckets,                          \

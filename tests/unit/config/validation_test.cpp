@@ -56,7 +56,7 @@ channels:
       (Lines{"listne: unknown key (expected one of listen, admin_listen, metrics_listen, server, "
              "log, state_dir, gateway_keys, channels, admin_token, admin_token_env, metrics_token, "
              "metrics_token_env, model_groups, fallbacks, freeze_rules, default_freeze_rules, "
-             "retry, buckets, redis, database, payloads, prices, racing, proxies, slo, alerts)",
+             "retry, buckets, redis, database, payloads, prices, racing, proxies, slo, alerts, probes)",
              "server.threds: unknown key (expected one of threads, max_body_bytes, "
              "max_header_bytes, max_header_count, max_connections, max_buffered_body_bytes, "
              "body_min_rate, body_rate_grace_ms, header_timeout_ms, body_timeout_ms, "
@@ -69,7 +69,7 @@ channels:
              "models, model_map, auth, headers, timeouts, priority, weight, enabled, tls_ca_file, "
              "protocols, chat_path, models_path, client_preset, model_presets, capabilities, "
              "breaker, model_limits, expose_rate_limit_headers, racing, proxy, exclusive_connections, "
-             "media, inspection)",
+             "media, inspection, probes)",
              "channels[0].timeouts.connect: unknown key (expected one of connect_ms, "
              "first_byte_ms, first_token_ms, first_token_reasoning_ms, idle_ms, total_ms)"}));
 }
@@ -465,7 +465,7 @@ channels:
                    "channels[2].extra: unknown key (expected one of name, protocol, base_url, "
                    "keys, models, model_map, auth, headers, timeouts, priority, weight, enabled, tls_ca_file, protocols, chat_path, models_path, client_preset, model_presets, capabilities, breaker, "
       "model_limits, expose_rate_limit_headers, racing, proxy, exclusive_connections, media, "
-      "inspection)",
+      "inspection, probes)",
                    "channels[2].base_url: not an http(s) URL"}));
 }
 

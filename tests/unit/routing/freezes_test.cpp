@@ -359,6 +359,26 @@ TEST(FreezeTable, LiftAndLiftKey) {
   EXPECT_EQ(table.liftKey("k1"), 0u);
 }
 
+TEST(FreezeTable, AProbeLiftsEveryFreezeOfTheKeyButForeverOnes) {
+  ManualTimeSource clock;
+  FakePersistence store;
+  FreezeTable table(clock, &store);
+  table.apply(rule("forever", 403, FreezeObject::Key, FreezePeriod::Forever), target(),
+              std::nullopt, "banned");
+  Freeze today = table.apply(rule("today", 403, FreezeObject::KeyModel, FreezePeriod::Today),
+                             target(), std::nullopt, "today");
+  table.apply(rule("other", 403, FreezeObject::KeyModel, FreezePeriod::Today), target("openai", "k2"),
+              std::nullopt, "other key");
+  std::size_t kept = 0;
+  auto lifted = table.liftKeyUnlessForever("k1", kept);
+  ASSERT_EQ(lifted.size(), 1u);
+  EXPECT_EQ(lifted[0].id, today.id);
+  EXPECT_EQ(kept, 1u);
+  EXPECT_EQ(store.rows.count(today.id), 0u);
+  EXPECT_EQ(table.list().size(), 2u);  // the forever freeze and the other key's
+  EXPECT_TRUE(table.frozen("openai", "k1", "gpt-4o"));
+}
+
 TEST(FreezeTable, LoadRestoresPersistedFreezesAndDropsExpiredOnes) {
   ManualTimeSource clock;
   FakePersistence store;
