@@ -138,6 +138,22 @@ std::string PostgresServer::url(std::string const& database) const {
   return "postgres://llmux@127.0.0.1:" + std::to_string(port_) + "/" + database;
 }
 
+std::optional<std::vector<std::string>> postgresLines(std::string const& url,
+                                                      std::string const& sql, std::string& error) {
+  auto rows = postgresQuery(url, sql, error);
+  if (!rows) return std::nullopt;
+  std::vector<std::string> lines;
+  for (auto const& row : *rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      if (i > 0) line += "|";
+      line += row[i] ? *row[i] : "\\N";
+    }
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
 bool PostgresServer::createDatabase(std::string const& name, std::string& error) {
   return postgresQuery(url("postgres"), "CREATE DATABASE " + name, error).has_value();
 }

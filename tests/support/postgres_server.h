@@ -60,4 +60,8 @@ class PostgresServer {
 std::optional<std::vector<std::vector<std::optional<std::string>>>> postgresQuery(
     std::string const& url, std::string const& sql, std::string& error);
 
+/// The same rows as "a|b|c" lines (NULL as "\N"): what scenarios compare whole.
+std::optional<std::vector<std::string>> postgresLines(std::string const& url,
+                                                      std::string const& sql, std::string& error);
+
 }  // namespace llmux::test_support

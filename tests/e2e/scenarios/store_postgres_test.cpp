@@ -23,19 +23,9 @@ constexpr char kPassword[] = "pg-password-e2e-4711";
 /// The rows of `sql` as "a|b|c" lines (NULL as "\N"); fails the test when the query fails.
 std::vector<std::string> rowsOf(PostgresServer const& server, std::string const& sql) {
   std::string error;
-  auto rows = test_support::postgresQuery(server.url("llmux"), sql, error);
-  EXPECT_TRUE(rows) << sql << ": " << error;
-  std::vector<std::string> out;
-  if (!rows) return out;
-  for (auto const& row : *rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      if (i > 0) line += "|";
-      line += row[i] ? *row[i] : "\\N";
-    }
-    out.push_back(line);
-  }
-  return out;
+  auto lines = test_support::postgresLines(server.url("llmux"), sql, error);
+  EXPECT_TRUE(lines) << sql << ": " << error;
+  return lines ? *lines : std::vector<std::string>{};
 }
 
 TEST_F(E2eTest, RequestLogRowsGoToPostgresqlAndServingNeverWaitsForIt) {

@@ -58,19 +58,9 @@ class StoreReplicas : public E2eTest {
   /// The rows of `sql` as "a|b|c" lines (NULL as "\N").
   std::vector<std::string> rows(std::string const& sql) {
     std::string error;
-    auto result = test_support::postgresQuery(pg_->url("llmux"), sql, error);
-    EXPECT_TRUE(result) << sql << ": " << error;
-    std::vector<std::string> out;
-    if (!result) return out;
-    for (auto const& row : *result) {
-      std::string line;
-      for (std::size_t i = 0; i < row.size(); ++i) {
-        if (i > 0) line += "|";
-        line += row[i] ? *row[i] : "\\N";
-      }
-      out.push_back(line);
-    }
-    return out;
+    auto lines = test_support::postgresLines(pg_->url("llmux"), sql, error);
+    EXPECT_TRUE(lines) << sql << ": " << error;
+    return lines ? *lines : std::vector<std::string>{};
   }
 
   /// Polls `sql` until it gives `expected` (or `timeout` passes); returns what it gave last.
