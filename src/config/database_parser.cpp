@@ -86,9 +86,16 @@ void readDatabase(YamlReader& reader, Fields const& root, EnvLookup const& env,
     return;
   }
   if (YAML::Node const* replica = fields->find("replica")) {
+    // `${VAR}` allowed: replicas sharing one file name themselves from their environment.
     auto name = reader.nonEmptyString(*replica, fields->path("replica"));
     if (!name) return;
-    database.replica = std::move(*name);
+    auto value = expandVariables(*name, env);
+    if (!value || value->empty()) {
+      reader.fail(fields->path("replica"),
+                  value ? "must not be empty" : value.error().message);
+      return;
+    }
+    database.replica = std::move(*value);
   }
   auto readMillis = [&](std::string_view name, Millis& target, long long min, long long max) {
     YAML::Node const* value = fields->find(name);

@@ -98,3 +98,33 @@ TEST(DatabaseConfig, ReplicaHeartbeatsAndSyncAreTunable) {
 
 }  // namespace
 }  // namespace llmux::config
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace llmux::config {
+namespace {
+
+TEST(DatabaseConfig, TheSeveralReplicasExampleLoadsWithItsEnvironmentFile) {
+  // deploy/systemd: the fleet's configuration and one replica's environment file, as shipped.
+  std::string const dir = std::string(LLMUX_TEST_DATA_DIR) + "/../../deploy/systemd/";
+  std::ifstream yaml_file(dir + "llmux.yaml.example");
+  std::ifstream env_file(dir + "replica.env.example");
+  ASSERT_TRUE(yaml_file && env_file);
+  std::stringstream yaml;
+  yaml << yaml_file.rdbuf();
+  std::map<std::string, std::string> env;
+  for (std::string line; std::getline(env_file, line);) {
+    auto eq = line.find('=');
+    if (line.empty() || line[0] == '#' || eq == std::string::npos) continue;
+    env.emplace(line.substr(0, eq), line.substr(eq + 1));
+  }
+  auto settings = loaded(yaml.str(), fakeEnv(env));
+  ASSERT_TRUE(settings && settings->database && settings->redis && settings->payloads);
+  EXPECT_EQ(settings->database->replica, "a");
+  EXPECT_TRUE(settings->alerts.has_value());
+}
+
+}  // namespace
+}  // namespace llmux::config
