@@ -1,13 +1,26 @@
 #include "store/postgres_lease.h"
 
 #include <cstdint>
-#include <functional>
+#include <string>
+#include <string_view>
 
 namespace llmux::store {
+namespace {
+
+/// The lock's key: FNV-1a of the job's name, the same in every build (std::hash is not, and
+/// replicas of two versions must agree during a rolling upgrade). 63 bits: a positive bigint.
+std::int64_t lockKey(std::string_view job) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (char c : "llmux:" + std::string(job)) {
+    hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  }
+  return static_cast<std::int64_t>(hash >> 1);
+}
+
+}  // namespace
 
 PostgresLease::PostgresLease(std::string url, std::string const& job)
-    : db_(std::move(url), std::chrono::milliseconds(5000)),
-      key_(std::to_string(static_cast<std::int64_t>(std::hash<std::string>{}("llmux:" + job) >> 1))) {}
+    : db_(std::move(url), std::chrono::milliseconds(5000)), key_(std::to_string(lockKey(job))) {}
 
 std::optional<bool> PostgresLease::hold() {
   std::lock_guard lock(mutex_);
