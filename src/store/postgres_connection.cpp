@@ -273,6 +273,11 @@ Result<void> PostgresConnection::reconnect() {
   return migrate();
 }
 
+Result<void> PostgresConnection::ensureConnected() {
+  if (connected()) return {};
+  return reconnect();
+}
+
 Result<void> PostgresConnection::exec(char const* sql, std::string_view what) {
   auto done = run(sql, {}, what);
   if (!done.ok()) return done.takeError();

@@ -39,6 +39,8 @@ class PostgresConnection {
   bool connected() const;
   /// Connects (dropping a bad connection) and migrates the schema.
   Result<void> reconnect();
+  /// Reconnects only when the connection is gone; ok when it is usable.
+  Result<void> ensureConnected();
 
   /// One result of libpq's, freed with PQclear.
   using PgResult = std::unique_ptr<pg_result, void (*)(pg_result*)>;

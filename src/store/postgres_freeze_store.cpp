@@ -27,14 +27,9 @@ constexpr char const* kDelete = "DELETE FROM freezes WHERE id = $1";
 PostgresFreezeStore::PostgresFreezeStore(std::string url, std::chrono::milliseconds answer_timeout)
     : db_(std::move(url), answer_timeout) {}
 
-Result<void> PostgresFreezeStore::ensureConnected() {
-  if (db_.connected()) return {};
-  return db_.reconnect();
-}
-
 Result<std::vector<routing::Freeze>> PostgresFreezeStore::load() {
   std::lock_guard lock(mutex_);
-  if (auto ready = ensureConnected(); !ready.ok()) return ready.error();
+  if (auto ready = db_.ensureConnected(); !ready.ok()) return ready.error();
   auto rows = db_.run(kSelect, {}, "reading the freezes");
   if (!rows.ok()) return rows.takeError();
   PGresult const* result = rows->get();
@@ -65,7 +60,7 @@ Result<std::vector<routing::Freeze>> PostgresFreezeStore::load() {
 
 Result<void> PostgresFreezeStore::save(routing::Freeze const& freeze) {
   std::lock_guard lock(mutex_);
-  if (auto ready = ensureConnected(); !ready.ok()) return ready;
+  if (auto ready = db_.ensureConnected(); !ready.ok()) return ready;
   // A freeze without an end is sent as "" (the parameters are text), which NULLIF makes NULL.
   auto done = db_.run(
       kUpsert,
@@ -81,7 +76,7 @@ Result<void> PostgresFreezeStore::save(routing::Freeze const& freeze) {
 
 Result<void> PostgresFreezeStore::remove(std::string const& id) {
   std::lock_guard lock(mutex_);
-  if (auto ready = ensureConnected(); !ready.ok()) return ready;
+  if (auto ready = db_.ensureConnected(); !ready.ok()) return ready;
   auto done = db_.run(kDelete, {id}, "removing a freeze");
   if (!done.ok()) return done.error();
   return {};

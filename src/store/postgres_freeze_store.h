@@ -27,9 +27,6 @@ class PostgresFreezeStore final : public FreezeRows {
   Result<void> remove(std::string const& id) override;
 
  private:
-  /// Connects when the connection is gone; ok when it is usable.
-  Result<void> ensureConnected();
-
   std::mutex mutex_;
   PostgresConnection db_;
 };

@@ -33,11 +33,6 @@ PostgresVideoJobStore::PostgresVideoJobStore(std::string url,
                                              std::chrono::milliseconds answer_timeout)
     : db_(std::move(url), answer_timeout) {}
 
-Result<void> PostgresVideoJobStore::ensureConnected() {
-  if (db_.connected()) return {};
-  return db_.reconnect();
-}
-
 Result<std::vector<routing::VideoJob>> PostgresVideoJobStore::select(
     char const* sql, std::vector<std::string> params) {
   auto rows = db_.run(sql, params, "reading the video jobs");
@@ -68,13 +63,13 @@ Result<std::vector<routing::VideoJob>> PostgresVideoJobStore::load(WallTime cuto
 Result<std::vector<routing::VideoJob>> PostgresVideoJobStore::createdSince(WallTime since,
                                                                            std::size_t limit) {
   std::lock_guard lock(mutex_);
-  if (auto ready = ensureConnected(); !ready.ok()) return ready.error();
+  if (auto ready = db_.ensureConnected(); !ready.ok()) return ready.error();
   return select(kSince, {std::to_string(toUnixMillis(since)), std::to_string(limit)});
 }
 
 Result<void> PostgresVideoJobStore::save(routing::VideoJob const& job) {
   std::lock_guard lock(mutex_);
-  if (auto ready = ensureConnected(); !ready.ok()) return ready;
+  if (auto ready = db_.ensureConnected(); !ready.ok()) return ready;
   auto done = db_.run(kUpsert,
                       {job.id, job.gateway_key, job.channel, job.key_id, job.client_model,
                        job.upstream_model, std::to_string(toUnixMillis(job.created))},
@@ -85,7 +80,7 @@ Result<void> PostgresVideoJobStore::save(routing::VideoJob const& job) {
 
 Result<void> PostgresVideoJobStore::deleteOlderThan(WallTime cutoff) {
   std::lock_guard lock(mutex_);
-  if (auto ready = ensureConnected(); !ready.ok()) return ready;
+  if (auto ready = db_.ensureConnected(); !ready.ok()) return ready;
   auto done = db_.run(kDeleteOlder, {std::to_string(toUnixMillis(cutoff))}, "expiring video jobs");
   if (!done.ok()) return done.error();
   return {};

@@ -29,7 +29,6 @@ class PostgresVideoJobStore final : public VideoJobRows {
   Result<std::vector<routing::VideoJob>> createdSince(WallTime since, std::size_t limit);
 
  private:
-  Result<void> ensureConnected();
   Result<std::vector<routing::VideoJob>> select(char const* sql, std::vector<std::string> params);
 
   std::mutex mutex_;
