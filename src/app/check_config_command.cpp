@@ -143,8 +143,9 @@ int runCheckConfig(std::string const& config_path) {
                 config::maskedDatabaseUrl(s.database->url).c_str(), from.c_str());
   }
   if (s.database) {
-    std::printf("shared state (freezes, video jobs): PostgreSQL, read back every %lld ms; "
-                "replica heartbeat every %lld ms, lapsed after %lld ms\n",
+    std::printf("shared state (freezes, racing switches and latency penalties, video jobs): "
+                "PostgreSQL, read back every %lld ms; replica heartbeat every %lld ms, lapsed "
+                "after %lld ms\n",
                 static_cast<long long>(s.database->sync_interval.count()),
                 static_cast<long long>(s.database->heartbeat.count()),
                 static_cast<long long>(s.database->heartbeat_lapse.count()));

@@ -42,6 +42,7 @@
 #include "store/postgres_video_job_store.h"
 #include "store/shared_state_sync.h"
 #include "proxy/latency_router_sync.h"
+#include "store/postgres_racing_store.h"
 #include "store/racing_store.h"
 #include "store/racing_writer.h"
 #include "store/sqlite_store.h"
@@ -230,18 +231,29 @@ int runServe(std::string const& config_path) {
   proxy::ConfigHolder config_holder(std::make_shared<const routing::Catalog>(settings));
   racing::RacingState racing(settings->racing);
   // An operator's racing switches and the latency learning outlive restarts too, written behind
-  // the memory by a thread of their own.
-  auto racing_rows = store::SqliteRacingStore::open(state_dir);
-  if (!racing_rows) {
+  // the memory by a thread of their own: in the state database, or with `database:` in
+  // PostgreSQL, where every replica reads the others' (SharedStateSync).
+  std::unique_ptr<store::RacingRows> racing_rows;
+  if (settings->database) {
+    racing_rows = std::make_unique<store::PostgresRacingStore>(settings->database->url);
+  } else if (auto sqlite_rows = store::SqliteRacingStore::open(state_dir)) {
+    racing_rows = std::move(*sqlite_rows);
+  } else {
     std::fprintf(stderr, "cannot open the racing state in %s: %s\n", state_dir.c_str(),
-                 racing_rows.error().message.c_str());
+                 sqlite_rows.error().message.c_str());
     return 1;
   }
-  store::RacingWriter racing_writer(**racing_rows, racing, clock);
+  store::RacingWriter racing_writer(*racing_rows, racing, clock);
+  if (settings->database) racing_writer.noteStoredLatency();
   if (auto restored = racing_writer.restore(); !restored) {
-    std::fprintf(stderr, "cannot read the racing state in %s: %s\n", state_dir.c_str(),
-                 restored.error().message.c_str());
-    return 1;
+    if (!settings->database) {
+      std::fprintf(stderr, "cannot read the racing state in %s: %s\n", state_dir.c_str(),
+                   restored.error().message.c_str());
+      return 1;
+    }
+    telemetry::logWarn("racing state: PostgreSQL is not usable yet ({}); the switches and latency "
+                       "penalties are read as soon as it is",
+                       restored.error().message);
   }
   // Latency learning's verdicts reach the router's score (and then the writer).
   proxy::LatencyRouterSync latency_sync(racing.latency, router_state, &racing_writer, clock.wallNow());
@@ -277,7 +289,9 @@ int runServe(std::string const& config_path) {
   // What other replicas change in the shared store is read back every sync interval.
   std::optional<store::SharedStateSync> shared_sync;
   if (settings->database) {
-    std::vector<store::SharedPull> pulls{store::freezePull(*freeze_rows, freezes)};
+    std::vector<store::SharedPull> pulls{store::freezePull(*freeze_rows, freezes),
+                                         store::racingPull(*racing_rows, racing, racing_writer,
+                                                           clock)};
     // After a failed restore, everything the store keeps; else what came after it.
     WallTime const since = video_jobs.size() == 0
                                ? restored_at - routing::VideoJobTable::kRetention

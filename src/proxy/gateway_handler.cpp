@@ -20,6 +20,7 @@
 #include "proxy/probe_admin.h"
 #include "proxy/route_preview.h"
 #include "proxy/route_request.h"
+#include "racing/racing_state.h"
 #include "routing/freezes.h"
 #include "routing/planner.h"
 #include "routing/router_state.h"
@@ -345,6 +346,7 @@ void GatewayHandler::publishStorageMetrics() {
   auto& failures = registry.counter(telemetry::MetricId::StoreWriteFailuresTotal);
   failures.labels({"freezes"}).advanceTo(services_.freezes.persistenceFailures());
   failures.labels({"video_jobs"}).advanceTo(services_.video_jobs.persistenceFailures());
+  failures.labels({"racing"}).advanceTo(services_.racing.persistenceFailures());
   if (services_.payloads != nullptr) {
     payloads::PayloadStats const payload_stats = services_.payloads->stats();
     registry.counter(telemetry::MetricId::PayloadsWrittenTotal).get().advanceTo(payload_stats.written);

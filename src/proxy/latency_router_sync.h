@@ -31,6 +31,9 @@ class LatencyRouterSync final : public racing::LatencySink {
     mark(combination, false);
     if (next_) next_->latencyRemoved(id, combination);
   }
+  void latencyAdopted(racing::Combination const& combination, bool degraded) override {
+    mark(combination, degraded);
+  }
 
  private:
   /// The router's penalty is per (key, model): a task class's verdict sets it for all of them.

@@ -112,9 +112,7 @@ Result<RacingChange> parseRacingChange(std::string_view body) {
 }
 
 void applyRacingChange(racing::RacingState& state, RacingChange const& change) {
-  if (change.enabled) state.overrideEnabled(*change.enabled);
-  if (change.cost_preference) state.overridePreference(*change.cost_preference);
-  if (change.enabled || change.cost_preference) state.switchesChanged();
+  state.changeSwitches(change.enabled, change.cost_preference);
 }
 
 std::string latencyPenaltiesJson(std::vector<racing::LatencyMemory::Entry> const& entries,

@@ -33,7 +33,9 @@ void LatencyMemory::saved(Combination const& combination, State const& state) {
 }
 
 void LatencyMemory::removed(Combination const& combination) {
-  if (sink_) sink_->latencyRemoved(idOf(combination), combination);
+  std::string id = idOf(combination);
+  if (sink_) sink_->latencyRemoved(id, combination);
+  if (adopting_) removed_ids_.insert(std::move(id));
 }
 
 void LatencyMemory::forgetExpired(WallTime now) {
@@ -133,6 +135,42 @@ void LatencyMemory::load(std::vector<Entry> const& entries, WallTime now) {
     states_[entry.combination] = {std::clamp(entry.slow_streak, 0, kSlowStreak), entry.degraded,
                                   entry.updated_at};
   }
+}
+
+std::size_t LatencyMemory::adopt(std::vector<Entry> const& stored, WallTime now) {
+  std::lock_guard lock(mutex_);
+  Recount recount{*this};
+  adopting_ = true;
+  forgetExpired(now);
+  std::set<std::string> stored_now;
+  for (Entry const& entry : stored) stored_now.insert(entry.id);
+  std::size_t changed = 0;
+  // Gone from the store since the last look: recovered or cleared by another replica.
+  std::erase_if(states_, [&](auto const& item) {
+    std::string const id = idOf(item.first);
+    if (!stored_ids_.contains(id) || stored_now.contains(id)) return false;
+    if (sink_) sink_->latencyAdopted(item.first, false);
+    ++changed;
+    return true;
+  });
+  for (Entry const& entry : stored) {
+    if (removed_ids_.contains(entry.id) || now - entry.updated_at > kKeep) continue;
+    auto [it, added] = states_.try_emplace(entry.combination);
+    State& state = it->second;
+    if (!added && entry.updated_at <= state.updated_at) continue;  // ours is as new or newer
+    state = {std::clamp(entry.slow_streak, 0, kSlowStreak), entry.degraded, entry.updated_at};
+    if (sink_) sink_->latencyAdopted(entry.combination, entry.degraded);
+    ++changed;
+  }
+  // A removal the store shows is done: its id is forgotten.
+  std::erase_if(removed_ids_, [&](std::string const& id) { return !stored_now.contains(id); });
+  stored_ids_ = std::move(stored_now);
+  return changed;
+}
+
+void LatencyMemory::noteStored(std::string const& id) {
+  std::lock_guard lock(mutex_);
+  stored_ids_.insert(id);
 }
 
 void LatencyMemory::setSink(LatencySink* sink) {

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,17 @@ class LatencyMemory {
   /// Where every later change is told (nullptr: none). Set before the memory is shared.
   void setSink(LatencySink* sink);
 
+  /// The shared store's entries (`database:`), read back by every replica: an entry another
+  /// replica made or changed later than this one's is taken, and one this replica saw stored
+  /// that is gone was recovered or cleared elsewhere, so it goes here too. This replica's own
+  /// changes not yet stored stay: a removal until the store shows it, a newer entry until its
+  /// write lands. The sink hears `latencyAdopted` (not a change to write back). Returns how
+  /// many entries changed.
+  std::size_t adopt(std::vector<Entry> const& stored, WallTime now);
+  /// The writer stored this entry (the shared store): a later look that misses it means another
+  /// replica removed it.
+  void noteStored(std::string const& id);
+
  private:
   struct State {
     int slow_streak = 0;
@@ -96,6 +108,11 @@ class LatencyMemory {
   std::mutex mutex_;
   std::map<Combination, State> states_;
   LatencySink* sink_ = nullptr;
+  /// With a shared store only (once `adopt` runs): the ids it held at the last look (or that
+  /// were stored since), and those this replica removed whose removal it does not show yet.
+  std::set<std::string> stored_ids_;
+  std::set<std::string> removed_ids_;
+  bool adopting_ = false;
 };
 
 /// Keeps a LatencyMemory's entries (the state store's writer). Told under the memory's lock, so
@@ -108,6 +125,12 @@ class LatencySink {
   /// The entry of `combination` (its id `id`) is gone: recovered, expired or cleared by an
   /// operator.
   virtual void latencyRemoved(std::string const& id, Combination const& combination) = 0;
+  /// Another replica's verdict was taken from the shared store (LatencyMemory::adopt):
+  /// `degraded` is what the combination is now. Nothing to write back.
+  virtual void latencyAdopted(Combination const& combination, bool degraded) {
+    (void)combination;
+    (void)degraded;
+  }
 };
 
 }  // namespace llmux::racing

@@ -6,6 +6,7 @@
 // Thread-safe.
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 
 #include "config/settings.h"
@@ -33,10 +34,12 @@ struct RaceCounters {
 class SwitchSink {
  public:
   virtual ~SwitchSink() = default;
-  /// An operator changed the switches: keep them as the state's `enabledOverride()` and
-  /// `preferenceOverride()` are when the write is made (so the last change wins, whatever the
-  /// order of concurrent calls). Called on an I/O thread: it must only queue.
+  /// An operator changed the switches: keep them as the state's `switches()` are when the write
+  /// is made (so the last change wins, whatever the order of concurrent calls). Called on an I/O
+  /// thread, under the state's switch lock: it must only queue.
   virtual void switchesChanged() = 0;
+  /// Writes of the switches and latency learning given up on (monotonic), for `/metrics`.
+  virtual std::uint64_t failedWrites() const = 0;
 };
 
 class RacingState {
@@ -60,13 +63,6 @@ class RacingState {
     int set = preference_override_.load(std::memory_order_acquire);
     return set < 0 ? settings.cost_preference : static_cast<config::CostPreference>(set);
   }
-  void overrideEnabled(std::optional<bool> enabled) {
-    enabled_override_.store(enabled ? (*enabled ? 1 : 0) : -1, std::memory_order_release);
-  }
-  void overridePreference(std::optional<config::CostPreference> preference) {
-    preference_override_.store(preference ? static_cast<int>(*preference) : -1,
-                               std::memory_order_release);
-  }
   std::optional<bool> enabledOverride() const {
     int set = enabled_override_.load(std::memory_order_acquire);
     if (set < 0) return std::nullopt;
@@ -77,11 +73,48 @@ class RacingState {
     if (set < 0) return std::nullopt;
     return static_cast<config::CostPreference>(set);
   }
+  /// The switches as an operator (or the shared store) left them, with the generation of the
+  /// last operator change on this replica.
+  struct Switches {
+    std::optional<bool> enabled;                           ///< unset: the configuration's
+    std::optional<config::CostPreference> cost_preference;  ///< unset: the configuration's
+    std::uint64_t generation = 0;
+  };
+  Switches switches() const {
+    std::lock_guard lock(switches_mutex_);
+    return {enabledOverride(), preferenceOverride(), generation_};
+  }
+  /// An operator's change on this replica (`PUT /admin/racing`): a member given (an inner
+  /// nullopt: back to the configuration's) is set, the generation moves on and the sink is told.
+  void changeSwitches(std::optional<std::optional<bool>> enabled,
+                      std::optional<std::optional<config::CostPreference>> preference) {
+    if (!enabled && !preference) return;
+    std::lock_guard lock(switches_mutex_);
+    if (enabled) overrideEnabled(*enabled);
+    if (preference) overridePreference(*preference);
+    ++generation_;
+    if (SwitchSink* sink = switch_sink_.load(std::memory_order_acquire)) sink->switchesChanged();
+  }
+  /// Start-up, or what another replica stored (the shared store): takes both switches as they
+  /// are unless an operator changed them here since `seen_generation` — that change is the newer
+  /// one, and it is on its way to the store. Returns whether anything changed. The sink is not
+  /// told: the switches came from it.
+  bool adoptSwitches(std::optional<bool> enabled,
+                     std::optional<config::CostPreference> preference,
+                     std::uint64_t seen_generation) {
+    std::lock_guard lock(switches_mutex_);
+    if (generation_ != seen_generation) return false;
+    if (enabledOverride() == enabled && preferenceOverride() == preference) return false;
+    overrideEnabled(enabled);
+    overridePreference(preference);
+    return true;
+  }
   /// Where `switchesChanged` goes (nullptr: nowhere). Set before serving.
   void setSwitchSink(SwitchSink* sink) { switch_sink_.store(sink, std::memory_order_release); }
-  /// After an operator's overrideEnabled / overridePreference: has the sink keep them.
-  void switchesChanged() {
-    if (SwitchSink* sink = switch_sink_.load(std::memory_order_acquire)) sink->switchesChanged();
+  /// The sink's writes given up on (0 without one).
+  std::uint64_t persistenceFailures() const {
+    SwitchSink const* sink = switch_sink_.load(std::memory_order_acquire);
+    return sink != nullptr ? sink->failedWrites() : 0;
   }
 
   ThresholdRegistry thresholds;
@@ -92,8 +125,20 @@ class RacingState {
   RaceCounters counters;
 
  private:
+  void overrideEnabled(std::optional<bool> enabled) {
+    enabled_override_.store(enabled ? (*enabled ? 1 : 0) : -1, std::memory_order_release);
+  }
+  void overridePreference(std::optional<config::CostPreference> preference) {
+    preference_override_.store(preference ? static_cast<int>(*preference) : -1,
+                               std::memory_order_release);
+  }
+
+  // Read lock-free on every request; written under the mutex, so a change and an adoption never
+  // interleave.
   std::atomic<int> enabled_override_{-1};     ///< -1: the configuration's
   std::atomic<int> preference_override_{-1};  ///< -1: the configuration's
+  mutable std::mutex switches_mutex_;
+  std::uint64_t generation_ = 0;  ///< operator changes on this replica
   std::atomic<SwitchSink*> switch_sink_{nullptr};
 };
 

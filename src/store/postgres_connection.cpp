@@ -115,6 +115,25 @@ CREATE TABLE video_jobs (
 );
 CREATE INDEX video_jobs_created_at ON video_jobs(created_at);
 )sql",
+    // 5: racing's switches and latency learning, shared by every replica
+    // (store/postgres_racing_store.h): as SQLite's.
+    R"sql(
+CREATE TABLE racing_switches (
+  id              INTEGER PRIMARY KEY CHECK (id = 1),
+  enabled         INTEGER,
+  cost_preference TEXT,
+  updated_ms      BIGINT  NOT NULL
+);
+CREATE TABLE latency_penalties (
+  id             TEXT    PRIMARY KEY,
+  key_id         TEXT    NOT NULL,
+  upstream_model TEXT    NOT NULL,
+  task_class     TEXT    NOT NULL,
+  slow_streak    INTEGER NOT NULL,
+  degraded       INTEGER NOT NULL,
+  updated_ms     BIGINT  NOT NULL
+);
+)sql",
 };
 
 constexpr int kVersion = static_cast<int>(std::size(kMigrations));

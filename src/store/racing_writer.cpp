@@ -6,7 +6,7 @@
 
 namespace llmux::store {
 
-RacingWriter::RacingWriter(SqliteRacingStore& rows, racing::RacingState& state,
+RacingWriter::RacingWriter(RacingRows& rows, racing::RacingState& state,
                            TimeSource const& clock)
     : rows_(rows),
       state_(state),
@@ -32,8 +32,8 @@ Result<void> RacingWriter::restore() {
   if (!switches.ok()) return switches.takeError();
   auto entries = rows_.loadLatency(clock_.wallNow());
   if (!entries.ok()) return entries.takeError();
-  state_.overrideEnabled(switches->enabled);
-  state_.overridePreference(switches->cost_preference);
+  (void)state_.adoptSwitches(switches->enabled, switches->cost_preference,
+                             state_.switches().generation);
   state_.latency.load(*entries, clock_.wallNow());
   return {};
 }
@@ -60,12 +60,18 @@ void RacingWriter::flush() {
 
 Result<void> RacingWriter::write(Op const& op) {
   switch (op.kind) {
-    case Op::Kind::Switches:
+    case Op::Kind::Switches: {
       // Read now, not when queued: of concurrent changes, the last one is what stays.
-      return rows_.saveSwitches({state_.enabledOverride(), state_.preferenceOverride()},
-                                clock_.wallNow());
-    case Op::Kind::SaveLatency:
-      return rows_.saveLatency(op.entry);
+      racing::RacingState::Switches const now = state_.switches();
+      auto saved = rows_.saveSwitches({now.enabled, now.cost_preference}, clock_.wallNow());
+      if (saved.ok()) stored_generation_.store(now.generation, std::memory_order_release);
+      return saved;
+    }
+    case Op::Kind::SaveLatency: {
+      auto saved = rows_.saveLatency(op.entry);
+      if (saved.ok() && note_stored_latency_) state_.latency.noteStored(op.entry.id);
+      return saved;
+    }
     case Op::Kind::RemoveLatency:
       return rows_.removeLatency(op.id);
   }

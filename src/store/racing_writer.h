@@ -24,7 +24,7 @@ class RacingWriter final : public racing::LatencySink, public racing::SwitchSink
  public:
   /// Starts the writer thread and becomes `state`'s sinks. `rows`, `state` and `clock` must
   /// outlive the writer.
-  RacingWriter(SqliteRacingStore& rows, racing::RacingState& state, TimeSource const& clock);
+  RacingWriter(RacingRows& rows, racing::RacingState& state, TimeSource const& clock);
   /// Stops being the sinks, writes everything queued, then stops the thread.
   ~RacingWriter() override;
   RacingWriter(RacingWriter const&) = delete;
@@ -39,8 +39,18 @@ class RacingWriter final : public racing::LatencySink, public racing::SwitchSink
   /// Queues a write of the switches as they are when it is made.
   void switchesChanged() override;
 
+  /// With a shared store: the latency entries this writer stored are told to the memory
+  /// (LatencyMemory::noteStored), so a removal by another replica is recognised. Set at start-up,
+  /// before the first write.
+  void noteStoredLatency() { note_stored_latency_ = true; }
+  /// The generation of the switches (RacingState::switches) last stored: behind the state's
+  /// while an operator's change here is on its way (the shared store's copy is then older).
+  std::uint64_t storedSwitchGeneration() const {
+    return stored_generation_.load(std::memory_order_acquire);
+  }
+
   /// Writes given up on (after retries, or dropped by a full queue). Monotonic.
-  std::uint64_t failedWrites() const;
+  std::uint64_t failedWrites() const override;
   /// Returns once every write queued before the call is done (or given up on). For shutdown and
   /// tests; never on an I/O thread.
   void flush();
@@ -56,11 +66,13 @@ class RacingWriter final : public racing::LatencySink, public racing::SwitchSink
   void run();
   Result<void> write(Op const& op);
 
-  SqliteRacingStore& rows_;
+  RacingRows& rows_;
   racing::RacingState& state_;
   TimeSource const& clock_;
   WriteQueue<Op> queue_;
   std::atomic<std::uint64_t> failed_{0};
+  std::atomic<std::uint64_t> stored_generation_{0};
+  bool note_stored_latency_ = false;
   std::thread thread_;
 };
 

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "store/postgres_video_job_store.h"
+#include "store/racing_writer.h"
 #include "telemetry/failure_burst_log.h"
 #include "telemetry/log.h"
 
@@ -65,6 +66,25 @@ SharedPull freezePull(FreezeRows& rows, routing::FreezeTable& table) {
             auto stored = rows.load();
             if (!stored.ok()) return stored.takeError();
             return table.adopt(*stored);
+          }};
+}
+
+SharedPull racingPull(RacingRows& rows, racing::RacingState& state, RacingWriter const& writer,
+                      TimeSource const& clock) {
+  return {"racing state", [&rows, &state, &writer, &clock]() -> Result<std::size_t> {
+            std::size_t changed = 0;
+            std::uint64_t const seen = state.switches().generation;
+            if (writer.storedSwitchGeneration() >= seen) {
+              auto switches = rows.loadSwitches();
+              if (!switches.ok()) return switches.takeError();
+              if (state.adoptSwitches(switches->enabled, switches->cost_preference, seen)) {
+                ++changed;
+              }
+            }
+            WallTime const now = clock.wallNow();
+            auto entries = rows.loadLatency(now);
+            if (!entries.ok()) return entries.takeError();
+            return changed + state.latency.adopt(*entries, now);
           }};
 }
 

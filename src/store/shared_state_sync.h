@@ -11,12 +11,15 @@
 
 #include "core/result.h"
 #include "routing/freezes.h"
+#include "racing/racing_state.h"
 #include "routing/video_jobs.h"
 #include "store/freeze_writer.h"
 
 namespace llmux::store {
 
 class PostgresVideoJobStore;
+class RacingRows;
+class RacingWriter;
 
 /// One piece of shared state read back each interval: `pull` reads it from the store and takes
 /// it into memory, returning how many changes it took in.
@@ -54,6 +57,12 @@ class SharedStateSync {
 
 /// The freezes' pull: every stored freeze, adopted (FreezeTable::adopt).
 SharedPull freezePull(FreezeRows& rows, routing::FreezeTable& table);
+
+/// Racing's pull: the switches another replica's operator set (unless this replica's own change
+/// is still on its way: `writer` has not stored it), and the latency penalties, adopted
+/// (LatencyMemory::adopt).
+SharedPull racingPull(RacingRows& rows, racing::RacingState& state, RacingWriter const& writer,
+                      TimeSource const& clock);
 
 /// The video jobs' pull: the jobs created since the newest one seen (less a margin for replicas'
 /// clocks and late commits) join the table, so a job created through another replica can be

@@ -150,7 +150,8 @@ inline constexpr std::span<double const> kOverheadSecondsBuckets{kOverheadSecond
     "Writes to the state database given up on after their retries, by store: request_log (a "     \
     "batch, whose records also count as dropped), freezes (one freeze saved or removed; the "      \
     "freeze table in memory stays right), video_jobs (one job saved, or the expired pruned; the " \
-    "job stays reachable until a restart).", "store")                                             \
+    "job stays reachable until a restart), racing (the switches or a latency entry; memory stays " \
+    "right).", "store")                                                                           \
   X(RacesTotal, Counter, "llmux_races_total", kNoBuckets,                                         \
     "Raced requests by event: armed (could race), triggered (the primary passed its threshold), " \
     "won_by_shadow, won_by_primary, blocked_budget (hedge budget spent), blocked_cap "            \

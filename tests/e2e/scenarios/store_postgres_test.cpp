@@ -59,8 +59,8 @@ TEST_F(E2eTest, RequestLogRowsGoToPostgresqlAndServingNeverWaitsForIt) {
                               std::to_string(pg->port()) + "/llmux (from $LLMUX_DATABASE_URL)"),
             std::string::npos)
       << check_output;
-  EXPECT_NE(check_output.find("shared state (freezes, video jobs): PostgreSQL, read back every 500 "
-                              "ms; replica heartbeat every 2000 ms, lapsed after 15000 ms"),
+  EXPECT_NE(check_output.find("shared state (freezes, racing switches and latency penalties, video "
+                              "jobs): PostgreSQL, read back every 500 ms; replica heartbeat every 2000 ms, lapsed after 15000 ms"),
             std::string::npos)
       << check_output;
   EXPECT_EQ(check_output.find(kPassword), std::string::npos) << check_output;

@@ -225,6 +225,42 @@ TEST_F(StoreReplicas, AFreezeMadeByOneReplicaHoldsOnEveryOtherAndALiftAnywhereFr
   EXPECT_EQ(keysOf(*tried).front(), "k-forbidden") << "the lifted key is in rotation again";
 }
 
+TEST_F(StoreReplicas, RacingSwitchesSetThroughOneReplicaHoldOnTheOthers) {
+  auto live = channel("live", Protocol::OpenAiChat, mock_.baseUrl(), {"k-live"}, 0);
+  std::vector<Server> replicas;
+  for (std::string name : {"r1", "r2"}) {
+    auto replica = startReplica(name, {live});
+    ASSERT_TRUE(replica.ok()) << replica.error().message;
+    replicas.push_back(std::move(*replica));
+  }
+  auto switches = [](std::uint16_t port) {
+    auto doc = routing_scenarios::adminJson(port, "GET", "/admin/racing");
+    if (doc.empty()) return std::string("<none>");
+    return std::string(doc.at("enabled").is_bool() && doc.at("enabled").as_bool() ? "on" : "off") +
+           "/" + std::string(doc.at("cost_preference").as_string()) + "/" +
+           std::string(doc.at("enabled_source").as_string());
+  };
+  auto waitForSwitches = [&](std::uint16_t port, std::string const& expected) {
+    auto started = std::chrono::steady_clock::now();
+    while (switches(port) != expected &&
+           std::chrono::steady_clock::now() - started < std::chrono::seconds(5)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(1));
+    return switches(port);
+  };
+  ASSERT_EQ(switches(replicas[1].port), "off/balanced/config");
+  routing_scenarios::adminJson(replicas[0].port, "PUT", "/admin/racing",
+                               R"({"enabled":true,"cost_preference":"quality_first"})");
+  EXPECT_EQ(waitForSwitches(replicas[1].port, "on/quality_first/admin"), "on/quality_first/admin");
+  EXPECT_EQ(rows("SELECT enabled, cost_preference FROM racing_switches"),
+            std::vector<std::string>{"1|quality_first"});
+  // Back to the configuration's switch through the other replica.
+  routing_scenarios::adminJson(replicas[1].port, "PUT", "/admin/racing", R"({"enabled":null})");
+  EXPECT_EQ(waitForSwitches(replicas[0].port, "off/quality_first/config"),
+            "off/quality_first/config");
+}
+
 TEST_F(StoreReplicas, AVideoJobCreatedThroughOneReplicaIsPolledThroughAnother) {
   auto videos = channel("videos", Protocol::OpenAiChat, mock_.baseUrl(), {"k-videos"}, 0);
   videos.models = {"sora-2"};

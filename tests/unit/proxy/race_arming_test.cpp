@@ -89,9 +89,9 @@ TEST_F(RaceArmingTest, WhatNeverRaces) {
   EXPECT_FALSE(arm(R"({"model":"m","messages":[{"role":"user","content":"hi"}]})", {}, 1,
                    "/v1/messages/count_tokens"))
       << "a token count";
-  state.overrideEnabled(false);
+  state.changeSwitches(std::optional<bool>(false), std::nullopt);
   EXPECT_FALSE(arm(kChat)) << "switched off by an operator";
-  state.overrideEnabled(std::nullopt);
+  state.changeSwitches(std::optional<bool>(std::nullopt), std::nullopt);
   EXPECT_TRUE(arm(kChat)) << "back to the configuration's switch";
   EXPECT_EQ(state.counters.armed.load(), 1u);
 }

@@ -111,6 +111,9 @@ class RecordingSink final : public LatencySink {
   void latencyRemoved(std::string const& id, Combination const&) override {
     told.push_back("remove " + id);
   }
+  void latencyAdopted(Combination const& combination, bool degraded) override {
+    told.push_back("adopt " + LatencyMemory::idOf(combination) + (degraded ? " degraded" : ""));
+  }
 
   std::vector<std::string> told;
   LatencyMemory::Entry last_saved;
@@ -165,6 +168,69 @@ TEST(LatencyMemory, LoadsKeptEntriesAndDropsThoseOverADayOld) {
   EXPECT_EQ(memory.noteSlow(mild, kT0), LatencyMemory::Change::Degraded);
   // Kept for a day from its last evidence, as before the restart.
   EXPECT_FALSE(memory.degraded(kSlowRelay, kT0 + 1h + 1s));
+}
+
+/// An entry as another replica stored it.
+LatencyMemory::Entry storedEntry(Combination const& combination, int streak, bool degraded,
+                                 WallTime updated_at) {
+  return {LatencyMemory::idOf(combination), combination, streak, degraded, updated_at};
+}
+
+TEST(LatencyMemory, AdoptTakesAnotherReplicasVerdictWithoutWritingItBack) {
+  LatencyMemory memory;
+  RecordingSink sink;
+  memory.setSink(&sink);
+  std::string const id = LatencyMemory::idOf(kSlowRelay);
+  EXPECT_EQ(memory.adopt({storedEntry(kSlowRelay, 3, true, kT0)}, kT0 + 1s), 1u);
+  EXPECT_TRUE(memory.degraded(kSlowRelay, kT0 + 1s));
+  EXPECT_EQ(sink.told, (std::vector<std::string>{"adopt " + id + " degraded"}))
+      << "the router hears it; nothing is saved again";
+  EXPECT_EQ(memory.adopt({storedEntry(kSlowRelay, 3, true, kT0)}, kT0 + 2s), 0u)
+      << "the same entry again changes nothing";
+
+  // Recovered elsewhere: gone from the store, so gone here.
+  EXPECT_EQ(memory.adopt({}, kT0 + 3s), 1u);
+  EXPECT_FALSE(memory.degraded(kSlowRelay, kT0 + 3s));
+  EXPECT_EQ(sink.told.back(), "adopt " + id);
+  EXPECT_TRUE(memory.empty());
+  // Over a day old: not taken.
+  EXPECT_EQ(memory.adopt({storedEntry(kSlowRelay, 3, true, kT0)}, kT0 + LatencyMemory::kKeep + 1s),
+            0u);
+}
+
+TEST(LatencyMemory, AdoptKeepsThisReplicasChangesThatAreNotStoredYet) {
+  LatencyMemory memory;
+  RecordingSink sink;
+  memory.setSink(&sink);
+  Combination const mild{"relay-b/77aa", "gpt-4o", "unknown"};
+  std::string const id = LatencyMemory::idOf(kSlowRelay);
+  memory.adopt({}, kT0);
+  // Slow here, newer than what the store holds: kept until its write lands.
+  for (int i = 0; i < 3; ++i) memory.noteSlow(kSlowRelay, kT0 + 10s);
+  EXPECT_EQ(memory.adopt({storedEntry(kSlowRelay, 1, false, kT0 + 5s)}, kT0 + 11s), 0u);
+  EXPECT_TRUE(memory.degraded(kSlowRelay, kT0 + 11s));
+  // Newer elsewhere: taken.
+  EXPECT_EQ(memory.adopt({storedEntry(kSlowRelay, 2, false, kT0 + 20s)}, kT0 + 21s), 1u);
+  EXPECT_FALSE(memory.degraded(kSlowRelay, kT0 + 21s));
+
+  // Made here and never stored: a look that misses it does not forget it.
+  memory.noteSlow(mild, kT0 + 22s);
+  EXPECT_EQ(memory.adopt({storedEntry(kSlowRelay, 2, false, kT0 + 20s)}, kT0 + 23s), 0u);
+  EXPECT_EQ(memory.list(kT0 + 23s).size(), 2u);
+  // Once stored (the writer says so), a look that misses it means another replica removed it.
+  memory.noteStored(LatencyMemory::idOf(mild));
+  EXPECT_EQ(memory.adopt({storedEntry(kSlowRelay, 2, false, kT0 + 20s)}, kT0 + 24s), 1u);
+  EXPECT_EQ(memory.list(kT0 + 24s).size(), 1u);
+
+  // Recovered here while the store still holds it: not brought back by the next look ...
+  memory.noteFast(kSlowRelay, kT0 + 25s);
+  EXPECT_EQ(memory.adopt({storedEntry(kSlowRelay, 2, false, kT0 + 20s)}, kT0 + 26s), 0u);
+  EXPECT_TRUE(memory.empty());
+  // ... and once the store shows the removal, a later slow verdict elsewhere is taken again.
+  memory.adopt({}, kT0 + 27s);
+  EXPECT_EQ(memory.adopt({storedEntry(kSlowRelay, 3, true, kT0 + 28s)}, kT0 + 29s), 1u);
+  EXPECT_TRUE(memory.degraded(kSlowRelay, kT0 + 29s));
+  EXPECT_EQ(sink.told.back(), "adopt " + id + " degraded");
 }
 
 }  // namespace

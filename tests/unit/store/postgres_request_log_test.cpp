@@ -2,6 +2,8 @@
 // the migration, a batch's round trip, the retention, and the server going away and coming back.
 
 #include "store/postgres_request_log.h"
+#include "store/postgres_racing_store.h"
+#include "store/racing_writer.h"
 #include "store/sqlite_db.h"
 
 #include <gtest/gtest.h>
@@ -485,6 +487,54 @@ TEST_F(PostgresRequestLogTest, FreezesAreSharedByEveryReplicaThroughTheStore) {
       << "a freeze lifted elsewhere is lifted here";
   EXPECT_TRUE(waitFor([&] { return scalar("SELECT COUNT(*) FROM freezes") == "0"; }));
   EXPECT_EQ(a.sync.failedReads(), 0u);
+}
+
+TEST_F(PostgresRequestLogTest, RacingSwitchesAndLatencyVerdictsAreSharedThroughTheStore) {
+  RealTimeSource clock;
+  config::RacingSettings settings;
+  struct Replica {
+    Replica(std::string const& url, TimeSource const& clock, config::RacingSettings const& settings)
+        : rows(url), state(settings), writer(rows, state, clock),
+          sync({racingPull(rows, state, writer, clock)}, std::chrono::milliseconds(50)) {
+      writer.noteStoredLatency();
+    }
+    PostgresRacingStore rows;
+    racing::RacingState state;
+    RacingWriter writer;
+    SharedStateSync sync;
+  };
+  Replica a(url(), clock, settings);
+  Replica b(url(), clock, settings);
+  auto waitFor = [](auto condition) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!condition() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return condition();
+  };
+  racing::Combination const slow{"relay/3f2a", "claude-sonnet-4", "coding"};
+
+  auto started = std::chrono::steady_clock::now();
+  a.state.changeSwitches(std::optional<bool>(true),
+                         std::optional<config::CostPreference>(config::CostPreference::CostFirst));
+  for (int i = 0; i < 3; ++i) a.state.latency.noteSlow(slow, clock.wallNow());
+  ASSERT_TRUE(waitFor([&] {
+    return b.state.enabledOverride() == true && b.state.latency.degraded(slow, clock.wallNow());
+  }));
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(1));
+  EXPECT_EQ(b.state.preferenceOverride(), config::CostPreference::CostFirst);
+  EXPECT_EQ(scalar("SELECT enabled || '|' || cost_preference FROM racing_switches"), "1|cost_first");
+  EXPECT_EQ(scalar("SELECT slow_streak || '|' || degraded FROM latency_penalties"), "3|1");
+
+  // Back to the configuration's switch on B, and the combination recovered there: A follows.
+  b.state.changeSwitches(std::optional<bool>(std::nullopt), std::nullopt);
+  b.state.latency.noteFast(slow, clock.wallNow());
+  ASSERT_TRUE(waitFor([&] {
+    return a.state.enabledOverride() == std::nullopt && !a.state.latency.degraded(slow, clock.wallNow());
+  }));
+  EXPECT_EQ(a.state.preferenceOverride(), config::CostPreference::CostFirst) << "left as it was";
+  EXPECT_EQ(scalar("SELECT COUNT(*) FROM latency_penalties"), "0");
+  EXPECT_EQ(a.sync.failedReads() + b.sync.failedReads(), 0u);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "held_writes.h"
+#include "store/shared_state_sync.h"
 #include "temp_dir.h"
 
 namespace llmux::store {
@@ -58,11 +60,9 @@ TEST_F(RacingWriterTest, ChangesToTheStateAreWrittenBehindIt) {
   Combination mild{"relay-b/77aa", "gpt-4o", "unknown"};
   state.latency.noteSlow(mild, now);
   // Of two changes of the switches, the last stays, whatever the writer saw when they queued.
-  state.overrideEnabled(true);
-  state.switchesChanged();
-  state.overrideEnabled(std::nullopt);
-  state.overridePreference(CostPreference::CostFirst);
-  state.switchesChanged();
+  state.changeSwitches(std::optional<bool>(true), std::nullopt);
+  state.changeSwitches(std::optional<bool>(std::nullopt),
+                       std::optional<CostPreference>(CostPreference::CostFirst));
   writer.flush();
   auto entries = kept();
   ASSERT_EQ(entries.size(), 2u);
@@ -83,15 +83,83 @@ TEST_F(RacingWriterTest, ShutdownWritesWhatIsQueuedAndDetachesTheWriter) {
   {
     RacingWriter writer(*rows, state, clock);
     state.latency.noteSlow(kSlowRelay, clock.wallNow());
-    state.overrideEnabled(false);
-    state.switchesChanged();
+    state.changeSwitches(std::optional<bool>(false), std::nullopt);
   }  // no flush: the destructor writes what is queued
   EXPECT_EQ(kept().size(), 1u);
   EXPECT_EQ(rows->loadSwitches().value(), (RacingSwitches{false, std::nullopt}));
   // The state outlives its writer: changes after it are kept in memory only.
   state.latency.noteSlow(kSlowRelay, clock.wallNow());
-  state.switchesChanged();
+  state.changeSwitches(std::optional<bool>(true), std::nullopt);
   EXPECT_EQ(kept()[0].slow_streak, 1);
+  EXPECT_EQ(rows->loadSwitches().value(), (RacingSwitches{false, std::nullopt}));
+}
+
+/// Another replica's view of the same rows, whose switch writes can be held (a slow store).
+class HeldSwitchRows final : public RacingRows, public HeldWrites {
+ public:
+  explicit HeldSwitchRows(RacingRows& rows) : rows_(rows) {}
+  Result<RacingSwitches> loadSwitches() override { return rows_.loadSwitches(); }
+  Result<void> saveSwitches(RacingSwitches const& switches, WallTime now) override {
+    if (auto held = write("switches"); !held.ok()) return held;
+    return rows_.saveSwitches(switches, now);
+  }
+  Result<std::vector<LatencyMemory::Entry>> loadLatency(WallTime now) override {
+    return rows_.loadLatency(now);
+  }
+  Result<void> saveLatency(LatencyMemory::Entry const& entry) override {
+    return rows_.saveLatency(entry);
+  }
+  Result<void> removeLatency(std::string const& id) override { return rows_.removeLatency(id); }
+
+ private:
+  RacingRows& rows_;
+};
+
+TEST_F(RacingWriterTest, ReplicasSharingTheRowsTakeEachOthersSwitchesAndVerdicts) {
+  auto other_rows = SqliteRacingStore::open(dir.path());
+  ASSERT_TRUE(other_rows.ok()) << other_rows.error().message;
+  HeldSwitchRows b_rows(**other_rows);
+  ReleaseAtEnd release{b_rows};
+  racing::RacingState a(settings);
+  racing::RacingState b(settings);
+  RacingWriter a_writer(*rows, a, clock);
+  RacingWriter b_writer(b_rows, b, clock);
+  a_writer.noteStoredLatency();
+  b_writer.noteStoredLatency();
+  SharedPull a_pull = racingPull(*rows, a, a_writer, clock);
+  SharedPull b_pull = racingPull(b_rows, b, b_writer, clock);
+
+  // An operator's switch on A, and A's slow verdict, reach B at its next look.
+  a.changeSwitches(std::optional<bool>(true), std::nullopt);
+  for (int i = 0; i < 3; ++i) a.latency.noteSlow(kSlowRelay, clock.wallNow());
+  a_writer.flush();
+  EXPECT_EQ(b_pull.pull().value(), 2u);
+  EXPECT_EQ(b.enabledOverride(), true);
+  EXPECT_TRUE(b.latency.degraded(kSlowRelay, clock.wallNow()));
+  EXPECT_EQ(a_pull.pull().value(), 0u) << "A's own changes are no news to A";
+
+  // B's operator switches off while B's write is slow: B's look must not bring back the stored
+  // "on" (its own change is the newer one) ...
+  b_rows.hold();
+  b.changeSwitches(std::optional<bool>(false),
+                   std::optional<CostPreference>(CostPreference::CostFirst));
+  ASSERT_TRUE(b_rows.waitHolding());
+  EXPECT_EQ(b_pull.pull().value(), 0u);
+  EXPECT_EQ(b.enabledOverride(), false);
+  EXPECT_EQ(b.preferenceOverride(), CostPreference::CostFirst);
+  // ... and once it lands, A takes it.
+  b_rows.release();
+  b_writer.flush();
+  EXPECT_EQ(a_pull.pull().value(), 1u);
+  EXPECT_EQ(a.enabledOverride(), false);
+  EXPECT_EQ(a.preferenceOverride(), CostPreference::CostFirst);
+
+  // Recovered on B: forgotten on A.
+  b.latency.noteFast(kSlowRelay, clock.wallNow());
+  b_writer.flush();
+  EXPECT_EQ(a_pull.pull().value(), 1u);
+  EXPECT_FALSE(a.latency.degraded(kSlowRelay, clock.wallNow()));
+  EXPECT_EQ(a_writer.failedWrites() + b_writer.failedWrites(), 0u);
 }
 
 }  // namespace
