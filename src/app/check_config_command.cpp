@@ -131,11 +131,12 @@ int runCheckConfig(std::string const& config_path) {
   // What the state database will keep, so an operator sees the disk it may take.
   if (!s.log.request_log) {
     std::printf("request log: off\n");
-  } else if (s.log.request_log_retention_days == 0) {
-    std::printf("request log: kept forever (log.request_log_retention_days: 0)\n");
+  } else if (s.retention.request_log_days == 0) {
+    std::printf("request log: kept forever (retention.request_log_days: 0)\n");
   } else {
-    std::printf("request log: requests kept %d day(s)\n", s.log.request_log_retention_days);
+    std::printf("request log: requests kept %d day(s)\n", s.retention.request_log_days);
   }
+  std::printf("video jobs: kept %d day(s)\n", s.retention.video_jobs_days);
   // The URL is a secret (its password): shown masked, with the variable it came from.
   if (s.database && s.log.request_log) {
     std::string from = s.database->url_env.empty() ? "" : " (from $" + s.database->url_env + ")";
@@ -158,6 +159,12 @@ int runCheckConfig(std::string const& config_path) {
                 s.payloads->sample, config::originOf(s.payloads->clickhouse).c_str(),
                 s.payloads->database.c_str(), s.payloads->table.c_str(), s.payloads->user.c_str(),
                 password.c_str(), s.payloads->max_bytes);
+    if (s.retention.payloads_days == 0) {
+      std::printf("payloads: kept until you delete them (retention.payloads_days: 0)\n");
+    } else {
+      std::printf("payloads: rows older than %d day(s) deleted, hourly\n",
+                  s.retention.payloads_days);
+    }
   }
   printUpstreamUrls(s);
   return 0;

@@ -118,8 +118,10 @@ std::string alertInstanceName(unsigned port) {
   return std::string(host) + ":" + std::to_string(port);
 }
 
-/// The payload writer of `payloads:` (its password from the environment, never logged).
-std::unique_ptr<payloads::PayloadWriter> makePayloadWriter(config::PayloadSettings const& settings) {
+/// The payload writer of `payloads:` (its password from the environment, never logged), deleting
+/// the rows older than `retention_days` (0: none).
+std::unique_ptr<payloads::PayloadWriter> makePayloadWriter(config::PayloadSettings const& settings,
+                                                           int retention_days) {
   payloads::ClickHouseEndpoint endpoint{settings.clickhouse.host, settings.clickhouse.port,
                                         settings.user, settings.password};
   payloads::PayloadWriterOptions options;
@@ -127,6 +129,7 @@ std::unique_ptr<payloads::PayloadWriter> makePayloadWriter(config::PayloadSettin
   options.table = settings.table;
   options.sample = settings.sample;
   options.queue_bytes = settings.queue_bytes;
+  options.retention_days = retention_days;
   payloads::CaptureOptions capture{settings.max_bytes, settings.redact};
   telemetry::logInfo("payloads: {} of requests captured to ClickHouse at {} ({}.{})", settings.sample,
                      config::originOf(settings.clickhouse), settings.database, settings.table);
@@ -193,7 +196,7 @@ int runServe(std::string const& config_path) {
   routing::KeyHealth key_health(clock);
   routing::Rotation rotation;
   routing::RouterState router_state(clock);
-  (*store)->setRetention(std::chrono::days(settings->log.request_log_retention_days));
+  (*store)->setRetention(std::chrono::days(settings->retention.request_log_days));
   // Freezes outlive restarts: the state database keeps them, or with `database:` PostgreSQL,
   // where every replica reads the others' (SharedStateSync). Request threads only queue the writes;
   // the freeze writer's thread makes them.
@@ -273,7 +276,8 @@ int runServe(std::string const& config_path) {
                  sqlite_rows.error().message.c_str());
     return 1;
   }
-  routing::VideoJobTable video_jobs(clock);
+  routing::VideoJobTable video_jobs(clock, routing::VideoJobTable::kCapacity,
+                                    std::chrono::days(settings->retention.video_jobs_days));
   store::VideoJobWriter video_job_writer(*video_job_rows, video_jobs, clock);
   WallTime const restored_at = clock.wallNow();
   if (auto restored = video_job_writer.restore(); !restored) {
@@ -284,7 +288,7 @@ int runServe(std::string const& config_path) {
     }
     telemetry::logWarn("video jobs: PostgreSQL is not usable yet ({}); the jobs of the last {} "
                        "days are read as soon as it is",
-                       restored.error().message, routing::VideoJobTable::kRetention.count());
+                       restored.error().message, video_jobs.retention().count());
   }
   // What other replicas change in the shared store is read back every sync interval.
   std::optional<store::SharedStateSync> shared_sync;
@@ -293,9 +297,8 @@ int runServe(std::string const& config_path) {
                                          store::racingPull(*racing_rows, racing, racing_writer,
                                                            clock)};
     // After a failed restore, everything the store keeps; else what came after it.
-    WallTime const since = video_jobs.size() == 0
-                               ? restored_at - routing::VideoJobTable::kRetention
-                               : restored_at;
+    WallTime const since =
+        video_jobs.size() == 0 ? restored_at - video_jobs.retention() : restored_at;
     pulls.push_back(store::videoJobPull(*shared_video_jobs, video_jobs, since));
     shared_sync.emplace(std::move(pulls), settings->database->sync_interval);
   }
@@ -315,7 +318,7 @@ int runServe(std::string const& config_path) {
       telemetry::logInfo("request log: PostgreSQL at {}", where);
     }
     store::RequestLogWriterOptions options;
-    options.retention = std::chrono::days(settings->log.request_log_retention_days);
+    options.retention = std::chrono::days(settings->retention.request_log_days);
     options.replica = settings->database->replica;
     options.heartbeat_interval = settings->database->heartbeat;
     options.heartbeat_lapse = settings->database->heartbeat_lapse;
@@ -339,7 +342,9 @@ int runServe(std::string const& config_path) {
   // With `payloads:` sampled requests' bodies go to ClickHouse from a thread of their own; an
   // unreachable server delays no start-up and no request (its batches are dropped and counted).
   std::unique_ptr<payloads::PayloadWriter> payload_writer;
-  if (settings->payloads) payload_writer = makePayloadWriter(*settings->payloads);
+  if (settings->payloads) {
+    payload_writer = makePayloadWriter(*settings->payloads, settings->retention.payloads_days);
+  }
   proxy::AuthFailureLimiter auth_failures(clock);
   // Health probes: their latest results, caps and counters (docs/operations.md#health-probes).
   proxy::ProbeBook probe_book(metrics_registry, clock);
@@ -489,9 +494,11 @@ int runServe(std::string const& config_path) {
         telemetry::logWarn("database changes need a restart; the request log keeps its store");
       }
       applyLogLevel(*outcome.settings);
-      std::chrono::days retention(outcome.settings->log.request_log_retention_days);
-      (*store)->setRetention(retention);
-      if (postgres_log) postgres_log->setRetention(retention);
+      config::RetentionSettings const& retention = outcome.settings->retention;
+      (*store)->setRetention(std::chrono::days(retention.request_log_days));
+      if (postgres_log) postgres_log->setRetention(std::chrono::days(retention.request_log_days));
+      video_jobs.setRetention(std::chrono::days(retention.video_jobs_days));
+      if (payload_writer) payload_writer->setRetentionDays(retention.payloads_days);
       config_applier.applyFile(outcome.settings);
       racing.apply(outcome.settings->racing);
       if (alert_loop && outcome.settings->alerts) {

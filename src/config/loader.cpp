@@ -15,6 +15,7 @@
 #include "config/payloads_parser.h"
 #include "config/egress_parser.h"
 #include "config/resilience_parser.h"
+#include "config/retention_parser.h"
 #include "config/routing_parser.h"
 #include "config/yaml_reader.h"
 
@@ -106,13 +107,17 @@ void readServer(YamlReader& reader, Fields const& root, Settings& settings) {
   millis("drain_timeout_ms", server.drain_timeout);
 }
 
-void readLog(YamlReader& reader, Fields const& root, EnvLookup const& env, Settings& settings) {
+/// Returns `request_log_retention_days` when given and valid: the older name of
+/// `retention.request_log_days`, which readRetention checks against it.
+std::optional<int> readLog(YamlReader& reader, Fields const& root, EnvLookup const& env,
+                           Settings& settings) {
   YAML::Node const* node = root.find("log");
-  if (node == nullptr) return;
+  if (node == nullptr) return std::nullopt;
   auto fields =
       reader.strictMap(*node, root.path("log"),
                        {"access_log", "request_log", "request_log_retention_days", "level"});
-  if (!fields) return;
+  if (!fields) return std::nullopt;
+  std::optional<int> retention_days;
   if (YAML::Node const* value = fields->find("access_log")) {
     std::string const path = fields->path("access_log");
     if (auto text = expanded(reader, *value, path, env)) {
@@ -127,10 +132,10 @@ void readLog(YamlReader& reader, Fields const& root, EnvLookup const& env, Setti
     if (auto on = reader.boolean(*value, fields->path("request_log"))) settings.log.request_log = *on;
   }
   if (YAML::Node const* value = fields->find("request_log_retention_days")) {
-    // A century is "forever" in all but name; the bound keeps the cutoff arithmetic in range.
     std::string const path = fields->path("request_log_retention_days");
-    if (auto days = reader.integer(*value, path, 0, 36'500)) {
-      settings.log.request_log_retention_days = static_cast<int>(*days);
+    if (auto days = reader.integer(*value, path, 0, detail::kMaxRetentionDays)) {
+      retention_days = static_cast<int>(*days);
+      settings.retention.request_log_days = *retention_days;
     }
   }
   if (YAML::Node const* value = fields->find("level")) {
@@ -143,6 +148,7 @@ void readLog(YamlReader& reader, Fields const& root, EnvLookup const& env, Setti
       }
     }
   }
+  return retention_days;
 }
 
 void readGatewayKey(YamlReader& reader, Fields const& fields, EnvLookup const& env,
@@ -228,11 +234,12 @@ void readSettings(YamlReader& reader, YAML::Node const& root_node, EnvLookup con
                                 "model_groups", "fallbacks",
                                 "freeze_rules", "default_freeze_rules", "retry", "buckets", "redis",
                                  "database", "payloads", "prices", "racing", "proxies", "slo",
-                                 "alerts", "probes"});
+                                 "alerts", "probes", "retention"});
   if (!root) return;
   readListen(reader, *root, env, settings);
   readServer(reader, *root, settings);
-  readLog(reader, *root, env, settings);
+  std::optional<int> log_retention = readLog(reader, *root, env, settings);
+  detail::readRetention(reader, *root, log_retention, settings);
   if (YAML::Node const* node = root->find("state_dir")) {
     if (auto dir = expanded(reader, *node, root->path("state_dir"), env)) {
       settings.state_dir = std::move(*dir);

@@ -477,9 +477,19 @@ struct ServerSettings {
 struct LogSettings {
   std::string access_log = "stdout";  ///< "stdout", "stderr", "off" or a file path
   bool request_log = true;             ///< one row per request (and attempt) in the SQLite state
-  /// Days the request log keeps a request (and its attempts) before deleting it; 0 = forever.
-  int request_log_retention_days = 30;
   std::string level = "info";         ///< application log level: debug | info | warn | error
+};
+
+/// `retention:` — how long each table of the store keeps its rows (docs/operations.md#retention).
+struct RetentionSettings {
+  /// Days the request log keeps a request (and its attempts) before deleting it; 0 = forever.
+  /// Also written `log.request_log_retention_days` (the same setting).
+  int request_log_days = 30;
+  /// Days a video job can be polled and downloaded (memory and the store): 1..365.
+  int video_jobs_days = 7;
+  /// Days ClickHouse keeps captured bodies before the payload writer deletes them; 0 = llmux
+  /// never deletes them (the operator's to expire).
+  int payloads_days = 0;
 };
 
 /// One member of a model group: a model name, optionally served only by one channel.
@@ -674,6 +684,7 @@ struct Settings {
   std::vector<GatewayKey> gateway_keys;
   std::vector<Channel> channels;
   LogSettings log;
+  RetentionSettings retention;
   std::string state_dir;  ///< SQLite state; "" means $LLMUX_HOME or ./.llmux
   /// `admin_token` / `admin_token_env`: the bearer token of every /admin/* route ("" = the admin
   /// API is off). Never a gateway key.

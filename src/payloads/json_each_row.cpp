@@ -76,6 +76,12 @@ std::string insertStatement(std::string_view database, std::string_view table) {
   return "INSERT INTO " + std::string(database) + "." + std::string(table) + " FORMAT JSONEachRow";
 }
 
+std::string deleteOlderStatement(std::string_view database, std::string_view table,
+                                 std::int64_t before) {
+  return "ALTER TABLE " + std::string(database) + "." + std::string(table) +
+         " DELETE WHERE ts < toDateTime(" + std::to_string(before) + ")";
+}
+
 std::string selectRequestStatement(std::string_view database, std::string_view table,
                                    std::string_view request_id) {
   std::string literal = "'";

@@ -2,6 +2,7 @@
 
 // Rows as ClickHouse's JSONEachRow input: one JSON object per line.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,10 @@ void appendJsonEachRow(std::string& out, PayloadRow const& row);
 /// The columns of the table, in the order of `CREATE TABLE` (docs/operations.md).
 std::string createTableStatement(std::string_view database, std::string_view table);
 std::string insertStatement(std::string_view database, std::string_view table);
+/// Deletes the rows older than `before` (unix seconds): a mutation, which ClickHouse (18.16
+/// included) accepts at once and applies in the background.
+std::string deleteOlderStatement(std::string_view database, std::string_view table,
+                                 std::int64_t before);
 /// One request's bodies, in ClickHouse's JSON format (`data`: one object per row).
 std::string selectRequestStatement(std::string_view database, std::string_view table,
                                    std::string_view request_id);

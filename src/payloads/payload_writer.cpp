@@ -32,7 +32,8 @@ PayloadWriter::PayloadWriter(std::unique_ptr<StatementTransport> transport,
     : transport_(std::move(transport)),
       options_(std::move(options)),
       capture_(std::make_shared<CaptureOptions const>(std::move(capture))),
-      sample_threshold_(thresholdFor(options_.sample)) {
+      sample_threshold_(thresholdFor(options_.sample)),
+      retention_days_(options_.retention_days) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -75,9 +76,14 @@ PayloadStats PayloadWriter::stats() const {
   stats.written = written_.load(std::memory_order_relaxed);
   stats.dropped = dropped_.load(std::memory_order_relaxed);
   stats.batches_dropped = batches_dropped_.load(std::memory_order_relaxed);
+  stats.expiry_failures = expiry_failures_.load(std::memory_order_relaxed);
   std::lock_guard lock(mutex_);
   stats.queued_bytes = queued_bytes_;
   return stats;
+}
+
+void PayloadWriter::setRetentionDays(int days) {
+  retention_days_.store(days, std::memory_order_relaxed);
 }
 
 void PayloadWriter::stop() {
@@ -95,6 +101,27 @@ Result<std::string> PayloadWriter::ensureTable(Millis timeout) {
   auto created = transport_->run(createTableStatement(options_.database, options_.table), {}, timeout);
   table_ready_ = static_cast<bool>(created);
   return created;
+}
+
+void PayloadWriter::expireIfDue(MonoTime now) {
+  int const days = retention_days_.load(std::memory_order_relaxed);
+  if (days <= 0 || now < next_expiry_) return;
+  next_expiry_ = now + options_.expiry_interval;
+  auto const cutoff = WallClock::now() - std::chrono::days(days);
+  std::int64_t const before =
+      std::chrono::duration_cast<std::chrono::seconds>(cutoff.time_since_epoch()).count();
+  Result<std::string> done = ensureTable(options_.statement_timeout);
+  if (done) {
+    done = transport_->run(deleteOlderStatement(options_.database, options_.table, before), {},
+                           options_.statement_timeout);
+  }
+  if (done) {
+    expiry_log_.succeeded();
+    return;
+  }
+  expiry_failures_.fetch_add(1, std::memory_order_relaxed);
+  expiry_log_.failed(now, done.error().message);
+  table_ready_ = false;  // a server that came back empty gets its table again
 }
 
 void PayloadWriter::run() {
@@ -116,6 +143,8 @@ void PayloadWriter::run() {
       }
       queued_bytes_ -= bytes;
     }
+    // Between two batches, on this thread: a slow ClickHouse delays captures, never a request.
+    if (!stopping) expireIfDue(MonoClock::now());
     Millis timeout = options_.statement_timeout;
     if (stopping) {
       if (shutdown_deadline == MonoTime{}) shutdown_deadline = MonoClock::now() + options_.shutdown_bound;

@@ -354,6 +354,9 @@ void GatewayHandler::publishStorageMetrics() {
     registry.counter(telemetry::MetricId::PayloadBatchesDroppedTotal)
         .get()
         .advanceTo(payload_stats.batches_dropped);
+    registry.counter(telemetry::MetricId::PayloadExpiryFailuresTotal)
+        .get()
+        .advanceTo(payload_stats.expiry_failures);
   }
   if (services_.request_log == nullptr) return;
   store::RequestLogStats stats = services_.request_log->stats();

@@ -6,8 +6,9 @@
 
 namespace llmux::routing {
 
-VideoJobTable::VideoJobTable(TimeSource const& clock, std::size_t capacity)
-    : clock_(clock), capacity_(std::max<std::size_t>(capacity, 1)) {}
+VideoJobTable::VideoJobTable(TimeSource const& clock, std::size_t capacity,
+                             std::chrono::days retention)
+    : clock_(clock), capacity_(std::max<std::size_t>(capacity, 1)), retention_(retention.count()) {}
 
 void VideoJobTable::setSink(VideoJobSink* sink) {
   std::lock_guard lock(mutex_);

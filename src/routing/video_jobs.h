@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -41,23 +42,30 @@ class VideoJobSink {
   virtual std::uint64_t failedWrites() const = 0;
 };
 
-/// The video jobs of the last kRetention, shared by all workers. Thread-safe; `find` is one
-/// short lock around a hash lookup (a plain mutex: a reader-preferring shared lock would let
-/// polls starve remember), and never touches the disk. Bounded: past `capacity` the oldest job
-/// is forgotten (its polls then answer 404, as an expired job's would). The memory is the truth;
-/// the sink only keeps a copy for the next start.
+/// The video jobs of the last `retention` (`retention.video_jobs_days`), shared by all workers.
+/// Thread-safe; `find` is one short lock around a hash lookup (a plain mutex: a reader-preferring
+/// shared lock would let polls starve remember), and never touches the disk. Bounded: past
+/// `capacity` the oldest job is forgotten (its polls then answer 404, as an expired job's would).
+/// The memory is the truth; the sink only keeps a copy for the next start.
 class VideoJobTable {
  public:
-  /// How long a job can be reached: far longer than a job takes to finish and be downloaded
-  /// (an upstream that forgot the job sooner answers its own 404).
-  static constexpr std::chrono::days kRetention{7};
+  /// How long a job can be reached unless configured: far longer than a job takes to finish and
+  /// be downloaded (an upstream that forgot the job sooner answers its own 404).
+  static constexpr std::chrono::days kDefaultRetention{7};
   /// Most jobs held (a few hundred bytes each): far above what a week of paid video jobs
   /// makes, so only a flood evicts.
   static constexpr std::size_t kCapacity = 100'000;
 
-  explicit VideoJobTable(TimeSource const& clock, std::size_t capacity = kCapacity);
+  explicit VideoJobTable(TimeSource const& clock, std::size_t capacity = kCapacity,
+                         std::chrono::days retention = kDefaultRetention);
   VideoJobTable(VideoJobTable const&) = delete;
   VideoJobTable& operator=(VideoJobTable const&) = delete;
+
+  /// How long a job can be reached. A reload may change it: a shorter one hides the older jobs
+  /// at once, a longer one keeps those not yet swept. Lock-free: the sink reads it while told a
+  /// job, under the table's lock.
+  std::chrono::days retention() const { return std::chrono::days(retention_.load()); }
+  void setRetention(std::chrono::days retention) { retention_.store(retention.count()); }
 
   /// Start-up: where remembered jobs are kept from now on (nullptr: nowhere).
   void setSink(VideoJobSink* sink);
@@ -69,7 +77,7 @@ class VideoJobTable {
   /// becomes now; a job with an empty id is ignored (nothing could find it). A known id is
   /// replaced. Queues the write to the sink; never waits for it.
   void remember(VideoJob job);
-  /// The job with this id, or nullopt when unknown, evicted or older than kRetention. The caller
+  /// The job with this id, or nullopt when unknown, evicted or older than the retention. The caller
   /// must still check `gateway_key` against the request's: another tenant's job is not theirs.
   std::optional<VideoJob> find(std::string_view id) const;
 
@@ -82,7 +90,7 @@ class VideoJobTable {
  private:
   using Jobs = std::list<VideoJob>;  ///< oldest first
 
-  bool expired(VideoJob const& job, WallTime now) const { return job.created + kRetention <= now; }
+  bool expired(VideoJob const& job, WallTime now) const { return job.created + retention() <= now; }
   /// Appends `job` as the newest, replacing a job with its id, and evicts past the capacity.
   VideoJob const& insertLocked(VideoJob job);
   void eraseLocked(Jobs::iterator it);
@@ -90,6 +98,7 @@ class VideoJobTable {
 
   TimeSource const& clock_;
   std::size_t const capacity_;
+  std::atomic<std::chrono::days::rep> retention_;
   mutable std::mutex mutex_;
   Jobs jobs_;
   /// Keys view the ids inside `jobs_`, whose nodes never move.

@@ -106,7 +106,7 @@ struct RequestLogWriterOptions {
   /// the real clocks. Must outlive the writer.
   TimeSource const* clock = nullptr;
   /// Requests (with their attempts) that started longer ago than this are deleted; 0 keeps
-  /// them forever (`log.request_log_retention_days`).
+  /// them forever (`retention.request_log_days`).
   std::chrono::days retention{30};
   /// How often the writer looks for expired rows; the first look is this long after starting.
   std::chrono::milliseconds retention_interval{std::chrono::minutes(5)};

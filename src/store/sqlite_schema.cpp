@@ -120,7 +120,7 @@ ALTER TABLE attempts ADD COLUMN total_tokens INTEGER;
 )sql",
     // 7: asynchronous video jobs (routing/video_jobs.h): the channel and key that created each
     // job, so its polls and downloads reach them after a restart, and the gateway key that may
-    // reach it. Kept a week (VideoJobTable::kRetention); key ids hold no secret.
+    // reach it. Kept `retention.video_jobs_days` (a week by default); key ids hold no secret.
     R"sql(
 CREATE TABLE video_jobs (
   id             TEXT    PRIMARY KEY,

@@ -28,7 +28,7 @@ VideoJobWriter::~VideoJobWriter() {
 
 Result<void> VideoJobWriter::restore() {
   flush();
-  auto jobs = rows_.load(clock_.wallNow() - routing::VideoJobTable::kRetention, table_.capacity());
+  auto jobs = rows_.load(clock_.wallNow() - table_.retention(), table_.capacity());
   if (!jobs.ok()) return jobs.takeError();
   table_.load(std::move(*jobs));
   return {};
@@ -39,7 +39,7 @@ void VideoJobWriter::videoJobRemembered(routing::VideoJob const& job) {
   // counted by the queue and surfaces in failedWrites().
   (void)queue_.push(Op{job, {}});
   if (claimPrune()) {
-    (void)queue_.push(Op{std::nullopt, clock_.wallNow() - routing::VideoJobTable::kRetention});
+    (void)queue_.push(Op{std::nullopt, clock_.wallNow() - table_.retention()});
   }
 }
 

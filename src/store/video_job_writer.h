@@ -37,7 +37,7 @@ struct VideoJobWriterOptions {
   /// Further tries of a failed write (after 10 ms, 100 ms, 1 s, ...) before it counts as failed.
   int write_retries = 3;
   /// At most one deletion of expired rows per this, queued behind a save: the table on disk
-  /// stays about a week of jobs without a timer of its own.
+  /// stays about the table's retention of jobs without a timer of its own.
   std::chrono::minutes prune_interval{60};
 };
 
@@ -58,8 +58,8 @@ class VideoJobWriter final : public routing::VideoJobSink {
   VideoJobWriter(VideoJobWriter const&) = delete;
   VideoJobWriter& operator=(VideoJobWriter const&) = delete;
 
-  /// Start-up, before serving: the jobs kept from the last kRetention become the table's
-  /// (deleting older rows).
+  /// Start-up, before serving: the jobs kept from the last of the table's retention become the
+  /// table's (deleting older rows).
   Result<void> restore();
 
   void videoJobRemembered(routing::VideoJob const& job) override;

@@ -207,7 +207,10 @@ inline constexpr std::span<double const> kOverheadSecondsBuckets{kOverheadSecond
   X(PayloadsDroppedTotal, Counter, "llmux_payloads_dropped_total", kNoBuckets,                    \
     "Captured bodies lost: the writer's queue full, a batch ClickHouse did not take, shutdown.")  \
   X(PayloadBatchesDroppedTotal, Counter, "llmux_payload_batches_dropped_total", kNoBuckets,       \
-    "Batches of captured bodies ClickHouse did not take: dropped, never retried.")
+    "Batches of captured bodies ClickHouse did not take: dropped, never retried.")                \
+  X(PayloadExpiryFailuresTotal, Counter, "llmux_payload_expiry_failures_total", kNoBuckets,       \
+    "Deletions of expired captured bodies (retention.payloads_days) ClickHouse did not take; "    \
+    "tried again an hour later.")
 
 /// Index of a gateway metric in `kGatewayMetrics`.
 enum class MetricId : std::size_t {

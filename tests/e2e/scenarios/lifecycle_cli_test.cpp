@@ -84,7 +84,30 @@ channels:
   EXPECT_NE(process->output().find("OK"), std::string::npos);
   EXPECT_NE(process->output().find("request log: requests kept 30 day(s)"), std::string::npos)
       << process->output();
+  EXPECT_NE(process->output().find("video jobs: kept 7 day(s)"), std::string::npos)
+      << process->output();
   EXPECT_EQ(process->output().find("sk-"), std::string::npos) << "no secret printed";
+}
+
+TEST_F(CliTest, CheckConfigPrintsEachTablesRetention) {
+  std::string good = writeTempFile(R"(
+gateway_keys: [{name: dev, key: sk-dev-123}]
+channels:
+  - {name: c, protocol: openai-chat, base_url: "https://o.example", keys: [k1], models: [m]}
+payloads: {clickhouse_url: "http://127.0.0.1:8123"}
+retention: {request_log_days: 0, video_jobs_days: 2, payloads_days: 14}
+)");
+  ChildProcess* process = nullptr;
+  auto status = run({"check-config", good}, &process);
+  ASSERT_TRUE(status.ok()) << status.error().message;
+  EXPECT_EQ(status->code, 0) << process->output(Stream::Stderr);
+  std::string const out = process->output();
+  EXPECT_NE(out.find("request log: kept forever (retention.request_log_days: 0)"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("video jobs: kept 2 day(s)"), std::string::npos) << out;
+  EXPECT_NE(out.find("payloads: rows older than 14 day(s) deleted, hourly"), std::string::npos)
+      << out;
 }
 
 TEST_F(CliTest, CheckConfigPrintsTheFinalUrlsOfEveryRowWithoutKeys) {

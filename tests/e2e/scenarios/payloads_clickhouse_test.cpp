@@ -2,7 +2,8 @@
 // its sampled requests — the client's request and answer (attempt 0), each attempt's upstream
 // request and answer (1…) — into a private ClickHouse 18.16 (tests/support/clickhouse_server),
 // redacted and cut as configured; `sample: 0` captures nothing; and with ClickHouse down every
-// request is still answered and logged while the payload batches are dropped and counted.
+// request is still answered and logged while the payload batches are dropped and counted; and
+// `retention.payloads_days` deletes the rows older than its days.
 #include <gtest/gtest.h>
 
 #include <csignal>
@@ -10,6 +11,7 @@
 
 #include "e2e/support/e2e_test.h"
 #include "failover_helpers.h"
+#include "payloads/json_each_row.h"
 #include "support/clickhouse_server.h"
 #include "support/redis_server.h"
 
@@ -260,6 +262,50 @@ TEST_F(PayloadsE2e, ClickHouseDownDropsPayloadBatchesAndNothingElse) {
   ASSERT_TRUE(status.ok()) << status.error().message;
   EXPECT_EQ(status->code, 0);
   EXPECT_LT(std::chrono::steady_clock::now() - stopping, std::chrono::seconds(5));
+}
+
+TEST_F(PayloadsE2e, RowsOlderThanTheRetentionAreDeletedAndFreshOnesStay) {
+  // Rows put straight into the gateway's table: two days old, and an hour old.
+  rowsOf(payloads::createTableStatement("default", "llmux_payloads"));
+  std::int64_t const now =
+      std::chrono::duration_cast<std::chrono::seconds>(WallClock::now().time_since_epoch()).count();
+  for (auto const& [id, age] : {std::pair{"pl-aged", 2 * 86'400}, std::pair{"pl-fresh", 3'600}}) {
+    rowsOf("INSERT INTO default.llmux_payloads (ts, request_id, attempt, kind, headers, body, "
+           "body_bytes, truncated, encoding) VALUES (toDateTime(" + std::to_string(now - age) +
+           "), '" + id + "', 0, 'request', '', '{}', 2, 0, '')");
+  }
+  auto count = [](std::string const& id) {
+    return rowsOf("SELECT count() FROM default.llmux_payloads WHERE request_id = '" + id +
+                  "' FORMAT TSV");
+  };
+  ASSERT_EQ(count("pl-aged"), std::vector<std::string>{"1"});
+
+  auto mock = startMockProvider();
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  std::string const retention = "retention:\n  payloads_days: 1\n";
+  auto gateway = startGatewayYaml(
+      toYaml(config(mock->baseUrl(), payloadsYaml(clickhouse_->httpPort()) + retention)));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  // The deletion is sent at start; ClickHouse applies the mutation in the background.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (count("pl-aged") != std::vector<std::string>{"0"} &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_EQ(count("pl-aged"), std::vector<std::string>{"0"}) << "older than a day: deleted";
+  EXPECT_EQ(count("pl-fresh"), std::vector<std::string>{"1"}) << "an hour old: kept";
+
+  // Captures go on as before, and nothing failed.
+  auto answer = callGateway(gateway->port, pinned(false, "pl-chat"), "pl-after-expiry");
+  ASSERT_TRUE(answer.ok()) << answer.error().message;
+  EXPECT_EQ(answer->status(), 200) << answer->body;
+  EXPECT_EQ(failover::waitForMetric(gateway->port, "llmux_payloads_written_total", {}, 4,
+                                    Millis(10'000)),
+            4.0);
+  EXPECT_EQ(count("pl-after-expiry"), std::vector<std::string>{"4"});
+  auto metrics = failover::fetchMetrics(gateway->port);
+  ASSERT_TRUE(metrics.ok()) << metrics.error().message;
+  EXPECT_EQ(failover::metricValue(*metrics, "llmux_payload_expiry_failures_total", {}), 0.0);
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ TEST(Loader, MinimalContractParsesIntoSettings) {
   EXPECT_EQ(s.server.max_body_bytes, 32u << 20);
   EXPECT_EQ(s.log.access_log, "stdout");
   EXPECT_TRUE(s.log.request_log);
-  EXPECT_EQ(s.log.request_log_retention_days, 30);
+  EXPECT_EQ(s.retention.request_log_days, 30);
   EXPECT_EQ(s.log.level, "info");
   EXPECT_EQ(s.state_dir, "");
 }
@@ -124,7 +124,7 @@ channels:
   EXPECT_EQ(s.log.access_log, "/var/log/llmux/access.log");
   EXPECT_EQ(s.log.level, "debug");
   EXPECT_FALSE(s.log.request_log);
-  EXPECT_EQ(s.log.request_log_retention_days, 0);
+  EXPECT_EQ(s.retention.request_log_days, 0);
   EXPECT_EQ(s.state_dir, "/srv/state");
   ASSERT_EQ(s.gateway_keys.size(), 1u);
   EXPECT_EQ(s.gateway_keys[0].secret, "gw-s3cret");

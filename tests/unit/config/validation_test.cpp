@@ -56,7 +56,8 @@ channels:
       (Lines{"listne: unknown key (expected one of listen, admin_listen, metrics_listen, server, "
              "log, state_dir, gateway_keys, channels, admin_token, admin_token_env, metrics_token, "
              "metrics_token_env, model_groups, fallbacks, freeze_rules, default_freeze_rules, "
-             "retry, buckets, redis, database, payloads, prices, racing, proxies, slo, alerts, probes)",
+             "retry, buckets, redis, database, payloads, prices, racing, proxies, slo, alerts, "
+             "probes, retention)",
              "server.threds: unknown key (expected one of threads, max_body_bytes, "
              "max_header_bytes, max_header_count, max_connections, max_buffered_body_bytes, "
              "body_min_rate, body_rate_grace_ms, header_timeout_ms, body_timeout_ms, "

@@ -13,6 +13,7 @@
 #include "payloads/payload_writer.h"
 #include "support/clickhouse_server.h"
 #include "support/redis_server.h"
+#include "unit/store/captured_log.h"
 
 namespace llmux::payloads {
 namespace {
@@ -134,6 +135,91 @@ TEST(PayloadWriter, AFailedBatchIsDroppedAndCountedNeverRetried) {
   writer.submit({rowOf("b", 10)});
   ASSERT_TRUE(eventually([&] { return writer.stats().written == 1; }));
   EXPECT_EQ(writer.stats().batches_dropped, 1u);
+}
+
+/// The statements sent so far that delete expired rows.
+std::vector<std::string> expiries(FakeTransport::State& state) {
+  std::lock_guard lock(state.mutex);
+  std::vector<std::string> out;
+  for (auto const& query : state.queries) {
+    if (query.starts_with("ALTER TABLE")) out.push_back(query);
+  }
+  return out;
+}
+
+std::int64_t unixNow() {
+  return std::chrono::duration_cast<std::chrono::seconds>(WallClock::now().time_since_epoch())
+      .count();
+}
+
+TEST(PayloadWriter, ARetentionDeletesTheExpiredRowsAtStartThenEveryInterval) {
+  auto state = std::make_shared<FakeTransport::State>();
+  auto options = fastOptions();
+  options.retention_days = 2;
+  options.expiry_interval = Millis(300);
+  std::int64_t const earliest = unixNow() - 2 * 86'400;
+  PayloadWriter writer(std::make_unique<FakeTransport>(state), options, {});
+  ASSERT_TRUE(eventually([&] { return expiries(*state).size() == 1; }));
+  std::int64_t const latest = unixNow() - 2 * 86'400;
+  {
+    std::lock_guard lock(state->mutex);
+    ASSERT_GE(state->queries.size(), 2u);
+    EXPECT_TRUE(state->queries[0].starts_with("CREATE TABLE IF NOT EXISTS")) << state->queries[0];
+    std::string const& expiry = state->queries[1];
+    std::string const prefix =
+        "ALTER TABLE default.llmux_payloads DELETE WHERE ts < toDateTime(";
+    ASSERT_TRUE(expiry.starts_with(prefix)) << expiry;
+    ASSERT_TRUE(expiry.ends_with(")")) << expiry;
+    std::int64_t const before = std::stoll(expiry.substr(prefix.size()));
+    EXPECT_GE(before, earliest);
+    EXPECT_LE(before, latest);
+  }
+  // Captures go on between the deletions, and the deletions come again.
+  writer.submit({rowOf("a", 10)});
+  ASSERT_TRUE(eventually([&] { return writer.stats().written == 1; }));
+  ASSERT_TRUE(eventually([&] { return expiries(*state).size() >= 2; }));
+  EXPECT_EQ(writer.stats().expiry_failures, 0u);
+}
+
+TEST(PayloadWriter, NoRetentionDeletesNothingUntilAReloadSetsOne) {
+  auto state = std::make_shared<FakeTransport::State>();
+  PayloadWriter writer(std::make_unique<FakeTransport>(state), fastOptions(), {});
+  writer.submit({rowOf("a", 10)});
+  ASSERT_TRUE(eventually([&] { return writer.stats().written == 1; }));
+  std::this_thread::sleep_for(100ms);  // several flush intervals
+  EXPECT_TRUE(expiries(*state).empty());
+  writer.setRetentionDays(30);
+  ASSERT_TRUE(eventually([&] { return expiries(*state).size() == 1; }));
+  writer.setRetentionDays(0);
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(expiries(*state).size(), 1u);
+}
+
+TEST(PayloadWriter, AFailedDeletionIsCountedLoggedOnceAndNeverBlocksCaptures) {
+  store::CapturedLog captured;
+  auto state = std::make_shared<FakeTransport::State>();
+  state->fail = true;
+  auto options = fastOptions();
+  options.retention_days = 1;
+  options.expiry_interval = Millis(50);
+  PayloadWriter writer(std::make_unique<FakeTransport>(state), options, {});
+  ASSERT_TRUE(eventually([&] { return writer.stats().expiry_failures >= 3; }));
+  {
+    std::lock_guard lock(state->mutex);
+    state->fail = false;
+  }
+  // ClickHouse is back: captures are written, and the next deletion ends the burst.
+  writer.submit({rowOf("a", 10)});
+  ASSERT_TRUE(eventually([&] { return writer.stats().written == 1; }));
+  ASSERT_TRUE(eventually([&] { return !expiries(*state).empty(); }));
+  writer.stop();
+  std::size_t failure_lines = 0;
+  for (auto const& line : captured.lines()) {
+    if (line.find("deletion of expired payloads in ClickHouse failed: ") != std::string::npos) {
+      ++failure_lines;
+    }
+  }
+  EXPECT_EQ(failure_lines, 1u) << "one line for the burst, not one per try";
 }
 
 TEST(PayloadWriter, SamplingFollowsTheShare) {

@@ -80,7 +80,7 @@ TEST(VideoJobTable, AJobOlderThanTheRetentionIsNotAnsweredAndIsSweptLater) {
   ManualTimeSource clock;
   VideoJobTable table(clock);
   table.remember(job("video_old"));
-  clock.advance(VideoJobTable::kRetention - 1s);
+  clock.advance(VideoJobTable::kDefaultRetention - 1s);
   EXPECT_TRUE(table.find("video_old"));
   clock.advance(1s);
   EXPECT_FALSE(table.find("video_old")) << "a week old: gone";
@@ -88,6 +88,32 @@ TEST(VideoJobTable, AJobOlderThanTheRetentionIsNotAnsweredAndIsSweptLater) {
   table.remember(job("video_new"));
   EXPECT_EQ(table.size(), 1u) << "remember() sweeps the expired";
   EXPECT_TRUE(table.find("video_new"));
+}
+
+TEST(VideoJobTable, AConfiguredRetentionBoundsFindLoadAndAReload) {
+  ManualTimeSource clock;
+  VideoJobTable table(clock, VideoJobTable::kCapacity, std::chrono::days(2));
+  EXPECT_EQ(table.retention(), std::chrono::days(2));
+  table.remember(job("video_1"));
+  clock.advance(std::chrono::days(2) - 1s);
+  EXPECT_TRUE(table.find("video_1"));
+  clock.advance(1s);
+  EXPECT_FALSE(table.find("video_1")) << "two days old: gone, long before the default week";
+
+  WallTime const now = clock.wallNow();
+  VideoJob three_days_old = job("video_2");
+  three_days_old.created = now - std::chrono::days(3);
+  VideoJob one_day_old = job("video_3");
+  one_day_old.created = now - std::chrono::days(1);
+  table.load({three_days_old, one_day_old});
+  EXPECT_FALSE(table.find("video_2"));
+  EXPECT_TRUE(table.find("video_3"));
+
+  // A reload: a longer retention reaches the jobs not swept yet, a shorter one hides them.
+  table.setRetention(std::chrono::days(30));
+  EXPECT_TRUE(table.find("video_1"));
+  table.setRetention(std::chrono::days(1));
+  EXPECT_FALSE(table.find("video_3"));
 }
 
 TEST(VideoJobTable, LoadSkipsTheExpiredKeepsTheNewestAndTellsNoSink) {
@@ -102,7 +128,7 @@ TEST(VideoJobTable, LoadSkipsTheExpiredKeepsTheNewestAndTellsNoSink) {
     return j;
   };
   // Out of order on purpose: the newest two of the live ones stay.
-  table.load({at("video_3", now - 1h), at("video_expired", now - VideoJobTable::kRetention),
+  table.load({at("video_3", now - 1h), at("video_expired", now - VideoJobTable::kDefaultRetention),
               at("video_1", now - 3h), at("video_2", now - 2h)});
   EXPECT_EQ(table.size(), 2u);
   EXPECT_FALSE(table.find("video_expired"));

@@ -14,7 +14,7 @@ using routing::VideoJob;
 using routing::VideoJobTable;
 
 WallTime const kNow{std::chrono::hours(480'000)};
-WallTime const kCutoff = kNow - VideoJobTable::kRetention;
+WallTime const kCutoff = kNow - VideoJobTable::kDefaultRetention;
 
 std::unique_ptr<SqliteVideoJobStore> openJobs(std::filesystem::path const& dir) {
   auto store = SqliteVideoJobStore::open(dir);

@@ -34,7 +34,7 @@ VideoJob job(std::string id) {
 }
 
 std::string pruneAt(WallTime now) {
-  return "prune " + std::to_string(toUnixMillis(now - VideoJobTable::kRetention));
+  return "prune " + std::to_string(toUnixMillis(now - VideoJobTable::kDefaultRetention));
 }
 
 TEST(VideoJobWriter, NoRememberWaitsForAHeldWriteAndAFullQueueDropsTheWrite) {
@@ -135,7 +135,7 @@ TEST(VideoJobWriter, AJobRememberedBeforeARestartIsFoundAfterIt) {
     EXPECT_EQ(writer.failedWrites(), 0u);
   }
   // Down for most of a week: the first job is now past the retention, the second is not.
-  clock.advance(VideoJobTable::kRetention - 45min);
+  clock.advance(VideoJobTable::kDefaultRetention - 45min);
   auto rows = SqliteVideoJobStore::open(dir.path());
   ASSERT_TRUE(rows.ok()) << rows.error().message;
   VideoJobTable table(clock);
@@ -158,6 +158,45 @@ TEST(VideoJobWriter, RestoreLoadsTheKeptJobsIntoTheTable) {
   VideoJobWriter writer(**rows, table, clock);
   ASSERT_TRUE(writer.restore().ok());
   EXPECT_EQ(table.find("video_kept"), kept);
+}
+
+TEST(VideoJobWriter, TheTablesRetentionBoundsRestoreAndPruneOnDisk) {
+  TempDir dir;
+  ManualTimeSource clock;
+  auto rows = SqliteVideoJobStore::open(dir.path());
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  auto aged = [&](std::string id, std::chrono::hours age) {
+    VideoJob j = job(std::move(id));
+    j.created = clock.wallNow() - age;
+    return j;
+  };
+  ASSERT_TRUE((*rows)->save(aged("video_3d", 72h)).ok());
+  ASSERT_TRUE((*rows)->save(aged("video_1d", 24h)).ok());
+  // Every row in the file: a cutoff at the epoch deletes none.
+  auto ids_on_disk = [&] {
+    std::vector<std::string> ids;
+    auto all = (*rows)->load(WallTime{}, VideoJobTable::kCapacity);
+    EXPECT_TRUE(all.ok()) << all.error().message;
+    if (all.ok()) {
+      for (auto const& j : *all) ids.push_back(j.id);
+    }
+    return ids;
+  };
+
+  // `retention.video_jobs_days: 2`: the default week would keep both jobs.
+  VideoJobTable table(clock, VideoJobTable::kCapacity, std::chrono::days(2));
+  VideoJobWriter writer(**rows, table, clock, VideoJobWriterOptions{.prune_interval = 60min});
+  ASSERT_TRUE(writer.restore().ok());
+  EXPECT_FALSE(table.find("video_3d"));
+  EXPECT_TRUE(table.find("video_1d"));
+  EXPECT_EQ(ids_on_disk(), std::vector<std::string>{"video_1d"});
+
+  // A day and an hour on, the prune due behind the next save takes video_1d too.
+  clock.advance(25h);
+  table.remember(job("video_new"));
+  writer.flush();
+  EXPECT_EQ(writer.failedWrites(), 0u);
+  EXPECT_EQ(ids_on_disk(), std::vector<std::string>{"video_new"});
 }
 
 }  // namespace
