@@ -1,11 +1,13 @@
 // The request log in PostgreSQL (`database:`): a gateway serving through the mock provider writes
 // its request and attempt rows into a private PostgreSQL (tests/support/postgres_server), keeps
-// serving while the server is gone, writes again once it is back, and never shows the URL's
-// password.
+// serving a load while the server is gone, writes every row once it is back, and never shows
+// the URL's password.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <csignal>
 #include <string>
+#include <thread>
 
 #include "e2e/support/e2e_test.h"
 #include "failover_helpers.h"
@@ -88,19 +90,36 @@ TEST_F(E2eTest, RequestLogRowsGoToPostgresqlAndServingNeverWaitsForIt) {
                    "attempts a JOIN requests r ON r.seq = a.request_seq ORDER BY r.seq"),
             (std::vector<std::string>{"pg-whole-1|1|pg-a|200|ok", "pg-stream-1|1|pg-a|200|ok"}));
 
-  // The server goes away: requests are served as before, their rows wait in the queue ...
+  // The server goes away in the middle of a load: every request is served as before, their
+  // rows wait in the queue ...
+  constexpr int kClients = 3;
+  constexpr int kPerClient = 20;
+  std::atomic<int> answered{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([&, c] {
+      for (int i = 0; i < kPerClient; ++i) {
+        auto answer = callGateway(gateway->port, clientCall(Protocol::OpenAiChat, i % 2 == 1),
+                                  "pg-load-" + std::to_string(c) + "-" + std::to_string(i),
+                                  Millis(5000));
+        if (answer.ok() && answer->status() == 200) answered.fetch_add(1);
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   ASSERT_TRUE(pg->stop(error)) << error;
-  auto during = callGateway(gateway->port, clientCall(Protocol::OpenAiChat, false), "pg-during-1",
-                            Millis(2000));
-  ASSERT_TRUE(during.ok()) << during.error().message;
-  EXPECT_EQ(during->status(), 200) << during->body;
+  for (auto& client : clients) client.join();
+  EXPECT_EQ(answered.load(), kClients * kPerClient) << "no client request is lost";
   // ... and are written once it is back (the writer reconnects within its 5 s backoff).
   ASSERT_TRUE(pg->restart(error)) << error;
-  EXPECT_EQ(failover::waitForMetric(gateway->port, "llmux_request_log_records_written_total", {}, 3,
-                                    Millis(20'000)),
-            3.0);
-  EXPECT_EQ(rowsOf(*pg, "SELECT COUNT(*) FROM requests WHERE id = 'pg-during-1'"),
-            std::vector<std::string>{"1"});
+  double const total = 2 + kClients * kPerClient;
+  EXPECT_EQ(failover::waitForMetric(gateway->port, "llmux_request_log_records_written_total", {},
+                                    total, Millis(20'000)),
+            total);
+  EXPECT_EQ(rowsOf(*pg, "SELECT COUNT(*) FROM requests WHERE id LIKE 'pg-load-%' AND state = "
+                        "'done' AND status = 200"),
+            std::vector<std::string>{std::to_string(kClients * kPerClient)});
   auto metrics = failover::fetchMetrics(gateway->port);
   ASSERT_TRUE(metrics.ok()) << metrics.error().message;
   EXPECT_EQ(
