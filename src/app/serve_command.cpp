@@ -39,12 +39,14 @@
 #include "config/address.h"
 #include "payloads/payload_writer.h"
 #include "store/postgres_request_log.h"
+#include "store/postgres_request_log_reader.h"
 #include "store/postgres_video_job_store.h"
 #include "store/shared_state_sync.h"
 #include "proxy/latency_router_sync.h"
 #include "store/postgres_racing_store.h"
 #include "store/racing_store.h"
 #include "store/racing_writer.h"
+#include "store/sqlite_request_log_reader.h"
 #include "store/sqlite_store.h"
 #include "store/state_dir.h"
 #include "store/video_job_store.h"
@@ -331,6 +333,18 @@ int runServe(std::string const& config_path) {
   } else if (settings->log.request_log) {
     request_log = store->get();
   }
+  // The request log read back for the admin API, from the store that holds it: PostgreSQL with
+  // `database:` (a connection of its own, opened at the first read), else the state database.
+  std::unique_ptr<store::RequestLogReader> request_log_reader;
+  if (settings->database) {
+    request_log_reader = std::make_unique<store::PostgresRequestLogReader>(settings->database->url);
+  } else if (auto sqlite_reader = store::SqliteRequestLogReader::open((*store)->databasePath())) {
+    request_log_reader = std::move(*sqlite_reader);
+  } else {
+    std::fprintf(stderr, "cannot open the request log for reading in %s: %s\n", state_dir.c_str(),
+                 sqlite_reader.error().message.c_str());
+    return 1;
+  }
   // Configurations come into force through one path: a reload and an inspection's auto_update.
   ConfigApplier config_applier(config_holder, breakers, settings);
   proxy::InspectionBoard inspection_board(metrics_registry);
@@ -355,7 +369,7 @@ int runServe(std::string const& config_path) {
                                   request_metrics,  **access_log, request_log, clock,
                                   draining,         auth_failures, listener_plan, racing,
                                   video_jobs,       &inspection,  payload_writer.get(),
-                                  &probe_book};
+                                  &probe_book,      request_log_reader.get()};
 
   auto tls = net::makeClientTlsContext();
   if (!tls) {

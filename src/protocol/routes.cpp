@@ -78,6 +78,8 @@ RouteLookup adminRoute(std::string_view method, std::string_view rest) {
   if (rest == "/inspection/run") {
     return byMethod(method, simple(RouteKind::AdminInspectionRun, std::nullopt));
   }
+  if (rest == "/requests") return byMethod(method, simple(RouteKind::AdminRequests, std::nullopt));
+  if (rest == "/usage") return byMethod(method, simple(RouteKind::AdminUsage, std::nullopt));
   if (rest == "/probes") return byMethod(method, simple(RouteKind::AdminProbes, std::nullopt));
   if (rest == "/probes/run") return byMethod(method, simple(RouteKind::AdminProbeRun, std::nullopt));
   constexpr std::string_view kBreakers = "/breakers/";
@@ -103,6 +105,9 @@ RouteLookup adminRoute(std::string_view method, std::string_view rest) {
       rest.ends_with(kPayloads)) {
     std::string_view id = rest.substr(kRequests.size(), rest.size() - kRequests.size() - kPayloads.size());
     return adminIdRoute(method, id, RouteKind::AdminRequestPayloads);
+  }
+  if (rest.starts_with(kRequests)) {
+    return adminIdRoute(method, rest.substr(kRequests.size()), RouteKind::AdminRequest);
   }
   return RouteLookup{};
 }
@@ -173,7 +178,8 @@ bool isAdminRoute(RouteKind kind) {
          kind == RouteKind::AdminRacingSet || kind == RouteKind::AdminLatencyPenalties ||
          kind == RouteKind::AdminLatencyPenalty || kind == RouteKind::AdminInspection ||
          kind == RouteKind::AdminInspectionRun || kind == RouteKind::AdminRequestPayloads ||
-         kind == RouteKind::AdminProbes || kind == RouteKind::AdminProbeRun;
+         kind == RouteKind::AdminRequests || kind == RouteKind::AdminRequest ||
+         kind == RouteKind::AdminUsage || kind == RouteKind::AdminProbes || kind == RouteKind::AdminProbeRun;
 }
 
 RouteLookup matchRoute(std::string_view method, std::string_view path) {
@@ -252,6 +258,9 @@ std::string_view routeMethod(RouteKind kind) {
     case RouteKind::AdminLatencyPenalties:
     case RouteKind::AdminInspection:
     case RouteKind::AdminRequestPayloads:
+    case RouteKind::AdminRequests:
+    case RouteKind::AdminRequest:
+    case RouteKind::AdminUsage:
     case RouteKind::AdminProbes:
     case RouteKind::VideoRetrieve:
     case RouteKind::VideoContent:
@@ -308,6 +317,12 @@ std::string_view routeLabel(Route const& route) {
       return "/admin/inspection/run";
     case RouteKind::AdminRequestPayloads:
       return "/admin/requests/{id}/payloads";
+    case RouteKind::AdminRequests:
+      return "/admin/requests";
+    case RouteKind::AdminRequest:
+      return "/admin/requests/{id}";
+    case RouteKind::AdminUsage:
+      return "/admin/usage";
     case RouteKind::AdminProbes:
       return "/admin/probes";
     case RouteKind::AdminProbeRun:

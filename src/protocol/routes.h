@@ -43,6 +43,9 @@ enum class RouteKind {
   AdminInspection,        ///< GET /admin/inspection: model lists and balances last seen
   AdminInspectionRun,     ///< POST /admin/inspection/run: inspect a channel now
   AdminRequestPayloads,   ///< GET /admin/requests/{id}/payloads: the captured bodies (ClickHouse)
+  AdminRequests,          ///< GET /admin/requests: the request log searched
+  AdminRequest,           ///< GET /admin/requests/{id}: one request with its attempts
+  AdminUsage,             ///< GET /admin/usage: usage and cost aggregates
   AdminProbes,            ///< GET /admin/probes: the latest health probe results
   AdminProbeRun,          ///< POST /admin/probes/run: one health probe now
 };
@@ -65,7 +68,7 @@ struct Route {
   std::optional<Protocol> protocol;
   std::string gemini_model;    ///< Gemini routes: the model id, percent-decoded, no "models/"
   bool gemini_stream = false;  ///< GeminiGenerate: the method was streamGenerateContent
-  std::string admin_id;        ///< AdminFreeze, AdminLatencyPenalty, AdminRequestPayloads: the id from the path, as
+  std::string admin_id;        ///< AdminFreeze, AdminLatencyPenalty, AdminRequest(Payloads): the id from the path, as
                                ///< sent; AdminBreaker: "{channel}/{model}" (the model may hold '/')
   std::string video_id;        ///< VideoRetrieve, VideoContent: the job id (1-128 of [A-Za-z0-9_-])
 };

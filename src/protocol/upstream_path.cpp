@@ -134,6 +134,9 @@ std::string upstreamPath(RowPaths const& paths, Route const& route,
     case RouteKind::AdminInspection:
     case RouteKind::AdminInspectionRun:
     case RouteKind::AdminRequestPayloads:
+    case RouteKind::AdminRequests:
+    case RouteKind::AdminRequest:
+    case RouteKind::AdminUsage:
     case RouteKind::AdminProbes:
     case RouteKind::AdminProbeRun:
       return {};

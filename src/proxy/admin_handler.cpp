@@ -19,6 +19,7 @@
 #include "proxy/inspection_board.h"
 #include "proxy/inspection_runner.h"
 #include "proxy/racing_admin.h"
+#include "proxy/request_log_admin.h"
 #include "racing/racing_state.h"
 #include "telemetry/log.h"
 
@@ -216,6 +217,11 @@ Task<void> AdminHandler::serve(RequestContext& ctx) {
     case RouteKind::AdminRequestPayloads:
       co_await serveRequestPayloads(ctx);
       co_return;
+    case RouteKind::AdminRequests:
+    case RouteKind::AdminRequest:
+    case RouteKind::AdminUsage:
+      co_await serveRequestLog(ctx);
+      co_return;
     case RouteKind::AdminProbes:
       co_await serveProbes(ctx);
       co_return;
@@ -274,6 +280,63 @@ Task<void> AdminHandler::serveRequestPayloads(RequestContext& ctx) {
   auto answer = co_await offThread(payloads->readBack(ctx.route.admin_id));
   if (!answer) {
     co_await sendError(ctx, 502, answer.error().message, "api_error");
+    co_return;
+  }
+  co_await sendAdminJson(ctx, 200, std::move(*answer));
+}
+
+Task<void> AdminHandler::serveRequestLog(RequestContext& ctx) {
+  if (request_log == nullptr) {
+    co_await sendError(ctx, 501, "the request log is not available", "not_implemented_error");
+    co_return;
+  }
+  auto params = splitQuery(ctx.request.query());
+  if (!params) {
+    co_await sendError(ctx, 400, "the query string is not percent-encoded correctly",
+                       "invalid_request_error");
+    co_return;
+  }
+  // The parameters are checked here; the store is read on a thread of its own.
+  std::function<Result<std::string>()> read;
+  store::RequestLogReader* reader = request_log;
+  if (ctx.route.kind == RouteKind::AdminRequests) {
+    auto parsed = store::parseRequestSearch(*params);
+    if (!parsed) {
+      co_await sendError(ctx, 400, parsed.error().message, "invalid_request_error");
+      co_return;
+    }
+    read = [reader, wanted = std::move(*parsed)]() -> Result<std::string> {
+      auto page = reader->search(wanted);
+      if (!page) return page.takeError();
+      return requestPageJson(*page);
+    };
+  } else if (ctx.route.kind == RouteKind::AdminUsage) {
+    auto parsed = store::parseUsageQuery(*params, clock_.wallNow());
+    if (!parsed) {
+      co_await sendError(ctx, 400, parsed.error().message, "invalid_request_error");
+      co_return;
+    }
+    read = [reader, wanted = *parsed]() -> Result<std::string> {
+      auto report = reader->usage(wanted);
+      if (!report) return report.takeError();
+      return usageJson(*report);
+    };
+  } else {
+    read = [reader, id = ctx.route.admin_id]() -> Result<std::string> {
+      auto found = reader->get(id);
+      if (!found) return found.takeError();
+      if (!*found) return makeError(ErrorKind::NotFound, "no request with this id in the request log");
+      return loggedRequestJson(**found);
+    };
+  }
+  auto answer = co_await offThread(std::move(read));
+  if (!answer) {
+    if (answer.error().kind == ErrorKind::NotFound) {
+      co_await sendError(ctx, 404, answer.error().message, "not_found_error");
+    } else {
+      co_await sendError(ctx, 503, "the request log cannot be read: " + answer.error().message,
+                         "api_error");
+    }
     co_return;
   }
   co_await sendAdminJson(ctx, 200, std::move(*answer));

@@ -18,6 +18,10 @@ namespace llmux::payloads {
 class PayloadWriter;
 }
 
+namespace llmux::store {
+class RequestLogReader;
+}
+
 namespace llmux::proxy {
 
 class InspectionBoard;
@@ -44,6 +48,11 @@ class ProbeBook;
 ///   GET    /admin/probes         → 200 probeResultsJson (the latest result per channel, key,
 ///                                  model and scenario)
 ///   POST   /admin/probes/run     → the `run_probe` hook (501 while unset)
+///   GET    /admin/requests       → 200 requestPageJson: the request log searched (query
+///                                  parameters: store/request_log_params.h); 400 naming a bad one
+///   GET    /admin/requests/{id}  → 200 loggedRequestJson, 404 when no row has this id
+///   GET    /admin/usage          → 200 usageJson: aggregates by key / model / channel, hour / day
+///   (the request log's routes answer 501 without a reader; they read it off the I/O thread)
 ///
 /// The gateway dispatches admin routes here before client (gateway key) admission. Thread-safe
 /// as long as `preview` is set before serving starts.
@@ -71,6 +80,8 @@ class AdminHandler {
   PreviewHook run_probe;
   /// The probes' results for GET /admin/probes (nullptr: an empty list).
   ProbeBook const* probe_book = nullptr;
+  /// The request log read back (the configured store's); nullptr: its routes answer 501.
+  store::RequestLogReader* request_log = nullptr;
 
  private:
   net::Task<void> serveInspection(RequestContext& ctx);
@@ -84,6 +95,7 @@ class AdminHandler {
   net::Task<void> serveLatencyPenalties(RequestContext& ctx);
   net::Task<void> serveLatencyPenaltyClear(RequestContext& ctx);
   net::Task<void> serveRequestPayloads(RequestContext& ctx);
+  net::Task<void> serveRequestLog(RequestContext& ctx);
   net::Task<void> serveProbes(RequestContext& ctx);
 
   routing::FreezeTable& freezes_;

@@ -28,6 +28,7 @@ class AccessLog;
 
 namespace llmux::store {
 class RequestLogSink;
+class RequestLogReader;
 }
 namespace llmux::payloads {
 class PayloadWriter;
@@ -65,6 +66,8 @@ struct GatewayServices {
   InspectionShared* inspection = nullptr;
   payloads::PayloadWriter* payloads = nullptr;  ///< bodies to ClickHouse; nullptr: not captured
   ProbeBook* probes = nullptr;         ///< the health probes' results and caps (nullptr: none)
+  /// The request log read back for the admin API (the configured store's); nullptr: none.
+  store::RequestLogReader* request_log_reader = nullptr;
 };
 
 }  // namespace llmux::proxy

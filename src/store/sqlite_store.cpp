@@ -1,14 +1,16 @@
 #include "store/sqlite_store.h"
 
-#include <cstdlib>
+#include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <stdexcept>
 #include <system_error>
-#include <unordered_map>
 #include <utility>
 
 #include "store/request_log_retention.h"
+#include "store/request_log_sql.h"
+#include "store/sqlite_request_log_reader.h"
 #include "store/sqlite_schema.h"
 
 namespace llmux::store {
@@ -55,26 +57,6 @@ constexpr char const* kInterruptOwnRequests =
     "WHERE state = 'in_progress' AND replica = ?1";
 constexpr char const* kForgetOwn = "DELETE FROM replicas WHERE id = ?1";
 
-constexpr char const* kSelectRecent =
-    "SELECT seq, id, started_at, route, client_protocol, gateway_key, model, stream, channel, "
-    "key_label, status, error, first_byte_ms, total_ms, overhead_ms, bytes_in, bytes_out, client, "
-    "input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, "
-    "usage_estimated, media_modality, media_unit, media_quantity, cost_usd FROM requests "
-    "ORDER BY seq DESC LIMIT ?";
-
-constexpr char const* kSelectAttempts =
-    "SELECT request_seq, channel, key_label, upstream_model, status, outcome, first_byte_ms, "
-    "duration_ms, upstream_protocol, translated, strategy, route_score, first_token_ms, role "
-    "FROM attempts WHERE request_seq BETWEEN ? AND ? ORDER BY request_seq, attempt";
-
-/// attempts.route_score holds the factor text (routing::formatFactors), which starts with
-/// "score=<score>".
-double scoreOfFactors(std::string_view factors) {
-  constexpr std::string_view kPrefix = "score=";
-  if (!factors.starts_with(kPrefix)) return -1;
-  return std::strtod(std::string(factors.substr(kPrefix.size(), 32)).c_str(), nullptr);
-}
-
 // A duration that never happened (negative) is stored as NULL.
 void bindMillis(SqliteStatement& stmt, int index, double ms) {
   if (ms < 0) {
@@ -82,10 +64,6 @@ void bindMillis(SqliteStatement& stmt, int index, double ms) {
   } else {
     stmt.bind(index, ms);
   }
-}
-
-double columnMillis(SqliteStatement const& stmt, int column) {
-  return stmt.columnIsNull(column) ? -1.0 : stmt.columnDouble(column);
 }
 
 /// Binds the seven usage columns from `first` on (input, output, cache read, cache write,
@@ -102,20 +80,6 @@ void bindUsage(SqliteStatement& stmt, int first, std::optional<TokenUsage> const
   stmt.bind(first + 4, usage->reasoning);
   stmt.bind(first + 5, usage->total());
   stmt.bind(first + 6, std::int64_t{usage->estimated ? 1 : 0});
-}
-
-/// Reads what bindUsage wrote, from `first` on (input, output, cache read, cache write,
-/// reasoning, estimated: the total is derived).
-std::optional<TokenUsage> columnUsage(SqliteStatement const& stmt, int first) {
-  if (stmt.columnIsNull(first)) return std::nullopt;
-  TokenUsage usage;
-  usage.input = stmt.columnInt(first);
-  usage.output = stmt.columnInt(first + 1);
-  usage.cache_read = stmt.columnInt(first + 2);
-  usage.cache_write = stmt.columnInt(first + 3);
-  usage.reasoning = stmt.columnInt(first + 4);
-  usage.estimated = stmt.columnInt(first + 5) != 0;
-  return usage;
 }
 
 [[noreturn]] void throwStoreError(Error const& error) {
@@ -376,6 +340,8 @@ void SqliteStore::putSetting(std::string_view key, std::string_view value) {
 // --- queries ------------------------------------------------------------------------------------
 
 Result<std::vector<RequestRecord>> SqliteStore::recentRequests(std::size_t limit) {
+  std::vector<RequestRecord> out;
+  if (limit == 0) return out;
   std::lock_guard lock(query_mutex_);
   // One read transaction: requests and attempts come from the same snapshot.
   if (auto begun = query_db_.exec("BEGIN"); !begun.ok()) return begun.error();
@@ -383,81 +349,12 @@ Result<std::vector<RequestRecord>> SqliteStore::recentRequests(std::size_t limit
     SqliteDb& db;
     ~EndRead() { (void)db.exec("COMMIT"); }
   } end_read{query_db_};
-
-  auto requests = query_db_.prepare(kSelectRecent);
-  if (!requests.ok()) return requests.takeError();
-  requests->bind(1, static_cast<std::int64_t>(std::min<std::size_t>(limit, INT64_MAX)));
-
-  std::vector<RequestRecord> out;
-  std::unordered_map<std::int64_t, std::size_t> index_of_seq;
-  std::int64_t min_seq = 0;
-  std::int64_t max_seq = -1;
-  for (;;) {
-    auto row = requests->step();
-    if (!row.ok()) return row.takeError();
-    if (!*row) break;
-    SqliteStatement const& q = *requests;
-    std::int64_t seq = q.columnInt(0);
-    RequestRecord r;
-    r.request_id = q.columnText(1);
-    r.started_at = fromUnixMillis(q.columnInt(2));
-    r.route = q.columnText(3);
-    r.client_protocol = q.columnText(4);
-    r.gateway_key = q.columnText(5);
-    r.model = q.columnText(6);
-    r.stream = q.columnInt(7) != 0;
-    r.channel = q.columnText(8);
-    r.key_label = q.columnText(9);
-    r.status = static_cast<int>(q.columnInt(10));
-    r.error = q.columnText(11);
-    r.first_byte_ms = columnMillis(q, 12);
-    r.total_ms = q.columnDouble(13);
-    r.overhead_ms = q.columnDouble(14);
-    r.bytes_in = static_cast<std::uint64_t>(q.columnInt(15));
-    r.bytes_out = static_cast<std::uint64_t>(q.columnInt(16));
-    r.client = q.columnText(17);
-    r.usage = columnUsage(q, 18);
-    if (!q.columnIsNull(24)) {
-      r.media = MediaUsage{std::string(q.columnText(24)), std::string(q.columnText(25)), q.columnDouble(26)};
-    }
-    if (!q.columnIsNull(27)) r.cost_usd = q.columnDouble(27);
-    if (out.empty()) max_seq = seq;
-    min_seq = seq;
-    index_of_seq.emplace(seq, out.size());
-    out.push_back(std::move(r));
-  }
-  if (out.empty()) return out;
-
-  auto attempts = query_db_.prepare(kSelectAttempts);
-  if (!attempts.ok()) return attempts.takeError();
-  attempts->bind(1, min_seq);
-  attempts->bind(2, max_seq);
-  for (;;) {
-    auto row = attempts->step();
-    if (!row.ok()) return row.takeError();
-    if (!*row) break;
-    SqliteStatement const& q = *attempts;
-    auto it = index_of_seq.find(q.columnInt(0));
-    if (it == index_of_seq.end()) continue;
-    AttemptRecord a;
-    a.channel = q.columnText(1);
-    a.key_label = q.columnText(2);
-    a.upstream_model = q.columnText(3);
-    a.status = static_cast<int>(q.columnInt(4));
-    a.outcome = AttemptOutcome::parse(q.columnText(5));
-    a.first_byte_ms = columnMillis(q, 6);
-    a.duration_ms = q.columnDouble(7);
-    a.upstream_protocol = q.columnText(8);
-    a.translated = q.columnInt(9) != 0;
-    a.strategy = q.columnText(10);
-    a.factors = q.columnText(11);
-    a.score = scoreOfFactors(a.factors);
-    a.first_token_ms = columnMillis(q, 12);
-    std::string_view role = q.columnText(13);
-    if (role == "primary") a.role = AttemptRole::Primary;
-    if (role == "shadow") a.role = AttemptRole::Shadow;
-    out[it->second].attempts.push_back(std::move(a));
-  }
+  RequestSearch search;
+  search.limit = std::min<std::size_t>(limit, INT32_MAX);
+  auto page = searchRows(sqliteRows(query_db_), Placeholders::Sqlite, search);
+  if (!page.ok()) return page.takeError();
+  out.reserve(page->requests.size());
+  for (LoggedRequest& row : page->requests) out.push_back(std::move(row.record));
   return out;
 }
 

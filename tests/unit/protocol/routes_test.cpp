@@ -174,8 +174,31 @@ TEST(Routes, RequestPayloadsAdminRoute) {
   EXPECT_EQ(matchRoute("DELETE", "/admin/requests/req-42/payloads").match,
             RouteMatch::MethodNotAllowed);
   EXPECT_EQ(matchRoute("GET", "/admin/requests//payloads").match, RouteMatch::NotFound);
-  EXPECT_EQ(matchRoute("GET", "/admin/requests/payloads").match, RouteMatch::NotFound);
   EXPECT_EQ(matchRoute("GET", "/admin/requests/a/b/payloads").match, RouteMatch::NotFound);
+}
+
+TEST(Routes, RequestLogAdminRoutes) {
+  auto one = matchRoute("GET", "/admin/requests/req-42");
+  ASSERT_EQ(one.match, RouteMatch::Found);
+  EXPECT_EQ(one.route.kind, RouteKind::AdminRequest);
+  EXPECT_EQ(one.route.admin_id, "req-42");
+  EXPECT_EQ(routeLabel(one.route), "/admin/requests/{id}");
+  // A request may be named "payloads": without an id before it, it is an id.
+  EXPECT_EQ(matchRoute("GET", "/admin/requests/payloads").route.kind, RouteKind::AdminRequest);
+  EXPECT_EQ(matchRoute("GET", "/admin/requests/a/b").match, RouteMatch::NotFound);
+  EXPECT_EQ(matchRoute("GET", "/admin/requests/").match, RouteMatch::NotFound);
+  auto search = matchRoute("GET", "/admin/requests");
+  ASSERT_EQ(search.match, RouteMatch::Found);
+  EXPECT_EQ(search.route.kind, RouteKind::AdminRequests);
+  EXPECT_EQ(routeLabel(search.route), "/admin/requests");
+  auto usage = matchRoute("GET", "/admin/usage");
+  ASSERT_EQ(usage.match, RouteMatch::Found);
+  EXPECT_EQ(usage.route.kind, RouteKind::AdminUsage);
+  EXPECT_EQ(matchRoute("POST", "/admin/usage").match, RouteMatch::MethodNotAllowed);
+  EXPECT_EQ(matchRoute("DELETE", "/admin/requests/req-42").match, RouteMatch::MethodNotAllowed);
+  for (auto kind : {RouteKind::AdminRequests, RouteKind::AdminRequest, RouteKind::AdminUsage}) {
+    EXPECT_TRUE(isAdminRoute(kind));
+  }
 }
 
 TEST(Routes, RacingAdminRoutes) {

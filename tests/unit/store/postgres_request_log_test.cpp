@@ -2,6 +2,7 @@
 // the migration, a batch's round trip, the retention, and the server going away and coming back.
 
 #include "store/postgres_request_log.h"
+#include "store/postgres_request_log_reader.h"
 #include "store/postgres_racing_store.h"
 #include "store/racing_writer.h"
 #include "store/sqlite_db.h"
@@ -10,10 +11,12 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <span>
 #include <chrono>
 #include <thread>
 
 #include "captured_log.h"
+#include "request_log_reader_cases.h"
 #include "sample_records.h"
 #include "support/postgres_server.h"
 #include "support/redis_server.h"  // freeLoopbackPort
@@ -563,6 +566,51 @@ TEST_F(PostgresRequestLogTest, OneReplicaHoldsTheLeaseUntilItsSessionEnds) {
   PostgresLease unreachable("postgres://llmux@127.0.0.1:1/llmux?connect_timeout=1", "alerts");
   EXPECT_EQ(unreachable.hold(), std::nullopt);
   EXPECT_NE(unreachable.lastError(), "");
+}
+
+// --- the request log read back (the same cases as SQLite's: request_log_reader_cases.h) ---------
+
+class PostgresRequestLogReaderTest : public PostgresRequestLogTest {
+ protected:
+  void SetUp() override {
+    PostgresRequestLogTest::SetUp();
+    if (HasFatalFailure()) return;
+    auto log = backend();
+    reader_cases::writeSample([&](std::vector<RequestRecord> const& done, RequestRecord const* running) {
+      // One batch each: their seqs grow in the order written.
+      std::vector<LogRow> rows;
+      for (auto const& r : done) rows.push_back(LogRow{0, false, r});
+      if (running != nullptr) rows.push_back(LogRow{0, true, *running});
+      for (LogRow& row : rows) {
+        auto written = log->insertBatch(std::span<LogRow>(&row, 1), "test");
+        ASSERT_TRUE(written.ok()) << written.error().message;
+      }
+    });
+    reader_ = std::make_unique<PostgresRequestLogReader>(url());
+  }
+
+  std::unique_ptr<PostgresRequestLogReader> reader_;
+};
+
+TEST_F(PostgresRequestLogReaderTest, SearchesByEveryFilterNewestFirst) {
+  reader_cases::searchesByEveryFilter(*reader_);
+}
+TEST_F(PostgresRequestLogReaderTest, PagesWithTheBeforeCursor) { reader_cases::pagesWithBefore(*reader_); }
+TEST_F(PostgresRequestLogReaderTest, GetsOneRequestWithItsAttempts) {
+  reader_cases::getsOneRequestWithItsAttempts(*reader_);
+}
+TEST_F(PostgresRequestLogReaderTest, AggregatesUsageByGroupAndBucket) {
+  reader_cases::aggregatesUsage(*reader_);
+}
+
+TEST_F(PostgresRequestLogReaderTest, AValueWithQuotesIsAParameterNotSql) {
+  RequestSearch search;
+  search.model = "x' OR '1' = '1";
+  auto page = reader_->search(search);
+  ASSERT_TRUE(page.ok()) << page.error().message;
+  EXPECT_TRUE(page->requests.empty());
+  // And the connection is still usable after it.
+  EXPECT_EQ(reader_cases::ids(*reader_, RequestSearch{}).size(), 7u);
 }
 
 }  // namespace
