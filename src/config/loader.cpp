@@ -287,10 +287,15 @@ LoadOutcome parseSettings(std::string_view yaml_text, EnvLookup const& env) {
                                       std::to_string(documents.size())});
     return outcome;
   }
+  return parseSettingsTree(documents.front(), env);
+}
+
+LoadOutcome parseSettingsTree(YAML::Node const& root, EnvLookup const& env) {
+  LoadOutcome outcome;
   auto settings = std::make_shared<Settings>();
   YamlReader reader(outcome.issues);
   try {
-    readSettings(reader, documents.front(), env, *settings);
+    readSettings(reader, root, env, *settings);
   } catch (YAML::Exception const& e) {  // not expected: the reader checks types before reading
     outcome.issues.push_back({"", std::string("cannot read the configuration: ") + e.msg});
   }

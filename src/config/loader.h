@@ -9,6 +9,10 @@
 #include "config/issues.h"
 #include "config/settings.h"
 
+namespace YAML {
+class Node;
+}
+
 namespace llmux::config {
 
 /// A loaded configuration, shared by everything that reads it. Never mutated: a reload builds a
@@ -27,6 +31,10 @@ struct LoadOutcome {
 /// types and invalid values are all reported, each with its path, in one pass. `${VAR}` and
 /// `key_env` values come from `env`.
 LoadOutcome parseSettings(std::string_view yaml_text, EnvLookup const& env);
+
+/// Parses a configuration already read as YAML (the file's tree with the admin API's objects laid
+/// over it: config/managed_objects.h), with parseSettings's checks.
+LoadOutcome parseSettingsTree(YAML::Node const& root, EnvLookup const& env);
 
 /// Reads `path` and parses it. An unreadable file is one issue with path "".
 LoadOutcome loadSettingsFile(std::string const& path, EnvLookup const& env);

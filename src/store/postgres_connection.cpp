@@ -134,6 +134,31 @@ CREATE TABLE latency_penalties (
   updated_ms     BIGINT  NOT NULL
 );
 )sql",
+    // 6: the admin API's objects and the audit log, shared by every replica
+    // (store/postgres_managed_object_store.h): as SQLite's migration 10.
+    R"sql(
+CREATE TABLE managed_objects (
+  kind       TEXT   NOT NULL,
+  name       TEXT   NOT NULL,
+  version    BIGINT NOT NULL,
+  body       TEXT,
+  created_ms BIGINT NOT NULL,
+  updated_ms BIGINT NOT NULL,
+  updated_by TEXT   NOT NULL,
+  PRIMARY KEY (kind, name)
+);
+CREATE TABLE audit_log (
+  id      BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  at_ms   BIGINT NOT NULL,
+  actor   TEXT   NOT NULL,
+  action  TEXT   NOT NULL,
+  kind    TEXT   NOT NULL,
+  name    TEXT   NOT NULL,
+  version BIGINT NOT NULL,
+  before  TEXT,
+  after   TEXT
+);
+)sql",
 };
 
 constexpr int kVersion = static_cast<int>(std::size(kMigrations));

@@ -155,6 +155,32 @@ CREATE TABLE replicas (
   heartbeat_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 )sql",
+    // 10: the admin API's objects (config/managed_objects.h), laid over the file's
+    // configuration (`body` NULL: the file's object of that name is deleted), and the audit log
+    // of every change made through it (before and after with their secrets masked).
+    R"sql(
+CREATE TABLE managed_objects (
+  kind       TEXT    NOT NULL,
+  name       TEXT    NOT NULL,
+  version    INTEGER NOT NULL,
+  body       TEXT,
+  created_ms INTEGER NOT NULL,
+  updated_ms INTEGER NOT NULL,
+  updated_by TEXT    NOT NULL,
+  PRIMARY KEY (kind, name)
+) WITHOUT ROWID;
+CREATE TABLE audit_log (
+  id      INTEGER PRIMARY KEY AUTOINCREMENT,
+  at_ms   INTEGER NOT NULL,
+  actor   TEXT    NOT NULL,
+  action  TEXT    NOT NULL,
+  kind    TEXT    NOT NULL,
+  name    TEXT    NOT NULL,
+  version INTEGER NOT NULL,
+  before  TEXT,
+  after   TEXT
+);
+)sql",
 };
 
 constexpr int kVersion = static_cast<int>(std::size(kMigrations));

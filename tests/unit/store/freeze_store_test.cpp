@@ -216,7 +216,7 @@ TEST(SqliteSchema, Migration3KeepsAVersion2DatabaseAndAddsFreezes) {
   auto db = SqliteDb::open(path);
   ASSERT_TRUE(db.ok());
   EXPECT_EQ(schemaVersion(*db).value(), currentSchemaVersion());
-  EXPECT_EQ(currentSchemaVersion(), 9);
+  EXPECT_EQ(currentSchemaVersion(), 10);
   // The attempts' new columns (3: strategy and score, 4: first token) exist and are NULL for
   // old rows.
   auto old = db->prepare(

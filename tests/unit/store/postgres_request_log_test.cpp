@@ -2,6 +2,8 @@
 // the migration, a batch's round trip, the retention, and the server going away and coming back.
 
 #include "store/postgres_request_log.h"
+#include "managed_object_checks.h"
+#include "store/postgres_managed_object_store.h"
 #include "store/postgres_request_log_reader.h"
 #include "store/postgres_racing_store.h"
 #include "store/racing_writer.h"
@@ -538,6 +540,19 @@ TEST_F(PostgresRequestLogTest, RacingSwitchesAndLatencyVerdictsAreSharedThroughT
   EXPECT_EQ(a.state.preferenceOverride(), config::CostPreference::CostFirst) << "left as it was";
   EXPECT_EQ(scalar("SELECT COUNT(*) FROM latency_penalties"), "0");
   EXPECT_EQ(a.sync.failedReads() + b.sync.failedReads(), 0u);
+}
+
+TEST_F(PostgresRequestLogTest, AdminObjectsKeepTheirVersionsAndEveryChangeIsAudited) {
+  PostgresManagedObjectStore rows(url());
+  checkManagedObjectRows(rows);
+  // Another replica's connection cannot win a version already taken.
+  PostgresManagedObjectStore other(url());
+  config::ManagedObject late{config::ObjectKind::Channel, "fresh", 2, R"({"name":"fresh"})"};
+  auto refused = other.put(late, 1, auditOf("update", late, std::nullopt, WallTime{}));
+  ASSERT_TRUE(refused.ok()) << refused.error().message;
+  EXPECT_FALSE(refused->written);
+  EXPECT_EQ(refused->stored_version, 2);
+  EXPECT_EQ(scalar("SELECT COUNT(*) FROM audit_log"), "3");
 }
 
 }  // namespace

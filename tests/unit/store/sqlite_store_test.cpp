@@ -483,9 +483,10 @@ TEST(SqliteSchema, AVersionThreeDatabaseGainsTheFirstTokenColumnAndKeepsItsRows)
   { ASSERT_TRUE(openStore(dir.path())); }
   std::string path = (dir.path() / "llmux.db").string();
   {
-    // Back to the schema before migration 4 (and 5 to 9), with a row written by that version.
+    // Back to the schema before migration 4 (and 5 to 10), with a row written by that version.
     auto db = SqliteDb::open(path);
     ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(db->exec("DROP TABLE managed_objects; DROP TABLE audit_log").ok());
     ASSERT_TRUE(db->exec("DROP TABLE racing_switches; DROP TABLE latency_penalties").ok());
     ASSERT_TRUE(db->exec("DROP TABLE video_jobs").ok());
     ASSERT_TRUE(db->exec("DROP TABLE replicas; DROP INDEX requests_running").ok());
