@@ -136,6 +136,9 @@ std::string upstreamPath(RowPaths const& paths, Route const& route,
     case RouteKind::AdminRequestPayloads:
     case RouteKind::AdminProbes:
     case RouteKind::AdminProbeRun:
+    case RouteKind::AdminObjects:
+    case RouteKind::AdminObject:
+    case RouteKind::AdminAudit:
       return {};
   }
   return {};

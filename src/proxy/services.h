@@ -39,6 +39,7 @@ class RacingState;
 namespace llmux::proxy {
 
 struct InspectionShared;
+class ManagedConfig;
 class ProbeBook;
 
 /// The long-lived services every request uses, shared by all worker threads (each is
@@ -65,6 +66,8 @@ struct GatewayServices {
   InspectionShared* inspection = nullptr;
   payloads::PayloadWriter* payloads = nullptr;  ///< bodies to ClickHouse; nullptr: not captured
   ProbeBook* probes = nullptr;         ///< the health probes' results and caps (nullptr: none)
+  /// The configuration's objects for the admin API (nullptr: the embedded default, no file).
+  ManagedConfig* managed = nullptr;
 };
 
 }  // namespace llmux::proxy
