@@ -11,6 +11,7 @@
 #include "app/version.h"
 #include "alerts/alert_loop.h"
 #include "config/database_parser.h"
+#include "config/managed_objects.h"
 #include "config/embedded_default.h"
 #include "config/loader.h"
 #include "core/ids.h"
@@ -22,6 +23,7 @@
 #include "proxy/alert_observation.h"
 #include "proxy/gateway_handler.h"
 #include "proxy/inspection_board.h"
+#include "proxy/managed_config.h"
 #include "proxy/inspection_runner.h"
 #include "proxy/inspection_scheduler.h"
 #include "proxy/probe_book.h"
@@ -43,7 +45,9 @@
 #include "store/postgres_video_job_store.h"
 #include "store/shared_state_sync.h"
 #include "proxy/latency_router_sync.h"
+#include "store/postgres_managed_object_store.h"
 #include "store/postgres_racing_store.h"
+#include "store/managed_object_store.h"
 #include "store/racing_store.h"
 #include "store/racing_writer.h"
 #include "store/sqlite_request_log_reader.h"
@@ -149,12 +153,16 @@ int runServe(std::string const& config_path) {
   bool embedded = config_path.empty();
 
   config::SettingsPtr settings;
+  YAML::Node file_tree;  // the file as read: the admin API's objects are laid over it
   if (!embedded) {
-    auto outcome = config::loadSettingsFile(config_path, env);
+    std::vector<config::ConfigIssue> issues;
+    auto tree = config::readConfigTree(config_path, issues);
+    auto outcome = tree ? config::parseSettingsTree(*tree, env) : config::LoadOutcome{{}, issues};
     if (!outcome.ok()) {
       std::fputs(config::formatIssues(outcome.issues).c_str(), stderr);
       return 2;
     }
+    file_tree = *tree;
     settings = outcome.settings;
   }
 
@@ -165,6 +173,38 @@ int runServe(std::string const& config_path) {
     std::fprintf(stderr, "cannot open the state database in %s: %s\n", state_dir.c_str(),
                  store.error().message.c_str());
     return 1;
+  }
+
+  // The admin API's objects (docs/admin-api.md) are kept beside the state, or with `database:` in
+  // PostgreSQL, shared by every replica; the configuration in force is the file with them laid
+  // over. Objects that no longer fit the file are reported and left out until they do.
+  std::unique_ptr<store::ManagedObjectRows> object_rows;
+  std::vector<config::ManagedObject> objects;
+  if (!embedded) {
+    if (settings->database) {
+      object_rows = std::make_unique<store::PostgresManagedObjectStore>(settings->database->url);
+    } else if (auto sqlite_rows = store::SqliteManagedObjectStore::open(state_dir)) {
+      object_rows = std::move(*sqlite_rows);
+    } else {
+      std::fprintf(stderr, "cannot open the admin API's objects in %s: %s\n", state_dir.c_str(),
+                   sqlite_rows.error().message.c_str());
+      return 1;
+    }
+    if (auto loaded = object_rows->load(); !loaded.ok()) {
+      telemetry::logWarn("admin API objects: cannot read them yet ({}); serving the file alone "
+                         "until they are read",
+                         loaded.error().message);
+    } else if (!loaded->empty()) {
+      auto merged = config::parseSettingsTree(config::layOver(file_tree, *loaded), env);
+      if (merged.ok()) {
+        settings = merged.settings;
+        objects = std::move(*loaded);
+      } else {
+        telemetry::logError("admin API objects: with them the configuration is invalid, serving "
+                            "the file alone:\n{}",
+                            config::formatIssues(merged.issues));
+      }
+    }
   }
 
   unsigned threads = net::effectiveThreadCount(settings ? settings->server.threads : 0);
@@ -292,18 +332,6 @@ int runServe(std::string const& config_path) {
                        "days are read as soon as it is",
                        restored.error().message, video_jobs.retention().count());
   }
-  // What other replicas change in the shared store is read back every sync interval.
-  std::optional<store::SharedStateSync> shared_sync;
-  if (settings->database) {
-    std::vector<store::SharedPull> pulls{store::freezePull(*freeze_rows, freezes),
-                                         store::racingPull(*racing_rows, racing, racing_writer,
-                                                           clock)};
-    // After a failed restore, everything the store keeps; else what came after it.
-    WallTime const since =
-        video_jobs.size() == 0 ? restored_at - video_jobs.retention() : restored_at;
-    pulls.push_back(store::videoJobPull(*shared_video_jobs, video_jobs, since));
-    shared_sync.emplace(std::move(pulls), settings->database->sync_interval);
-  }
   std::atomic<bool> draining{false};
   // With `database:` the request log goes to PostgreSQL (the state database keeps the rest, and
   // its writer keeps expiring the request rows written there before). Its writer has a thread
@@ -345,8 +373,37 @@ int runServe(std::string const& config_path) {
                  sqlite_reader.error().message.c_str());
     return 1;
   }
-  // Configurations come into force through one path: a reload and an inspection's auto_update.
+  // Configurations come into force through one path: a reload, an inspection's auto_update, and
+  // a change of the admin API's objects.
   ConfigApplier config_applier(config_holder, breakers, settings);
+  std::unique_ptr<proxy::ManagedConfig> managed;
+  if (!embedded) {
+    managed = std::make_unique<proxy::ManagedConfig>(
+        file_tree, std::move(objects), *object_rows, env, clock,
+        [&config_applier](config::SettingsPtr next) { config_applier.applyFile(std::move(next)); });
+  }
+  // What other replicas change in the shared store is read back every sync interval.
+  std::optional<store::SharedStateSync> shared_sync;
+  if (settings->database) {
+    std::vector<store::SharedPull> pulls{store::freezePull(*freeze_rows, freezes),
+                                         store::racingPull(*racing_rows, racing, racing_writer,
+                                                           clock)};
+    // After a failed restore, everything the store keeps; else what came after it.
+    WallTime const since =
+        video_jobs.size() == 0 ? restored_at - video_jobs.retention() : restored_at;
+    pulls.push_back(store::videoJobPull(*shared_video_jobs, video_jobs, since));
+    if (managed) {
+      // Objects changed through another replica come into force here too.
+      pulls.push_back({"admin API objects", [&object_rows, &managed]() -> Result<std::size_t> {
+                         auto stored = object_rows->load();
+                         if (!stored.ok()) return stored.takeError();
+                         auto changed = managed->adopt(std::move(*stored));
+                         if (!changed.ok()) return changed.takeError();
+                         return *changed ? 1 : 0;
+                       }});
+    }
+    shared_sync.emplace(std::move(pulls), settings->database->sync_interval);
+  }
   proxy::InspectionBoard inspection_board(metrics_registry);
   proxy::InspectionShared inspection{
       inspection_board, clock,
@@ -369,7 +426,8 @@ int runServe(std::string const& config_path) {
                                   request_metrics,  **access_log, request_log, clock,
                                   draining,         auth_failures, listener_plan, racing,
                                   video_jobs,       &inspection,  payload_writer.get(),
-                                  &probe_book,      request_log_reader.get()};
+                                  &probe_book,      managed.get(),
+                                  request_log_reader.get()};
 
   auto tls = net::makeClientTlsContext();
   if (!tls) {
@@ -479,7 +537,11 @@ int runServe(std::string const& config_path) {
   std::function<void()> reload;
   if (!embedded) {
     reload = [&] {
-      auto outcome = config::loadSettingsFile(config_path, env);
+      // The file's new tree with the admin API's objects laid over; it comes into force only
+      // when valid (ManagedConfig::reloadFile).
+      std::vector<config::ConfigIssue> issues;
+      auto tree = config::readConfigTree(config_path, issues);
+      auto outcome = tree ? managed->reloadFile(*tree) : config::LoadOutcome{{}, issues};
       if (!outcome.ok()) {
         request_metrics.configReloaded(false);
         telemetry::logError("configuration reload rejected, keeping the current one:\n{}",
@@ -513,7 +575,6 @@ int runServe(std::string const& config_path) {
       if (postgres_log) postgres_log->setRetention(std::chrono::days(retention.request_log_days));
       video_jobs.setRetention(std::chrono::days(retention.video_jobs_days));
       if (payload_writer) payload_writer->setRetentionDays(retention.payloads_days);
-      config_applier.applyFile(outcome.settings);
       racing.apply(outcome.settings->racing);
       if (alert_loop && outcome.settings->alerts) {
         alert_loop->reconfigure(outcome.settings->slo, *outcome.settings->alerts);

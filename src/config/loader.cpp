@@ -264,8 +264,10 @@ void readSettings(YamlReader& reader, YAML::Node const& root_node, EnvLookup con
 
 }  // namespace
 
-LoadOutcome parseSettings(std::string_view yaml_text, EnvLookup const& env) {
-  LoadOutcome outcome;
+namespace {
+
+/// The one YAML document of `yaml_text`; nullopt (with the issue) when it is not one.
+std::optional<YAML::Node> oneDocument(std::string_view yaml_text, std::vector<ConfigIssue>& issues) {
   std::vector<YAML::Node> documents;
   try {
     documents = YAML::LoadAll(std::string(yaml_text));
@@ -275,19 +277,50 @@ LoadOutcome parseSettings(std::string_view yaml_text, EnvLookup const& env) {
       message += " at line " + std::to_string(e.mark.line + 1) + ", column " +
                  std::to_string(e.mark.column + 1);
     }
-    outcome.issues.push_back({"", message + ": " + e.msg});
-    return outcome;
+    issues.push_back({"", message + ": " + e.msg});
+    return std::nullopt;
   }
   if (documents.empty() || documents.front().IsNull()) {
-    outcome.issues.push_back({"", "the configuration is empty"});
-    return outcome;
+    issues.push_back({"", "the configuration is empty"});
+    return std::nullopt;
   }
   if (documents.size() > 1) {
-    outcome.issues.push_back({"", "expected one YAML document, found " +
-                                      std::to_string(documents.size())});
-    return outcome;
+    issues.push_back({"", "expected one YAML document, found " + std::to_string(documents.size())});
+    return std::nullopt;
   }
-  return parseSettingsTree(documents.front(), env);
+  return documents.front();
+}
+
+/// The text of the file at `path`; nullopt (with the issue) when it cannot be read.
+std::optional<std::string> fileText(std::string const& path, std::vector<ConfigIssue>& issues) {
+  auto unreadable = [&](std::string why) {
+    issues.push_back({"", "cannot read configuration file " + path + ": " + why});
+    return std::nullopt;
+  };
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return unreadable("is a directory");
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return unreadable(errno != 0 ? std::strerror(errno) : "cannot open");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return unreadable("read error");
+  return text;
+}
+
+}  // namespace
+
+LoadOutcome parseSettings(std::string_view yaml_text, EnvLookup const& env) {
+  LoadOutcome outcome;
+  auto root = oneDocument(yaml_text, outcome.issues);
+  if (!root) return outcome;
+  return parseSettingsTree(*root, env);
+}
+
+std::optional<YAML::Node> readConfigTree(std::string const& path,
+                                         std::vector<ConfigIssue>& issues) {
+  auto text = fileText(path, issues);
+  if (!text) return std::nullopt;
+  return oneDocument(*text, issues);
 }
 
 LoadOutcome parseSettingsTree(YAML::Node const& root, EnvLookup const& env) {
@@ -304,19 +337,10 @@ LoadOutcome parseSettingsTree(YAML::Node const& root, EnvLookup const& env) {
 }
 
 LoadOutcome loadSettingsFile(std::string const& path, EnvLookup const& env) {
-  auto unreadable = [&](std::string why) {
-    LoadOutcome outcome;
-    outcome.issues.push_back({"", "cannot read configuration file " + path + ": " + why});
-    return outcome;
-  };
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return unreadable("is a directory");
-  errno = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return unreadable(errno != 0 ? std::strerror(errno) : "cannot open");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return unreadable("read error");
-  return parseSettings(text, env);
+  LoadOutcome outcome;
+  auto text = fileText(path, outcome.issues);
+  if (!text) return outcome;
+  return parseSettings(*text, env);
 }
 
 }  // namespace llmux::config

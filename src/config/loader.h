@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,10 @@ LoadOutcome parseSettings(std::string_view yaml_text, EnvLookup const& env);
 /// Parses a configuration already read as YAML (the file's tree with the admin API's objects laid
 /// over it: config/managed_objects.h), with parseSettings's checks.
 LoadOutcome parseSettingsTree(YAML::Node const& root, EnvLookup const& env);
+
+/// Reads `path` as one YAML document, unparsed (the admin API's objects are laid over it). An
+/// unreadable file or invalid YAML is one issue with path "".
+std::optional<YAML::Node> readConfigTree(std::string const& path, std::vector<ConfigIssue>& issues);
 
 /// Reads `path` and parses it. An unreadable file is one issue with path "".
 LoadOutcome loadSettingsFile(std::string const& path, EnvLookup const& env);

@@ -231,7 +231,11 @@ Result<void> restoreChannelSecrets(json::object& incoming, json::value const* cu
       return makeError(ErrorKind::InvalidRequest,
                        where + ": a new key needs its secret in \"key\"");
     }
-    json::object restored = item.is_object() ? item.get_object() : json::object{};
+    if (short_masked) {
+      item = *was;  // the key as it is, in its own form
+      continue;
+    }
+    json::object restored = item.get_object();
     restored.erase("key");
     copySecret(*was, restored);
     item = std::move(restored);

@@ -1,5 +1,7 @@
 #include "protocol/routes.h"
 
+#include <algorithm>
+
 #include "protocol/percent_encoding.h"
 
 namespace llmux::protocol {
@@ -56,8 +58,37 @@ RouteLookup adminIdRoute(std::string_view method, std::string_view id, RouteKind
   return byMethod(method, std::move(route));
 }
 
+/// The sections of the configuration the admin API manages (config/managed_object.h).
+constexpr std::string_view kObjectSections[] = {"channels",     "gateway_keys", "proxies",
+                                                "freeze_rules", "model_groups", "fallbacks",
+                                                "prices"};
+
+/// `/admin/{section}` and `/admin/{section}/{name}`, each with several methods.
+RouteLookup objectRoute(std::string_view method, std::string_view rest) {
+  std::string_view const path = rest.substr(1);
+  auto slash = path.find('/');
+  std::string_view const section = path.substr(0, slash);
+  if (std::find(std::begin(kObjectSections), std::end(kObjectSections), section) ==
+      std::end(kObjectSections)) {
+    return RouteLookup{};
+  }
+  Route route = simple(RouteKind::AdminObjects, std::nullopt);
+  route.admin_section = std::string(section);
+  bool allowed = method == "GET" || method == "POST";
+  if (slash != std::string_view::npos) {
+    std::string_view const name = path.substr(slash + 1);
+    if (name.empty() || name.find('/') != std::string_view::npos) return RouteLookup{};
+    route.kind = RouteKind::AdminObject;
+    route.admin_id = std::string(name);
+    allowed = method == "GET" || method == "PUT" || method == "DELETE";
+  }
+  return {allowed ? RouteMatch::Found : RouteMatch::MethodNotAllowed, std::move(route)};
+}
+
 /// `rest` is what follows "/admin".
 RouteLookup adminRoute(std::string_view method, std::string_view rest) {
+  if (rest == "/audit") return byMethod(method, simple(RouteKind::AdminAudit, std::nullopt));
+  if (auto object = objectRoute(method, rest); object.match != RouteMatch::NotFound) return object;
   if (rest == "/freezes") return byMethod(method, simple(RouteKind::AdminFreezes, std::nullopt));
   if (rest == "/racing") {
     // Read and change on one path: the kind tells which; a 405 allows both.
@@ -179,7 +210,9 @@ bool isAdminRoute(RouteKind kind) {
          kind == RouteKind::AdminLatencyPenalty || kind == RouteKind::AdminInspection ||
          kind == RouteKind::AdminInspectionRun || kind == RouteKind::AdminRequestPayloads ||
          kind == RouteKind::AdminRequests || kind == RouteKind::AdminRequest ||
-         kind == RouteKind::AdminUsage || kind == RouteKind::AdminProbes || kind == RouteKind::AdminProbeRun;
+         kind == RouteKind::AdminUsage || kind == RouteKind::AdminProbes ||
+         kind == RouteKind::AdminProbeRun || kind == RouteKind::AdminObjects ||
+         kind == RouteKind::AdminObject || kind == RouteKind::AdminAudit;
 }
 
 RouteLookup matchRoute(std::string_view method, std::string_view path) {
@@ -248,6 +281,11 @@ std::string_view routeMethod(RouteKind kind) {
     case RouteKind::AdminRacing:
     case RouteKind::AdminRacingSet:
       return "GET, PUT";
+    case RouteKind::AdminObjects:
+      return "GET, POST";
+    case RouteKind::AdminObject:
+      return "GET, PUT, DELETE";
+    case RouteKind::AdminAudit:
     case RouteKind::ListModels:
     case RouteKind::GeminiListModels:
     case RouteKind::Healthz:
@@ -327,6 +365,12 @@ std::string_view routeLabel(Route const& route) {
       return "/admin/probes";
     case RouteKind::AdminProbeRun:
       return "/admin/probes/run";
+    case RouteKind::AdminObjects:
+      return "/admin/{section}";
+    case RouteKind::AdminObject:
+      return "/admin/{section}/{name}";
+    case RouteKind::AdminAudit:
+      return "/admin/audit";
     case RouteKind::ImageGenerations:
       return "/v1/images/generations";
     case RouteKind::ImageEdits:

@@ -48,6 +48,10 @@ enum class RouteKind {
   AdminUsage,             ///< GET /admin/usage: usage and cost aggregates
   AdminProbes,            ///< GET /admin/probes: the latest health probe results
   AdminProbeRun,          ///< POST /admin/probes/run: one health probe now
+  // The configuration's objects (docs/admin-api.md): `admin_section` names the kind.
+  AdminObjects,      ///< GET (list) and POST (create) /admin/{section}
+  AdminObject,       ///< GET, PUT, DELETE /admin/{section}/{name}
+  AdminAudit,        ///< GET /admin/audit: the changes made through the admin API
 };
 
 /// Whether the route belongs to the admin API (/admin/*): authorised by the admin token, before
@@ -69,8 +73,10 @@ struct Route {
   std::string gemini_model;    ///< Gemini routes: the model id, percent-decoded, no "models/"
   bool gemini_stream = false;  ///< GeminiGenerate: the method was streamGenerateContent
   std::string admin_id;        ///< AdminFreeze, AdminLatencyPenalty, AdminRequest(Payloads): the id from the path, as
-                               ///< sent; AdminBreaker: "{channel}/{model}" (the model may hold '/')
+                               ///< sent; AdminBreaker: "{channel}/{model}" (the model may hold '/');
+                               ///< AdminObject: the object's name, percent-encoded as sent
   std::string video_id;        ///< VideoRetrieve, VideoContent: the job id (1-128 of [A-Za-z0-9_-])
+  std::string admin_section;   ///< AdminObjects, AdminObject: "channels", "gateway_keys", ...
 };
 
 /// Outcome of a lookup.

@@ -139,6 +139,9 @@ std::string upstreamPath(RowPaths const& paths, Route const& route,
     case RouteKind::AdminUsage:
     case RouteKind::AdminProbes:
     case RouteKind::AdminProbeRun:
+    case RouteKind::AdminObjects:
+    case RouteKind::AdminObject:
+    case RouteKind::AdminAudit:
       return {};
   }
   return {};

@@ -4,9 +4,6 @@
 #include <chrono>
 #include <cstdio>
 
-#include <boost/asio/post.hpp>
-#include <boost/asio/this_coro.hpp>
-#include <thread>
 
 #include "core/json_text.h"
 #include "net/asio_types.h"
@@ -18,6 +15,8 @@
 #include "protocol/routes.h"
 #include "proxy/inspection_board.h"
 #include "proxy/inspection_runner.h"
+#include "proxy/object_admin.h"
+#include "proxy/off_thread.h"
 #include "proxy/racing_admin.h"
 #include "proxy/request_log_admin.h"
 #include "racing/racing_state.h"
@@ -232,6 +231,11 @@ Task<void> AdminHandler::serve(RequestContext& ctx) {
         co_await sendError(ctx, 501, "probes are not available", "not_implemented_error");
       }
       co_return;
+    case RouteKind::AdminObjects:
+    case RouteKind::AdminObject:
+    case RouteKind::AdminAudit:
+      co_await serveObjectRoute(ctx, managed, "admin");
+      co_return;
     case RouteKind::AdminRoutePreview:
       if (preview) {
         co_await preview(ctx);
@@ -247,27 +251,11 @@ Task<void> AdminHandler::serve(RequestContext& ctx) {
 
 namespace {
 
-/// Runs a blocking read on a thread of its own; the I/O thread only awaits its answer.
+/// A blocking read (the payload writer's, the request log's), off the I/O thread.
 Task<Result<std::string>> offThread(std::function<Result<std::string>()> read) {
-  struct Pending {
-    explicit Pending(net::Executor executor) : wake(executor, MonoTime::max()) {}
-    net::Timer wake;
-    Result<std::string> answer = Error{};
-  };
-  auto pending = std::make_shared<Pending>(co_await boost::asio::this_coro::executor);
-  try {
-    std::thread([pending, read = std::move(read)] {
-      auto answer = read();
-      boost::asio::post(pending->wake.get_executor(), [pending, answer = std::move(answer)]() mutable {
-        pending->answer = std::move(answer);
-        pending->wake.cancel();
-      });
-    }).detach();
-  } catch (std::system_error const& e) {
-    co_return makeError(ErrorKind::Internal, std::string("cannot start the read: ") + e.what());
-  }
-  co_await pending->wake.async_wait(net::kUseTuple);
-  co_return std::move(pending->answer);
+  return proxy::offThread<Result<std::string>>(std::move(read), [](std::string why) {
+    return Result<std::string>(makeError(ErrorKind::Internal, "cannot start the read: " + why));
+  });
 }
 
 }  // namespace

@@ -26,6 +26,7 @@ namespace llmux::proxy {
 
 class InspectionBoard;
 class InspectionRunner;
+class ManagedConfig;
 class ProbeBook;
 
 /// The admin API (/admin/*): every route requires the admin token of the pinned configuration
@@ -40,6 +41,8 @@ class ProbeBook;
 ///   GET    /admin/racing         → 200 racingJson
 ///   PUT    /admin/racing         → 200 racingJson after the change (kept in the state store),
 ///                                  400 for a body parseRacingChange refuses
+///   GET|POST /admin/{section}, GET|PUT|DELETE /admin/{section}/{name}, GET /admin/audit →
+///                                  the configuration's objects (proxy/object_admin.h)
 ///   GET    /admin/latency-penalties      → 200 latencyPenaltiesJson
 ///   DELETE /admin/latency-penalties/{id} → 204 when cleared, 404 when unknown
 ///   GET    /admin/inspection     → 200 inspectionJson (model lists and balances last seen)
@@ -80,6 +83,8 @@ class AdminHandler {
   PreviewHook run_probe;
   /// The probes' results for GET /admin/probes (nullptr: an empty list).
   ProbeBook const* probe_book = nullptr;
+  /// The configuration's objects (proxy/object_admin.h); nullptr without a configuration file.
+  ManagedConfig* managed = nullptr;
   /// The request log read back (the configured store's); nullptr: its routes answer 501.
   store::RequestLogReader* request_log = nullptr;
 

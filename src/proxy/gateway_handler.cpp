@@ -154,6 +154,7 @@ GatewayHandler::GatewayHandler(GatewayServices& services, http::UpstreamPool& po
   admin_.payloads = services.payloads;
   admin_.run_probe = [this, &pool](RequestContext& ctx) { return serveProbeRun(services_, pool, ctx); };
   admin_.probe_book = services.probes;
+  admin_.managed = services.managed;
   admin_.request_log = services.request_log_reader;
 }
 

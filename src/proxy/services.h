@@ -40,6 +40,7 @@ class RacingState;
 namespace llmux::proxy {
 
 struct InspectionShared;
+class ManagedConfig;
 class ProbeBook;
 
 /// The long-lived services every request uses, shared by all worker threads (each is
@@ -66,6 +67,8 @@ struct GatewayServices {
   InspectionShared* inspection = nullptr;
   payloads::PayloadWriter* payloads = nullptr;  ///< bodies to ClickHouse; nullptr: not captured
   ProbeBook* probes = nullptr;         ///< the health probes' results and caps (nullptr: none)
+  /// The configuration's objects for the admin API (nullptr: the embedded default, no file).
+  ManagedConfig* managed = nullptr;
   /// The request log read back for the admin API (the configured store's); nullptr: none.
   store::RequestLogReader* request_log_reader = nullptr;
 };

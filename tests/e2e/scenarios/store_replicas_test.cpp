@@ -225,7 +225,7 @@ TEST_F(StoreReplicas, AFreezeMadeByOneReplicaHoldsOnEveryOtherAndALiftAnywhereFr
   EXPECT_EQ(keysOf(*tried).front(), "k-forbidden") << "the lifted key is in rotation again";
 }
 
-TEST_F(StoreReplicas, RacingSwitchesSetThroughOneReplicaHoldOnTheOthers) {
+TEST_F(StoreReplicas, RacingSwitchesAndAdminObjectsSetThroughOneReplicaHoldOnTheOthers) {
   auto live = channel("live", Protocol::OpenAiChat, mock_.baseUrl(), {"k-live"}, 0);
   std::vector<Server> replicas;
   for (std::string name : {"r1", "r2"}) {
@@ -259,6 +259,29 @@ TEST_F(StoreReplicas, RacingSwitchesSetThroughOneReplicaHoldOnTheOthers) {
   routing_scenarios::adminJson(replicas[1].port, "PUT", "/admin/racing", R"({"enabled":null})");
   EXPECT_EQ(waitForSwitches(replicas[0].port, "off/quality_first/config"),
             "off/quality_first/config");
+
+  // A gateway key created through one replica is accepted by the other within a second.
+  auto created = callGateway(replicas[0].port, adminCall("POST", "/admin/gateway_keys",
+                                                         R"({"name":"team-shared"})"));
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  ASSERT_EQ(created->status(), 201) << created->body;
+  auto doc = parseObject(created->body);
+  ASSERT_TRUE(doc.ok());
+  std::string const secret(doc->at("key").as_string());
+  auto call = clientCall(Protocol::OpenAiChat, false);
+  call.headers.set("Authorization", "Bearer " + secret);
+  auto started = std::chrono::steady_clock::now();
+  auto answer = callGateway(replicas[1].port, call);
+  while ((!answer.ok() || answer->status() == 401) &&
+         std::chrono::steady_clock::now() - started < std::chrono::seconds(5)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    answer = callGateway(replicas[1].port, call);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(1));
+  ASSERT_TRUE(answer.ok()) << answer.error().message;
+  EXPECT_EQ(answer->status(), 200) << answer->body;
+  EXPECT_EQ(rows("SELECT kind, name, version FROM managed_objects"),
+            std::vector<std::string>{"gateway_keys|team-shared|1"});
 }
 
 TEST_F(StoreReplicas, AVideoJobCreatedThroughOneReplicaIsPolledThroughAnother) {

@@ -164,6 +164,34 @@ TEST(Routes, AdminRoutes) {
   EXPECT_FALSE(isAdminRoute(RouteKind::ChatCompletions));
 }
 
+TEST(Routes, ObjectAdminRoutes) {
+  for (std::string_view method : {"GET", "POST"}) {
+    auto lookup = matchRoute(method, "/admin/gateway_keys");
+    ASSERT_EQ(lookup.match, RouteMatch::Found) << method;
+    EXPECT_EQ(lookup.route.kind, RouteKind::AdminObjects);
+    EXPECT_EQ(lookup.route.admin_section, "gateway_keys");
+  }
+  for (std::string_view method : {"GET", "PUT", "DELETE"}) {
+    auto lookup = matchRoute(method, "/admin/prices/openai%2Fgpt-4o");
+    ASSERT_EQ(lookup.match, RouteMatch::Found) << method;
+    EXPECT_EQ(lookup.route.kind, RouteKind::AdminObject);
+    EXPECT_EQ(lookup.route.admin_section, "prices");
+    EXPECT_EQ(lookup.route.admin_id, "openai%2Fgpt-4o") << "decoded by the handler";
+    EXPECT_EQ(routeLabel(lookup.route), "/admin/{section}/{name}");  // no name in metrics
+  }
+  EXPECT_EQ(matchRoute("DELETE", "/admin/channels").match, RouteMatch::MethodNotAllowed);
+  EXPECT_EQ(matchRoute("POST", "/admin/channels/relay").match, RouteMatch::MethodNotAllowed);
+  EXPECT_EQ(routeMethod(RouteKind::AdminObject), "GET, PUT, DELETE");
+  EXPECT_EQ(matchRoute("GET", "/admin/audit").route.kind, RouteKind::AdminAudit);
+  EXPECT_EQ(matchRoute("POST", "/admin/audit").match, RouteMatch::MethodNotAllowed);
+  for (char const* path : {"/admin/settings", "/admin/channels/", "/admin/channels/a/b"}) {
+    EXPECT_EQ(matchRoute("GET", path).match, RouteMatch::NotFound) << path;
+  }
+  EXPECT_TRUE(isAdminRoute(RouteKind::AdminObjects));
+  EXPECT_TRUE(isAdminRoute(RouteKind::AdminObject));
+  EXPECT_TRUE(isAdminRoute(RouteKind::AdminAudit));
+}
+
 TEST(Routes, RequestPayloadsAdminRoute) {
   auto lookup = matchRoute("GET", "/admin/requests/req-42/payloads");
   ASSERT_EQ(lookup.match, RouteMatch::Found);

@@ -1,0 +1,215 @@
+#include "proxy/managed_config.h"
+
+#include <algorithm>
+
+#include "config/managed_objects.h"
+#include "telemetry/log.h"
+
+namespace llmux::proxy {
+
+using config::ManagedObject;
+using config::ObjectKind;
+
+ManagedConfig::ManagedConfig(YAML::Node file, std::vector<ManagedObject> objects,
+                             store::ManagedObjectRows& rows, config::EnvLookup env,
+                             TimeSource const& clock, Apply apply)
+    : file_(std::move(file)),
+      objects_(std::move(objects)),
+      rows_(rows),
+      env_(std::move(env)),
+      clock_(clock),
+      apply_(std::move(apply)) {}
+
+config::LoadOutcome ManagedConfig::parseLocked(std::vector<ManagedObject> const& objects) const {
+  return config::parseSettingsTree(config::layOver(file_, objects), env_);
+}
+
+config::LoadOutcome ManagedConfig::current() const {
+  std::lock_guard lock(mutex_);
+  return parseLocked(objects_);
+}
+
+ManagedObject const* ManagedConfig::storedLocked(ObjectKind kind, std::string const& name) const {
+  auto it = std::find_if(objects_.begin(), objects_.end(), [&](ManagedObject const& object) {
+    return object.kind == kind && object.name == name;
+  });
+  return it == objects_.end() ? nullptr : &*it;
+}
+
+std::optional<ObjectView> ManagedConfig::viewLocked(ObjectKind kind, std::string const& name) const {
+  ManagedObject const* stored = storedLocked(kind, name);
+  std::optional<std::string> json;
+  if (stored != nullptr) {
+    if (!stored->body) return std::nullopt;  // deleted
+    json = stored->body;
+  } else {
+    json = config::objectJson(file_, kind, name);
+    if (!json) return std::nullopt;
+  }
+  return ObjectView{name, config::withoutSecrets(kind, *json), stored ? stored->version : 0,
+                    stored != nullptr};
+}
+
+std::vector<ObjectView> ManagedConfig::list(ObjectKind kind) const {
+  std::lock_guard lock(mutex_);
+  std::vector<ObjectView> out;
+  for (std::string const& name : config::objectNames(config::layOver(file_, objects_), kind)) {
+    if (auto view = viewLocked(kind, name)) out.push_back(std::move(*view));
+  }
+  return out;
+}
+
+std::optional<ObjectView> ManagedConfig::get(ObjectKind kind, std::string const& name) const {
+  std::lock_guard lock(mutex_);
+  return viewLocked(kind, name);
+}
+
+ChangeOutcome ManagedConfig::change(ObjectChange const& change) {
+  using Status = ChangeOutcome::Status;
+  std::lock_guard lock(mutex_);
+  ChangeOutcome outcome;
+  ManagedObject const* stored = storedLocked(change.kind, change.name);
+  std::int64_t const stored_version = stored ? stored->version : 0;
+  std::optional<ObjectView> const before = viewLocked(change.kind, change.name);
+  // The current entry with its secrets (a body of the store, else the file's).
+  std::optional<std::string> current =
+      stored ? stored->body : config::objectJson(file_, change.kind, change.name);
+
+  if (change.action == ObjectChange::Action::Create) {
+    if (before) {
+      outcome.status = Status::Exists;
+      outcome.version = before->version;
+      outcome.message = std::string(config::objectKindName(change.kind)) + " \"" + change.name +
+                        "\" exists already";
+      return outcome;
+    }
+    current.reset();  // a deleted object's old body lends no secret to its successor
+  } else {
+    if (!before) {
+      outcome.status = Status::NotFound;
+      outcome.message = "no " + std::string(config::objectKindName(change.kind)) + " \"" +
+                        change.name + "\"";
+      return outcome;
+    }
+    if (change.expected_version != before->version) {
+      outcome.status = Status::Conflict;
+      outcome.version = before->version;
+      outcome.message = "version " + std::to_string(change.expected_version.value_or(-1)) +
+                        " is not the current one (" + std::to_string(before->version) +
+                        "): read the object again";
+      return outcome;
+    }
+  }
+
+  ManagedObject next{change.kind, change.name, stored_version + 1, std::nullopt};
+  if (change.action != ObjectChange::Action::Delete) {
+    auto body = config::prepareBody(change.kind, change.name, change.body, current);
+    if (!body.ok()) {
+      outcome.status = Status::Invalid;
+      outcome.message = body.error().message;
+      return outcome;
+    }
+    next.body = std::move(*body);
+  }
+  std::vector<ManagedObject> candidate = objects_;
+  std::erase_if(candidate, [&](ManagedObject const& object) {
+    return object.kind == next.kind && object.name == next.name;
+  });
+  candidate.push_back(next);
+  config::LoadOutcome parsed = parseLocked(candidate);
+  if (!parsed.ok()) {
+    outcome.status = Status::Invalid;
+    outcome.message = "the configuration would be invalid";
+    outcome.issues = std::move(parsed.issues);
+    return outcome;
+  }
+  outcome.version = next.version;
+  if (next.body) {
+    outcome.object = ObjectView{next.name, config::withoutSecrets(next.kind, *next.body),
+                                next.version, true};
+  }
+  if (change.dry_run) return outcome;
+
+  store::AuditEntry audit;
+  audit.at = clock_.wallNow();
+  audit.actor = change.actor;
+  audit.action = change.action == ObjectChange::Action::Create   ? "create"
+                 : change.action == ObjectChange::Action::Update ? "update"
+                                                                 : "delete";
+  audit.kind = next.kind;
+  audit.name = next.name;
+  audit.version = next.version;
+  if (before) audit.before = before->json;
+  if (outcome.object) audit.after = outcome.object->json;
+  auto put = rows_.put(next, stored_version, audit);
+  if (!put.ok()) {
+    outcome.status = Status::Invalid;
+    outcome.message = "cannot keep the change: " + put.error().message;
+    return outcome;
+  }
+  if (!put->written) {
+    // Another replica changed it first: its version is read back by the sync.
+    outcome.status = Status::Conflict;
+    outcome.version = put->stored_version;
+    outcome.message = "changed meanwhile (now version " + std::to_string(put->stored_version) +
+                      "): read the object again";
+    return outcome;
+  }
+  objects_ = std::move(candidate);
+  apply_(parsed.settings);
+  telemetry::logInfo("admin API: {} {} {} \"{}\" (version {})", change.actor, audit.action,
+                     config::objectKindName(next.kind), next.name, next.version);
+  return outcome;
+}
+
+config::LoadOutcome ManagedConfig::reloadFile(YAML::Node file) {
+  std::lock_guard lock(mutex_);
+  auto parsed = config::parseSettingsTree(config::layOver(file, objects_), env_);
+  if (!parsed.ok()) return parsed;
+  file_ = std::move(file);
+  apply_(parsed.settings);
+  return parsed;
+}
+
+Result<bool> ManagedConfig::adopt(std::vector<ManagedObject> stored) {
+  std::lock_guard lock(mutex_);
+  // Objects are never removed from the store (a deletion is a version without a body), so the
+  // higher version of each is the newer: a read that missed this replica's latest write cannot
+  // take it back.
+  std::vector<ManagedObject> merged = objects_;
+  bool changed = false;
+  for (ManagedObject& object : stored) {
+    auto it = std::find_if(merged.begin(), merged.end(), [&](ManagedObject const& mine) {
+      return mine.kind == object.kind && mine.name == object.name;
+    });
+    if (it == merged.end()) {
+      merged.push_back(std::move(object));
+      changed = true;
+    } else if (object.version > it->version) {
+      *it = std::move(object);
+      changed = true;
+    }
+  }
+  if (!changed) return false;
+  auto parsed = parseLocked(merged);
+  if (!parsed.ok()) {
+    return makeError(ErrorKind::Internal,
+                     "the shared objects would make an invalid configuration here, kept the "
+                     "current one:\n" + config::formatIssues(parsed.issues));
+  }
+  objects_ = std::move(merged);
+  apply_(parsed.settings);
+  return true;
+}
+
+std::vector<store::AuditEntry> ManagedConfig::audit(std::int64_t before_id, std::size_t limit,
+                                                    std::string& error) const {
+  auto entries = rows_.audit(before_id, limit);
+  if (!entries.ok()) {
+    error = entries.error().message;
+    return {};
+  }
+  return std::move(*entries);
+}
+
+}  // namespace llmux::proxy

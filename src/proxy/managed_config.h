@@ -1,0 +1,105 @@
+#pragma once
+
+// The configuration in force: the file's tree with the admin API's objects laid over it
+// (config/managed_objects.h). Every change — an object created, updated or deleted through the
+// admin API, the file reloaded, another replica's objects read back — is validated as a whole
+// configuration before it is kept or comes into force, and comes into force through one `apply`
+// (the reload path: runtime state kept for what still exists). Calls are synchronous (a store
+// write, a parse): the admin API makes them off the I/O threads. Thread-safe.
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/env.h"
+#include "config/issues.h"
+#include "config/loader.h"
+#include "config/managed_object.h"
+#include "core/clock.h"
+#include "core/result.h"
+#include "store/managed_object_store.h"
+
+namespace llmux::proxy {
+
+/// One object as the admin API shows it.
+struct ObjectView {
+  std::string name;
+  std::string json;          ///< secrets masked
+  std::int64_t version = 0;  ///< 0: the file's, never changed through the API
+  bool managed = false;      ///< created or changed through the API (kept in the state store)
+};
+
+/// What a change asks for.
+struct ObjectChange {
+  enum class Action { Create, Update, Delete } action = Action::Create;
+  config::ObjectKind kind = config::ObjectKind::Channel;
+  std::string name;
+  std::string body;  ///< Create, Update: the entry's JSON
+  /// Update, Delete: the version the caller read (ObjectView::version); nullopt for Create.
+  std::optional<std::int64_t> expected_version;
+  std::string actor;     ///< the admin token's name, for the audit log
+  bool dry_run = false;  ///< validate only: nothing kept, nothing applied
+};
+
+/// What became of a change.
+struct ChangeOutcome {
+  enum class Status {
+    Applied,    ///< kept and in force (or, for a dry run, would be)
+    Invalid,    ///< the body or the resulting configuration is invalid: `message`, `issues`
+    NotFound,   ///< Update, Delete: no such object
+    Exists,     ///< Create: the name is taken
+    Conflict,   ///< the version is not the caller's any more: `version` is the current one
+  } status = Status::Applied;
+  std::string message;
+  std::vector<config::ConfigIssue> issues;
+  std::int64_t version = 0;
+  std::optional<ObjectView> object;  ///< Applied (not for a deletion)
+};
+
+class ManagedConfig {
+ public:
+  using Apply = std::function<void(config::SettingsPtr)>;
+
+  /// `file`: the configuration file's tree; `objects`: what the state store keeps. `apply` brings
+  /// a configuration into force. `rows`, `clock` must outlive this.
+  ManagedConfig(YAML::Node file, std::vector<config::ManagedObject> objects,
+                store::ManagedObjectRows& rows, config::EnvLookup env, TimeSource const& clock,
+                Apply apply);
+
+  /// The configuration of the file and the objects as they are now (checked at start: see
+  /// `current`).
+  config::LoadOutcome current() const;
+
+  std::vector<ObjectView> list(config::ObjectKind kind) const;
+  std::optional<ObjectView> get(config::ObjectKind kind, std::string const& name) const;
+  ChangeOutcome change(ObjectChange const& change);
+
+  /// A reload: the file's new tree, with the objects laid over. Nothing changes (the issues are
+  /// returned) when the result is invalid.
+  config::LoadOutcome reloadFile(YAML::Node file);
+  /// The objects as another replica left them in the shared store: brought into force when they
+  /// differ from this replica's and the result is valid. Returns whether anything changed.
+  Result<bool> adopt(std::vector<config::ManagedObject> stored);
+
+  std::vector<store::AuditEntry> audit(std::int64_t before_id, std::size_t limit,
+                                       std::string& error) const;
+
+ private:
+  config::LoadOutcome parseLocked(std::vector<config::ManagedObject> const& objects) const;
+  std::optional<ObjectView> viewLocked(config::ObjectKind kind, std::string const& name) const;
+  config::ManagedObject const* storedLocked(config::ObjectKind kind, std::string const& name) const;
+
+  mutable std::mutex mutex_;
+  YAML::Node file_;
+  std::vector<config::ManagedObject> objects_;
+  store::ManagedObjectRows& rows_;
+  config::EnvLookup env_;
+  TimeSource const& clock_;
+  Apply apply_;
+};
+
+}  // namespace llmux::proxy
