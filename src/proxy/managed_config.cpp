@@ -66,7 +66,10 @@ std::optional<ObjectView> ManagedConfig::get(ObjectKind kind, std::string const&
 
 ChangeOutcome ManagedConfig::change(ObjectChange const& change) {
   using Status = ChangeOutcome::Status;
-  std::lock_guard lock(mutex_);
+  // Changes one at a time; the state's lock is let go while the store writes, so readers on the
+  // I/O threads never wait for the database.
+  std::lock_guard serial(change_mutex_);
+  std::unique_lock lock(mutex_);
   ChangeOutcome outcome;
   ManagedObject const* stored = storedLocked(change.kind, change.name);
   std::int64_t const stored_version = stored ? stored->version : 0;
@@ -141,7 +144,9 @@ ChangeOutcome ManagedConfig::change(ObjectChange const& change) {
   audit.version = next.version;
   if (before) audit.before = before->json;
   if (outcome.object) audit.after = outcome.object->json;
+  lock.unlock();
   auto put = rows_.put(next, stored_version, audit);
+  lock.lock();
   if (!put.ok()) {
     outcome.status = Status::Invalid;
     outcome.message = "cannot keep the change: " + put.error().message;
@@ -163,6 +168,7 @@ ChangeOutcome ManagedConfig::change(ObjectChange const& change) {
 }
 
 config::LoadOutcome ManagedConfig::reloadFile(YAML::Node file) {
+  std::lock_guard serial(change_mutex_);
   std::lock_guard lock(mutex_);
   auto parsed = config::parseSettingsTree(config::layOver(file, objects_), env_);
   if (!parsed.ok()) return parsed;
@@ -172,6 +178,7 @@ config::LoadOutcome ManagedConfig::reloadFile(YAML::Node file) {
 }
 
 Result<bool> ManagedConfig::adopt(std::vector<ManagedObject> stored) {
+  std::lock_guard serial(change_mutex_);
   std::lock_guard lock(mutex_);
   // Objects are never removed from the store (a deletion is a version without a body), so the
   // higher version of each is the newer: a read that missed this replica's latest write cannot

@@ -4,8 +4,9 @@
 // (config/managed_objects.h). Every change — an object created, updated or deleted through the
 // admin API, the file reloaded, another replica's objects read back — is validated as a whole
 // configuration before it is kept or comes into force, and comes into force through one `apply`
-// (the reload path: runtime state kept for what still exists). Calls are synchronous (a store
-// write, a parse): the admin API makes them off the I/O threads. Thread-safe.
+// (the reload path: runtime state kept for what still exists). `change`, `reloadFile` and
+// `adopt` are synchronous (a store write, a parse): made off the I/O threads. `list` and `get`
+// only read memory. Thread-safe.
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
@@ -93,6 +94,9 @@ class ManagedConfig {
   std::optional<ObjectView> viewLocked(config::ObjectKind kind, std::string const& name) const;
   config::ManagedObject const* storedLocked(config::ObjectKind kind, std::string const& name) const;
 
+  /// Serialises the changes (held across a store write; never taken on an I/O thread).
+  std::mutex change_mutex_;
+  /// Guards the state below; held only for work in memory.
   mutable std::mutex mutex_;
   YAML::Node file_;
   std::vector<config::ManagedObject> objects_;
