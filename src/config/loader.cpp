@@ -230,7 +230,7 @@ void readSettings(YamlReader& reader, YAML::Node const& root_node, EnvLookup con
   auto root = reader.strictMap(root_node, "",
                                {"listen", "admin_listen", "metrics_listen", "server", "log",
                                 "state_dir", "gateway_keys", "channels", "admin_token",
-                                "admin_token_env", "metrics_token", "metrics_token_env",
+                                "admin_token_env", "admin_tokens", "metrics_token", "metrics_token_env",
                                 "model_groups", "fallbacks",
                                 "freeze_rules", "default_freeze_rules", "retry", "buckets", "redis",
                                  "database", "payloads", "prices", "racing", "proxies", "slo",

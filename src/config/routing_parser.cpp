@@ -84,10 +84,72 @@ void readOperatorToken(YamlReader& reader, Fields const& root, EnvLookup const& 
   target = std::move(*token);
 }
 
+/// `admin_tokens:` — named tokens with a role, after `admin_token` (named "admin").
+void readAdminTokenList(YamlReader& reader, Fields const& root, EnvLookup const& env,
+                        Settings& settings) {
+  YAML::Node const* node = root.find("admin_tokens");
+  if (node == nullptr) return;
+  std::string const path = root.path("admin_tokens");
+  auto items = reader.list(*node, path);
+  if (!items) return;
+  for (std::size_t i = 0; i < items->size(); ++i) {
+    std::string const item_path = indexPath(path, i);
+    auto fields = reader.strictMap((*items)[i], item_path, {"name", "token", "token_env", "role"});
+    if (!fields) continue;
+    AdminToken token;
+    if (YAML::Node const* name = reader.require(*fields, "name")) {
+      if (auto text = reader.string(*name, fields->path("name"))) {
+        if (!isValidName(*text)) {
+          reader.fail(fields->path("name"), "must be 1 to 64 letters, digits, '.', '_' or '-'");
+        } else if (std::any_of(settings.admin_tokens.begin(), settings.admin_tokens.end(),
+                               [&](AdminToken const& other) { return other.name == *text; })) {
+          reader.fail(fields->path("name"),
+                      "duplicate admin token name \"" + *text + "\"" +
+                          (*text == "admin" ? " (admin_token is named \"admin\")" : ""));
+        } else {
+          token.name = std::move(*text);
+        }
+      }
+    }
+    if (YAML::Node const* role = reader.require(*fields, "role")) {
+      if (auto text = reader.string(*role, fields->path("role"))) {
+        if (*text == "read_only") {
+          token.read_only = true;
+        } else if (*text != "admin") {
+          reader.fail(fields->path("role"), "must be \"admin\" or \"read_only\"");
+        }
+      }
+    }
+    std::string secret_path;
+    auto secret = readSecretFields(reader, *fields, "token", "token_env", env, secret_path);
+    if (!secret) continue;
+    for (std::size_t k = 0; k < settings.gateway_keys.size(); ++k) {
+      if (settings.gateway_keys[k].secret == *secret) {
+        reader.fail(secret_path, "must differ from every gateway key (same secret as " +
+                                     indexPath("gateway_keys", k) + ")");
+      }
+    }
+    bool const reused =
+        *secret == settings.metrics_token ||
+        std::any_of(settings.admin_tokens.begin(), settings.admin_tokens.end(),
+                    [&](AdminToken const& other) { return other.secret == *secret; });
+    if (reused) {
+      reader.fail(secret_path, "must differ from every other admin token and the metrics token");
+    }
+    if (token.name.empty() || reused) continue;
+    token.secret = std::move(*secret);
+    settings.admin_tokens.push_back(std::move(token));
+  }
+}
+
 void readAdminToken(YamlReader& reader, Fields const& root, EnvLookup const& env,
                     Settings& settings) {
   readOperatorToken(reader, root, env, settings, "admin_token", settings.admin_token);
   readOperatorToken(reader, root, env, settings, "metrics_token", settings.metrics_token);
+  if (!settings.admin_token.empty()) {
+    settings.admin_tokens.push_back({"admin", settings.admin_token, false});
+  }
+  readAdminTokenList(reader, root, env, settings);
 }
 
 /// One group member: "model" or {model, channel}.

@@ -68,6 +68,13 @@ struct GatewayKey {
   std::optional<CostPreference> cost_preference;
 };
 
+/// A token of the admin API (`admin_tokens:` entry, or `admin_token` as "admin").
+struct AdminToken {
+  std::string name;         ///< `name:` — the audit log's actor
+  std::string secret;       ///< `token:` or the variable named by `token_env:`
+  bool read_only = false;   ///< `role: read_only` — reads only; `role: admin` — everything
+};
+
 /// How a channel presents its upstream key.
 enum class AuthStyle {
   Default,   ///< the protocol's usual one (bearer for OpenAI, x-api-key for Anthropic, x-goog-api-key for Gemini)
@@ -686,9 +693,12 @@ struct Settings {
   LogSettings log;
   RetentionSettings retention;
   std::string state_dir;  ///< SQLite state; "" means $LLMUX_HOME or ./.llmux
-  /// `admin_token` / `admin_token_env`: the bearer token of every /admin/* route ("" = the admin
-  /// API is off). Never a gateway key.
+  /// `admin_token` / `admin_token_env`: the bearer token of every /admin/* route ("" = none).
+  /// Never a gateway key.
   std::string admin_token;
+  /// Every token of the admin API: `admin_token` first (named "admin", full access), then the
+  /// `admin_tokens:` entries. Empty: the admin API is off.
+  std::vector<AdminToken> admin_tokens;
   /// `metrics_token` / `metrics_token_env`: when set, /metrics needs `Authorization: Bearer`
   /// with it ("" = /metrics is open to whoever reaches its address).
   std::string metrics_token;

@@ -166,9 +166,12 @@ Task<void> AdminHandler::serveProbes(RequestContext& ctx) {
 }
 
 Task<void> AdminHandler::serve(RequestContext& ctx) {
-  std::string_view admin_token;
-  if (ctx.catalog) admin_token = ctx.catalog->settings().admin_token;
-  switch (protocol::checkAdminToken(ctx.request.headers, admin_token)) {
+  std::vector<std::string_view> secrets;
+  if (ctx.catalog) {
+    for (auto const& token : ctx.catalog->settings().admin_tokens) secrets.push_back(token.secret);
+  }
+  protocol::TokenCheck const check = protocol::checkAdminTokens(ctx.request.headers, secrets);
+  switch (check.verdict) {
     case protocol::AdminAuth::Ok:
       break;
     case protocol::AdminAuth::Disabled:
@@ -181,6 +184,14 @@ Task<void> AdminHandler::serve(RequestContext& ctx) {
     case protocol::AdminAuth::Wrong:
       co_await sendError(ctx, 403, "wrong admin token", "permission_error");
       co_return;
+  }
+  config::AdminToken const& token = ctx.catalog->settings().admin_tokens[check.index];
+  // A read-only token reads; a route preview only computes, so it counts as a read.
+  if (token.read_only && ctx.request.method != "GET" &&
+      ctx.route.kind != RouteKind::AdminRoutePreview) {
+    co_await sendError(ctx, 403, "the admin token \"" + token.name + "\" is read-only",
+                       "permission_error");
+    co_return;
   }
   switch (ctx.route.kind) {
     case RouteKind::AdminFreezes:
@@ -234,7 +245,7 @@ Task<void> AdminHandler::serve(RequestContext& ctx) {
     case RouteKind::AdminObjects:
     case RouteKind::AdminObject:
     case RouteKind::AdminAudit:
-      co_await serveObjectRoute(ctx, managed, "admin");
+      co_await serveObjectRoute(ctx, managed, token.name);
       co_return;
     case RouteKind::AdminRoutePreview:
       if (preview) {

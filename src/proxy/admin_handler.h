@@ -29,9 +29,10 @@ class InspectionRunner;
 class ManagedConfig;
 class ProbeBook;
 
-/// The admin API (/admin/*): every route requires the admin token of the pinned configuration
-/// (`admin_token`), never a gateway key, and answers 404 when none is set (the API is off), 401
-/// without a token, 403 with a wrong one. Errors are `{"error":{"message","type"}}` JSON.
+/// The admin API (/admin/*): every route requires an admin token of the pinned configuration
+/// (`admin_token`, `admin_tokens:`), never a gateway key, and answers 404 when none is set (the
+/// API is off), 401 without a token, 403 with a wrong one, and 403 to a read-only token on a
+/// route that changes something. Errors are `{"error":{"message","type"}}` JSON.
 ///
 ///   GET    /admin/freezes        → 200 {"freezes":[...]} (freezesJson)
 ///   DELETE /admin/freezes/{id}   → 204 when lifted, 404 when no such active freeze

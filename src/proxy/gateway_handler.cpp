@@ -431,15 +431,19 @@ bool GatewayHandler::screenHead(http::ServerRequest& request) {
   if (kind == RouteKind::Healthz || kind == RouteKind::Readyz) return true;
   auto catalog = services_.config.current();
   if (kind == RouteKind::Metrics) {
-    return screenOperatorToken(request, catalog->settings().metrics_token, "");
+    if (catalog->settings().metrics_token.empty()) return true;  // open to whoever reaches it
+    return screenOperatorToken(request, {catalog->settings().metrics_token}, "");
   }
   if (protocol::isAdminRoute(kind)) {
-    if (catalog->settings().admin_token.empty()) {
+    auto const& admin_tokens = catalog->settings().admin_tokens;
+    if (admin_tokens.empty()) {
       request.refused_status = 404;  // the admin API is off: nothing to reveal
       request.refused_message = "not found";
       return false;
     }
-    return screenOperatorToken(request, catalog->settings().admin_token, "x-admin-token");
+    std::vector<std::string_view> secrets;
+    for (auto const& token : admin_tokens) secrets.push_back(token.secret);
+    return screenOperatorToken(request, secrets, "x-admin-token");
   }
   KeyCheck check = checkGatewayKey(*catalog, request);
   if (check.key) {
@@ -452,9 +456,9 @@ bool GatewayHandler::screenHead(http::ServerRequest& request) {
   return false;
 }
 
-bool GatewayHandler::screenOperatorToken(http::ServerRequest& request, std::string_view token,
+bool GatewayHandler::screenOperatorToken(http::ServerRequest& request,
+                                         std::vector<std::string_view> const& tokens,
                                          std::string_view token_header) {
-  if (token.empty()) return true;  // (metrics without a token: open to whoever reaches it)
   if (auto wait = services_.auth_failures.blockedFor(request.peer)) {
     request.refused_status = 429;
     request.refused_retry_after =
@@ -463,7 +467,7 @@ bool GatewayHandler::screenOperatorToken(http::ServerRequest& request, std::stri
                               std::to_string(request.refused_retry_after) + " s";
     return false;
   }
-  auto verdict = protocol::checkOperatorToken(request.headers, token, token_header);
+  auto verdict = protocol::checkOperatorTokens(request.headers, tokens, token_header).verdict;
   if (verdict == protocol::AdminAuth::Ok) return true;
   services_.auth_failures.recordFailure(request.peer);
   bool missing = verdict == protocol::AdminAuth::Missing;

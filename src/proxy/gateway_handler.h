@@ -75,7 +75,8 @@ class GatewayHandler final : public http::RequestHandler {
   bool admit(RequestContext& ctx);
   /// The operator token of /metrics or /admin/*, with failures counted per address (429 past
   /// the limit); false with the refusal set on `request`.
-  bool screenOperatorToken(http::ServerRequest& request, std::string_view token,
+  bool screenOperatorToken(http::ServerRequest& request,
+                           std::vector<std::string_view> const& tokens,
                            std::string_view token_header);
   /// The answer to a request refused on its head, in its route's shape.
   net::Task<void> answerRefusal(RequestContext& ctx);

@@ -202,5 +202,37 @@ TEST_F(AdminObjects, BodiesMayNotReadTheServersEnvironment) {
   EXPECT_EQ(wrong_method->status(), 405);
 }
 
+TEST_F(AdminObjects, ARoleDecidesWhatATokenMayDoAndItsNameIsTheAuditsActor) {
+  auto gateway = start(fileYaml("admin_tokens:\n"
+                                "  - {name: viewer, token: adm-viewer-7, role: read_only}\n"
+                                "  - {name: ops, token: adm-ops-7, role: admin}\n"));
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  std::uint16_t const port = gateway->port;
+  auto as = [&](std::string const& token, std::string method, std::string target,
+                std::string body = {}) {
+    ClientCall request = adminCall(std::move(method), std::move(target), std::move(body), token);
+    return callGateway(port, request);
+  };
+  // The viewer reads everything and changes nothing.
+  json(as("adm-viewer-7", "GET", "/admin/channels"), 200);
+  json(as("adm-viewer-7", "GET", "/admin/freezes"), 200);
+  auto refused = json(as("adm-viewer-7", "POST", "/admin/prices",
+                         R"({"name":"m-fail","value":{"input":1,"output":2}})"),
+                      403);
+  EXPECT_NE(std::string(refused.at("error").at("message").as_string()).find("read-only"),
+            std::string::npos);
+  json(as("adm-viewer-7", "PUT", "/admin/racing", R"({"enabled":true})"), 403);
+  // ops changes, and the audit log names it.
+  json(as("adm-ops-7", "POST", "/admin/prices", R"({"name":"m-fail","value":{"input":1,"output":2}})"),
+       201);
+  auto audit = json(as("adm-viewer-7", "GET", "/admin/audit"), 200).at("audit").as_array();
+  ASSERT_EQ(audit.size(), 1u);
+  EXPECT_EQ(audit[0].at("actor").as_string(), "ops");
+  EXPECT_EQ(audit[0].at("section").as_string(), "prices");
+  // The file's admin_token is still "admin".
+  json(call(port, "GET", "/admin/prices/m-fail"), 200);
+  json(as("adm-nobody", "GET", "/admin/prices"), 403);
+}
+
 }  // namespace
 }  // namespace llmux::e2e

@@ -239,6 +239,48 @@ TEST(AdminToken, Errors) {
                    "gateway_keys[0])"}));
 }
 
+TEST(AdminToken, NamedTokensWithRolesFollowTheAdminToken) {
+  auto settings = loaded(std::string(kChannels) +
+                             "admin_token: adm-main\n"
+                             "admin_tokens:\n"
+                             "  - {name: viewer, token: adm-view, role: read_only}\n"
+                             "  - {name: ops, token_env: OPS_TOKEN, role: admin}\n",
+                         fakeEnv({{"OPS_TOKEN", "adm-ops"}}));
+  ASSERT_TRUE(settings);
+  ASSERT_EQ(settings->admin_tokens.size(), 3u);
+  EXPECT_EQ(settings->admin_tokens[0].name, "admin");
+  EXPECT_FALSE(settings->admin_tokens[0].read_only);
+  EXPECT_EQ(settings->admin_tokens[1].name, "viewer");
+  EXPECT_TRUE(settings->admin_tokens[1].read_only);
+  EXPECT_EQ(settings->admin_tokens[2].secret, "adm-ops");
+  EXPECT_FALSE(settings->admin_tokens[2].read_only);
+  // admin_tokens alone turn the admin API on.
+  auto alone = loaded(std::string(kChannels) +
+                      "admin_tokens: [{name: viewer, token: adm-view, role: read_only}]\n");
+  ASSERT_TRUE(alone);
+  EXPECT_EQ(alone->admin_tokens.size(), 1u);
+  EXPECT_TRUE(loaded(kChannels)->admin_tokens.empty()) << "off by default";
+}
+
+TEST(AdminToken, NamedTokenErrors) {
+  EXPECT_EQ(issuesOf(std::string(kChannels) + "admin_token: adm-main\n"
+                                              "admin_tokens: [{name: admin, token: t2, role: admin}]\n"),
+            (Lines{"admin_tokens[0].name: duplicate admin token name \"admin\" (admin_token is "
+                   "named \"admin\")"}));
+  EXPECT_EQ(issuesOf(std::string(kChannels) +
+                     "admin_tokens: [{name: a, token: t1, role: admin}, {name: b, token: t1, "
+                     "role: read_only}]\n"),
+            (Lines{"admin_tokens[1].token: must differ from every other admin token and the "
+                   "metrics token"}));
+  EXPECT_EQ(issuesOf(std::string(kChannels) + "admin_tokens: [{name: a, token: t1, role: root}]\n"),
+            (Lines{"admin_tokens[0].role: must be \"admin\" or \"read_only\""}));
+  EXPECT_EQ(issuesOf(std::string(kChannels) + "admin_tokens: [{name: a, token: t1}]\n"),
+            (Lines{"admin_tokens[0].role: required field is missing"}));
+  EXPECT_EQ(issuesOf(std::string(kChannels) + "admin_tokens: [{name: a, token: gw-secret, role: admin}]\n"),
+            (Lines{"admin_tokens[0].token: must differ from every gateway key (same secret as "
+                   "gateway_keys[0])"}));
+}
+
 // --- model groups ---------------------------------------------------------------------------
 
 TEST(ModelGroups, MembersInOrder) {

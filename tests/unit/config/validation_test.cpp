@@ -54,7 +54,7 @@ channels:
   EXPECT_EQ(
       issuesOf(yaml),
       (Lines{"listne: unknown key (expected one of listen, admin_listen, metrics_listen, server, "
-             "log, state_dir, gateway_keys, channels, admin_token, admin_token_env, metrics_token, "
+             "log, state_dir, gateway_keys, channels, admin_token, admin_token_env, admin_tokens, metrics_token, "
              "metrics_token_env, model_groups, fallbacks, freeze_rules, default_freeze_rules, "
              "retry, buckets, redis, database, payloads, prices, racing, proxies, slo, alerts, "
              "probes, retention)",

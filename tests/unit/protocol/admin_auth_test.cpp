@@ -44,5 +44,20 @@ TEST(AdminAuth, MissingWrongAndDisabled) {
   EXPECT_EQ(checkAdminToken({}, ""), AdminAuth::Disabled);
 }
 
+TEST(AdminAuth, SeveralTokensSayWhichOneWasPresented) {
+  std::vector<std::string_view> const tokens{"adm-first", "adm-viewer", "adm-ops"};
+  auto viewer = checkAdminTokens(headers({{"Authorization", "Bearer adm-viewer"}}), tokens);
+  EXPECT_EQ(viewer.verdict, AdminAuth::Ok);
+  EXPECT_EQ(viewer.index, 1u);
+  auto ops = checkAdminTokens(headers({{"x-admin-token", "adm-ops"}}), tokens);
+  EXPECT_EQ(ops.verdict, AdminAuth::Ok);
+  EXPECT_EQ(ops.index, 2u);
+  EXPECT_EQ(checkAdminTokens(headers({{"x-admin-token", "adm-op"}}), tokens).verdict,
+            AdminAuth::Wrong);
+  EXPECT_EQ(checkAdminTokens({}, tokens).verdict, AdminAuth::Missing);
+  EXPECT_EQ(checkAdminTokens(headers({{"x-admin-token", "adm-ops"}}), {}).verdict,
+            AdminAuth::Disabled);
+}
+
 }  // namespace
 }  // namespace llmux::protocol

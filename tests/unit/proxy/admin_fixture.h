@@ -54,6 +54,7 @@ inline std::shared_ptr<const routing::Catalog> catalogOf(config::Settings settin
 
 inline std::shared_ptr<const routing::Catalog> catalogWithToken(std::string token) {
   config::Settings settings;
+  if (!token.empty()) settings.admin_tokens.push_back({"admin", token, false});
   settings.admin_token = std::move(token);
   return catalogOf(std::move(settings));
 }

@@ -25,6 +25,7 @@ class CountingSwitchSink final : public racing::SwitchSink {
 config::Settings racingSettings() {
   config::Settings settings;
   settings.admin_token = "adm";
+  settings.admin_tokens.push_back({"admin", "adm", false});
   settings.racing.cost_preference = CostPreference::CostFirst;
   settings.racing.max_shadows_in_flight = 7;
   settings.racing.hedge_budget = 0.25;
