@@ -147,6 +147,10 @@ void forEachSecret(ObjectKind kind, json::value& entry, Mask mask) {
     return;
   }
   if (kind != ObjectKind::Channel) return;
+  // A channel's extra headers may carry a relay's credentials.
+  if (auto* headers = fields.if_contains("headers"); headers && headers->is_object()) {
+    for (auto& [name, value] : headers->get_object()) mask(value);
+  }
   auto* keys = fields.if_contains("keys");
   if (keys == nullptr || !keys->is_array()) return;
   for (json::value& item : keys->get_array()) {
@@ -209,7 +213,30 @@ void copySecret(json::value const& current, json::object& into) {
   }
 }
 
+/// Header values written "***" take the current value of that header.
+Result<void> restoreHeaders(json::object& incoming, json::value const* current) {
+  auto* headers = incoming.if_contains("headers");
+  if (headers == nullptr || !headers->is_object()) return {};
+  json::object const* before = nullptr;
+  if (current != nullptr && current->is_object()) {
+    if (auto const* was = current->get_object().if_contains("headers"); was && was->is_object()) {
+      before = &was->get_object();
+    }
+  }
+  for (auto& [name, value] : headers->get_object()) {
+    if (!masked(&value)) continue;
+    json::value const* was = before ? before->if_contains(name) : nullptr;
+    if (was == nullptr) {
+      return makeError(ErrorKind::InvalidRequest,
+                       "headers." + std::string(name) + ": a new header needs its value");
+    }
+    value = *was;
+  }
+  return {};
+}
+
 Result<void> restoreChannelSecrets(json::object& incoming, json::value const* current) {
+  if (auto restored = restoreHeaders(incoming, current); !restored.ok()) return restored;
   auto* keys = incoming.if_contains("keys");
   if (keys == nullptr || !keys->is_array()) return {};
   json::array const empty;

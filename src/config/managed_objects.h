@@ -36,13 +36,13 @@ Result<YAML::Node> yamlOfJson(std::string_view json);
 std::string jsonOfYaml(YAML::Node const& node);
 
 /// The entry's JSON with every secret it holds replaced by "***": channel keys (`key`, and the
-/// short form), a gateway key's `key`. For the admin API's answers and audit rows.
+/// short form) and header values, a gateway key's `key`. For the admin API's answers and audit rows.
 std::string withoutSecrets(ObjectKind kind, std::string const& json);
 
 /// An incoming body (the admin API's create or update) made ready to keep:
 /// - its `name` (a list kind) must be `name` — added when absent;
 /// - secrets written as "***" or left out are the current entry's (a channel key matched by its
-///   `name:`, else by position; a gateway key's `key`);
+///   `name:`, else by position; a channel header by its name; a gateway key's `key`);
 /// - it may not read the server's environment (`${VAR}` or a `*_env` field) beyond what the
 ///   current entry already reads: the environment holds the server's own secrets.
 /// Errors (InvalidRequest) name the member at fault.

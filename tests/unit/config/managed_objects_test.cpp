@@ -23,6 +23,7 @@ channels:
     protocol: openai-chat
     base_url: https://relay.example
     keys: [sk-relay-first, {name: second, key: sk-relay-second}]
+    headers: {X-Relay-Account: acct-secret-42}
     models: [gpt-4o]
   - {name: backup, protocol: anthropic, base_url: "https://b.example", keys: [{key_env: B_KEY}], models: [claude-sonnet-4]}
 freeze_rules:
@@ -106,6 +107,8 @@ TEST(ManagedObjects, SecretsAreMaskedOnTheWayOut) {
   ASSERT_TRUE(relay);
   std::string const shown = withoutSecrets(ObjectKind::Channel, *relay);
   EXPECT_EQ(shown.find("sk-relay"), std::string::npos) << shown;
+  EXPECT_EQ(shown.find("acct-secret-42"), std::string::npos) << shown;
+  EXPECT_NE(shown.find(R"("headers":{"X-Relay-Account":"***"})"), std::string::npos) << shown;
   EXPECT_NE(shown.find(R"("keys":["***",{"name":"second","key":"***"}])"), std::string::npos)
       << shown;
   auto team = objectJson(file, ObjectKind::GatewayKey, "team");
@@ -120,7 +123,7 @@ TEST(ManagedObjects, AnUpdateKeepsTheSecretsItDoesNotRepeat) {
   // What a client read, changed (a model added, a key's weight, a key added) and sent back.
   auto body = prepareBody(
       ObjectKind::Channel, "relay",
-      R"({"protocol":"openai-chat","base_url":"https://relay.example","keys":["***",{"name":"second","weight":3},{"key":"sk-new"}],"models":["gpt-4o","gpt-5"]})",
+      R"({"protocol":"openai-chat","base_url":"https://relay.example","keys":["***",{"name":"second","weight":3},{"key":"sk-new"}],"headers":{"X-Relay-Account":"***"},"models":["gpt-4o","gpt-5"]})",
       current);
   ASSERT_TRUE(body.ok()) << body.error().message;
   std::vector<ManagedObject> objects{{ObjectKind::Channel, "relay", 1, *body}};
@@ -133,6 +136,8 @@ TEST(ManagedObjects, AnUpdateKeepsTheSecretsItDoesNotRepeat) {
   EXPECT_EQ(keys[1].weight, 3);
   EXPECT_EQ(keys[2].secret, "sk-new");
   EXPECT_EQ(settings->channels[0].models.size(), 2u);
+  EXPECT_EQ(settings->channels[0].headers.get("X-Relay-Account"), "acct-secret-42")
+      << "kept, not \"***\"";
   // A named key is matched by its name wherever it moved.
   auto moved = prepareBody(ObjectKind::Channel, "relay",
                            R"({"protocol":"openai-chat","base_url":"https://relay.example","keys":[{"name":"second","key":"***"}],"models":["gpt-4o"]})",
@@ -163,6 +168,9 @@ TEST(ManagedObjects, ABodyIsRefusedNamingWhatIsWrong) {
   EXPECT_NE(refused(ObjectKind::Channel, "fresh", R"({"keys":["***"]})").find("keys[0]"),
             std::string::npos)
       << "a new channel has no secret to keep";
+  EXPECT_NE(refused(ObjectKind::Channel, "relay", R"({"keys":["***"],"headers":{"X-New":"***"}})")
+                .find("headers.X-New"),
+            std::string::npos);
   // The server's environment holds its own secrets: the API may not read it ...
   EXPECT_NE(refused(ObjectKind::Channel, "fresh", R"({"keys":[{"key_env":"LLMUX_DATABASE_URL"}]})")
                 .find("key_env: objects made through the admin API"),
