@@ -16,6 +16,7 @@
 #include "proxy/admin_handler.h"
 #include "proxy/managed_config.h"
 #include "proxy/off_thread.h"
+#include "proxy/request_log_admin.h"
 
 namespace llmux::proxy {
 namespace {
@@ -36,16 +37,12 @@ json::object viewJson(ObjectView const& view) {
                       {"object", parsedOrString(view.json)}};
 }
 
-/// The value of `name` in a query string ("" when absent); no decoding (the values used here
-/// are numbers and booleans).
-std::string_view queryValue(std::string_view query, std::string_view name) {
-  while (!query.empty()) {
-    auto amp = query.find('&');
-    std::string_view pair = query.substr(0, amp);
-    auto eq = pair.find('=');
-    if (pair.substr(0, eq) == name) return eq == std::string_view::npos ? "" : pair.substr(eq + 1);
-    if (amp == std::string_view::npos) break;
-    query.remove_prefix(amp + 1);
+/// The value of `name` in a query string ("" when absent or when the query is badly encoded).
+std::string queryValue(std::string_view query, std::string_view name) {
+  auto params = splitQuery(query);
+  if (!params) return {};
+  for (auto& [key, value] : *params) {
+    if (key == name) return std::move(value);
   }
   return {};
 }
@@ -204,7 +201,7 @@ Task<void> serveObjectRoute(RequestContext& ctx, ManagedConfig* managed, std::st
   }
   std::string const& method = ctx.request.method;
   std::string_view const query = ctx.request.query();
-  std::string_view const dry = queryValue(query, "dry_run");
+  std::string const dry = queryValue(query, "dry_run");
   bool const dry_run = dry == "true" || dry == "1";
 
   ObjectChange change;
