@@ -24,6 +24,8 @@
 #include "proxy/gateway_handler.h"
 #include "proxy/inspection_board.h"
 #include "proxy/managed_config.h"
+#include "proxy/console_sessions.h"
+#include "proxy/request_tail.h"
 #include "proxy/inspection_runner.h"
 #include "proxy/inspection_scheduler.h"
 #include "proxy/probe_book.h"
@@ -428,6 +430,15 @@ int runServe(std::string const& config_path) {
                                   video_jobs,       &inspection,  payload_writer.get(),
                                   &probe_book,      managed.get(),
                                   request_log_reader.get()};
+  // The web console's sessions, and the finished requests its live view tails.
+  proxy::ConsoleSessions console_sessions(clock);
+  proxy::RequestTail request_tail;
+  services.console_sessions = &console_sessions;
+  services.request_tail = &request_tail;
+  if (char const* dir = std::getenv("LLMUX_CONSOLE_DIR"); dir && *dir) {
+    services.console_dir = dir;
+    telemetry::logInfo("console: files read from {} (LLMUX_CONSOLE_DIR), not the built-in ones", dir);
+  }
 
   auto tls = net::makeClientTlsContext();
   if (!tls) {

@@ -20,6 +20,7 @@ std::string_view reasonPhrase(int status) {
     case 200: return "OK";
     case 201: return "Created";
     case 204: return "No Content";
+    case 308: return "Permanent Redirect";
     case 400: return "Bad Request";
     case 401: return "Unauthorized";
     case 402: return "Payment Required";
@@ -28,6 +29,7 @@ std::string_view reasonPhrase(int status) {
     case 405: return "Method Not Allowed";
     case 408: return "Request Timeout";
     case 409: return "Conflict";
+    case 428: return "Precondition Required";
     case 413: return "Payload Too Large";
     case 415: return "Unsupported Media Type";
     case 422: return "Unprocessable Entity";

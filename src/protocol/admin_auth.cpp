@@ -33,32 +33,57 @@ AdminAuth checkOperatorToken(HeaderList const& headers, std::string_view admin_t
   return checkOperatorTokens(headers, {admin_token}, token_header).verdict;
 }
 
-TokenCheck checkOperatorTokens(HeaderList const& headers, std::vector<std::string_view> const& tokens,
-                               std::string_view token_header) {
-  if (tokens.empty()) return {AdminAuth::Disabled, 0};
-  bool presented = false;
-  bool matched = false;
-  std::size_t index = 0;
-  auto consider = [&](std::string_view token) {
+namespace {
+
+/// Compares presented tokens with every configured one, so the time tells neither which one
+/// matched nor how many there are.
+class TokenMatcher {
+ public:
+  explicit TokenMatcher(std::vector<std::string_view> const& tokens) : tokens_(tokens) {}
+
+  void consider(std::string_view token) {
     if (token.empty()) return;
-    presented = true;
-    // Every presented token is compared with every configured one, so the time does not tell
-    // which one matched.
-    for (std::size_t i = 0; i < tokens.size(); ++i) {
-      bool const same = !tokens[i].empty() && secretEquals(token, tokens[i]);
-      if (same && !matched) index = i;
-      matched |= same;
-    }
-  };
-  for (HeaderField const& field : headers) {
-    if (equalsIgnoreCase(field.name, "authorization")) {
-      consider(bearerToken(field.value));
-    } else if (!token_header.empty() && equalsIgnoreCase(field.name, token_header)) {
-      consider(trimSpaces(field.value));
+    presented_ = true;
+    for (std::size_t i = 0; i < tokens_.size(); ++i) {
+      bool const same = !tokens_[i].empty() && secretEquals(token, tokens_[i]);
+      if (same && !matched_) index_ = i;
+      matched_ |= same;
     }
   }
-  if (matched) return {AdminAuth::Ok, index};
-  return {presented ? AdminAuth::Wrong : AdminAuth::Missing, 0};
+
+  TokenCheck verdict() const {
+    if (tokens_.empty()) return {AdminAuth::Disabled, 0};
+    if (matched_) return {AdminAuth::Ok, index_};
+    return {presented_ ? AdminAuth::Wrong : AdminAuth::Missing, 0};
+  }
+
+ private:
+  std::vector<std::string_view> const& tokens_;
+  bool presented_ = false;
+  bool matched_ = false;
+  std::size_t index_ = 0;
+};
+
+}  // namespace
+
+TokenCheck checkOperatorTokens(HeaderList const& headers, std::vector<std::string_view> const& tokens,
+                               std::string_view token_header) {
+  TokenMatcher matcher(tokens);
+  if (tokens.empty()) return matcher.verdict();
+  for (HeaderField const& field : headers) {
+    if (equalsIgnoreCase(field.name, "authorization")) {
+      matcher.consider(bearerToken(field.value));
+    } else if (!token_header.empty() && equalsIgnoreCase(field.name, token_header)) {
+      matcher.consider(trimSpaces(field.value));
+    }
+  }
+  return matcher.verdict();
+}
+
+TokenCheck matchToken(std::string_view presented, std::vector<std::string_view> const& tokens) {
+  TokenMatcher matcher(tokens);
+  matcher.consider(presented);
+  return matcher.verdict();
 }
 
 }  // namespace llmux::protocol

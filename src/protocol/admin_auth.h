@@ -41,4 +41,9 @@ AdminAuth checkOperatorToken(HeaderList const& headers, std::string_view token,
 TokenCheck checkOperatorTokens(HeaderList const& headers, std::vector<std::string_view> const& tokens,
                                std::string_view token_header);
 
+/// Which of `tokens` one presented token is (the console's sign-in form sends it in a body),
+/// compared in constant time with every one: Ok with its index, Wrong, Missing when `presented`
+/// is empty, Disabled when none is configured.
+TokenCheck matchToken(std::string_view presented, std::vector<std::string_view> const& tokens);
+
 }  // namespace llmux::protocol

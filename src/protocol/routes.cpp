@@ -89,7 +89,23 @@ RouteLookup objectRoute(std::string_view method, std::string_view rest) {
 RouteLookup adminRoute(std::string_view method, std::string_view rest) {
   if (rest == "/audit") return byMethod(method, simple(RouteKind::AdminAudit, std::nullopt));
   if (auto object = objectRoute(method, rest); object.match != RouteMatch::NotFound) return object;
-  if (rest == "/freezes") return byMethod(method, simple(RouteKind::AdminFreezes, std::nullopt));
+  if (rest == "/freezes") {
+    if (method == "GET") return {RouteMatch::Found, simple(RouteKind::AdminFreezes, std::nullopt)};
+    if (method == "POST") return {RouteMatch::Found, simple(RouteKind::AdminFreezeCreate, std::nullopt)};
+    return {RouteMatch::MethodNotAllowed, simple(RouteKind::AdminFreezes, std::nullopt)};
+  }
+  if (rest == "/pauses") return byMethod(method, simple(RouteKind::AdminPauses, std::nullopt));
+  if (rest == "/limits") return byMethod(method, simple(RouteKind::AdminLimits, std::nullopt));
+  if (rest == "/requests/live") {
+    return byMethod(method, simple(RouteKind::AdminRequestsLive, std::nullopt));
+  }
+  if (rest == "/config/export") {
+    return byMethod(method, simple(RouteKind::AdminConfigExport, std::nullopt));
+  }
+  if (rest == "/config/import") {
+    return byMethod(method, simple(RouteKind::AdminConfigImport, std::nullopt));
+  }
+  if (rest == "/openapi.json") return byMethod(method, simple(RouteKind::AdminOpenApi, std::nullopt));
   if (rest == "/racing") {
     // Read and change on one path: the kind tells which; a 405 allows both.
     if (method == "GET") return {RouteMatch::Found, simple(RouteKind::AdminRacing, std::nullopt)};
@@ -141,6 +157,18 @@ RouteLookup adminRoute(std::string_view method, std::string_view rest) {
     return adminIdRoute(method, rest.substr(kRequests.size()), RouteKind::AdminRequest);
   }
   return RouteLookup{};
+}
+
+/// `/console`, `/console/session` and `/console/{file}` ("" for the page itself).
+RouteLookup consoleRoute(std::string_view method, std::string_view path) {
+  if (path == "/console/session") {
+    Route route = simple(RouteKind::ConsoleSession, std::nullopt);
+    bool allowed = method == "GET" || method == "POST" || method == "DELETE";
+    return {allowed ? RouteMatch::Found : RouteMatch::MethodNotAllowed, std::move(route)};
+  }
+  Route route = simple(RouteKind::ConsolePage, std::nullopt);
+  if (path.size() > 9) route.admin_id = std::string(path.substr(9));  // after "/console/"
+  return byMethod(method, std::move(route));
 }
 
 /// A video job id as a path segment: OpenAI's are "video_" and hex; anything else is refused.
@@ -212,7 +240,15 @@ bool isAdminRoute(RouteKind kind) {
          kind == RouteKind::AdminRequests || kind == RouteKind::AdminRequest ||
          kind == RouteKind::AdminUsage || kind == RouteKind::AdminProbes ||
          kind == RouteKind::AdminProbeRun || kind == RouteKind::AdminObjects ||
-         kind == RouteKind::AdminObject || kind == RouteKind::AdminAudit;
+         kind == RouteKind::AdminObject || kind == RouteKind::AdminAudit ||
+         kind == RouteKind::AdminFreezeCreate || kind == RouteKind::AdminPauses ||
+         kind == RouteKind::AdminLimits || kind == RouteKind::AdminRequestsLive ||
+         kind == RouteKind::AdminConfigExport || kind == RouteKind::AdminConfigImport ||
+         kind == RouteKind::AdminOpenApi;
+}
+
+bool isConsoleRoute(RouteKind kind) {
+  return kind == RouteKind::ConsolePage || kind == RouteKind::ConsoleSession;
 }
 
 RouteLookup matchRoute(std::string_view method, std::string_view path) {
@@ -220,6 +256,7 @@ RouteLookup matchRoute(std::string_view method, std::string_view path) {
   if (path == "/readyz") return byMethod(method, simple(RouteKind::Readyz, std::nullopt));
   if (path == "/metrics") return byMethod(method, simple(RouteKind::Metrics, std::nullopt));
   if (path.starts_with("/admin/")) return adminRoute(method, path.substr(6));
+  if (path == "/console" || path.starts_with("/console/")) return consoleRoute(method, path);
 
   // Strip the version segment: "/v1beta" is Gemini-only, "/v1" is optional for everyone.
   std::string_view rest = path;
@@ -267,6 +304,7 @@ std::string_view routeMethod(RouteKind kind) {
     case RouteKind::AdminRoutePreview:
     case RouteKind::AdminInspectionRun:
     case RouteKind::AdminProbeRun:
+    case RouteKind::AdminConfigImport:
     case RouteKind::ImageGenerations:
     case RouteKind::ImageEdits:
     case RouteKind::Embeddings:
@@ -285,13 +323,24 @@ std::string_view routeMethod(RouteKind kind) {
       return "GET, POST";
     case RouteKind::AdminObject:
       return "GET, PUT, DELETE";
+    case RouteKind::AdminFreezes:
+    case RouteKind::AdminFreezeCreate:
+      return "GET, POST";
+    case RouteKind::ConsoleSession:
+      return "GET, POST, DELETE";
+    case RouteKind::AdminPauses:
+    case RouteKind::AdminLimits:
+    case RouteKind::AdminRequestsLive:
+    case RouteKind::AdminConfigExport:
+    case RouteKind::AdminOpenApi:
+    case RouteKind::ConsolePage:
+      return "GET";
     case RouteKind::AdminAudit:
     case RouteKind::ListModels:
     case RouteKind::GeminiListModels:
     case RouteKind::Healthz:
     case RouteKind::Readyz:
     case RouteKind::Metrics:
-    case RouteKind::AdminFreezes:
     case RouteKind::AdminBreakers:
     case RouteKind::AdminLatencyPenalties:
     case RouteKind::AdminInspection:
@@ -371,6 +420,24 @@ std::string_view routeLabel(Route const& route) {
       return "/admin/{section}/{name}";
     case RouteKind::AdminAudit:
       return "/admin/audit";
+    case RouteKind::AdminFreezeCreate:
+      return "/admin/freezes";
+    case RouteKind::AdminPauses:
+      return "/admin/pauses";
+    case RouteKind::AdminLimits:
+      return "/admin/limits";
+    case RouteKind::AdminRequestsLive:
+      return "/admin/requests/live";
+    case RouteKind::AdminConfigExport:
+      return "/admin/config/export";
+    case RouteKind::AdminConfigImport:
+      return "/admin/config/import";
+    case RouteKind::AdminOpenApi:
+      return "/admin/openapi.json";
+    case RouteKind::ConsolePage:
+      return "/console/{file}";
+    case RouteKind::ConsoleSession:
+      return "/console/session";
     case RouteKind::ImageGenerations:
       return "/v1/images/generations";
     case RouteKind::ImageEdits:

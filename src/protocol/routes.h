@@ -52,11 +52,25 @@ enum class RouteKind {
   AdminObjects,      ///< GET (list) and POST (create) /admin/{section}
   AdminObject,       ///< GET, PUT, DELETE /admin/{section}/{name}
   AdminAudit,        ///< GET /admin/audit: the changes made through the admin API
+  AdminFreezeCreate,   ///< POST /admin/freezes: an operator freezes a key (or key + model)
+  AdminPauses,         ///< GET /admin/pauses: keys out of rotation for a while (429, 401/403)
+  AdminLimits,         ///< GET /admin/limits: each gateway key's limits and what it uses of them
+  AdminRequestsLive,   ///< GET /admin/requests/live: finished requests as Server-Sent Events
+  AdminConfigExport,   ///< GET /admin/config/export: the configuration in force as one YAML
+  AdminConfigImport,   ///< POST /admin/config/import: a YAML whose objects replace the managed ones
+  AdminOpenApi,        ///< GET /admin/openapi.json: the admin API described in OpenAPI 3.1
+  // The web console (docs/console.md): served where the admin API is.
+  ConsolePage,     ///< GET /console, /console/{file}: the console's files (`admin_id`: the file)
+  ConsoleSession,  ///< GET, POST, DELETE /console/session: sign in and out with an admin token
 };
 
 /// Whether the route belongs to the admin API (/admin/*): authorised by the admin token, before
 /// and instead of gateway-key admission.
 bool isAdminRoute(RouteKind kind);
+
+/// Whether the route belongs to the web console (/console/*): served on the admin API's address,
+/// its files to anyone, its session to the holder of an admin token.
+bool isConsoleRoute(RouteKind kind);
 
 /// Whether the route is one of the media endpoints (ImageGenerations … VideoContent).
 bool isMediaRoute(RouteKind kind);

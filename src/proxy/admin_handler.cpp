@@ -11,6 +11,7 @@
 #include "http/response_writer.h"
 #include "http/server_request.h"
 #include "protocol/admin_auth.h"
+#include "proxy/admin_identity.h"
 #include "protocol/percent_encoding.h"
 #include "protocol/routes.h"
 #include "proxy/inspection_board.h"
@@ -18,6 +19,10 @@
 #include "proxy/object_admin.h"
 #include "proxy/off_thread.h"
 #include "proxy/racing_admin.h"
+#include "proxy/embedded_files.h"
+#include "proxy/live_requests.h"
+#include "proxy/runtime_admin.h"
+#include "shared_state/shared_limits.h"
 #include "proxy/request_log_admin.h"
 #include "racing/racing_state.h"
 #include "telemetry/log.h"
@@ -166,12 +171,11 @@ Task<void> AdminHandler::serveProbes(RequestContext& ctx) {
 }
 
 Task<void> AdminHandler::serve(RequestContext& ctx) {
-  std::vector<std::string_view> secrets;
-  if (ctx.catalog) {
-    for (auto const& token : ctx.catalog->settings().admin_tokens) secrets.push_back(token.secret);
-  }
-  protocol::TokenCheck const check = protocol::checkAdminTokens(ctx.request.headers, secrets);
-  switch (check.verdict) {
+  static std::vector<config::AdminToken> const kNone;
+  auto const& tokens = ctx.catalog ? ctx.catalog->settings().admin_tokens : kNone;
+  AdminIdentity const caller =
+      identifyAdmin(ctx.request.headers, ctx.request.method, tokens, sessions);
+  switch (caller.verdict) {
     case protocol::AdminAuth::Ok:
       break;
     case protocol::AdminAuth::Disabled:
@@ -185,11 +189,15 @@ Task<void> AdminHandler::serve(RequestContext& ctx) {
       co_await sendError(ctx, 403, "wrong admin token", "permission_error");
       co_return;
   }
-  config::AdminToken const& token = ctx.catalog->settings().admin_tokens[check.index];
+  if (caller.csrf_refused) {
+    co_await sendError(ctx, 403, "missing or wrong X-CSRF-Token for this console session",
+                       "permission_error");
+    co_return;
+  }
   // A read-only token reads; a route preview only computes, so it counts as a read.
-  if (token.read_only && ctx.request.method != "GET" &&
+  if (caller.read_only && ctx.request.method != "GET" &&
       ctx.route.kind != RouteKind::AdminRoutePreview) {
-    co_await sendError(ctx, 403, "the admin token \"" + token.name + "\" is read-only",
+    co_await sendError(ctx, 403, "the admin token \"" + caller.name + "\" is read-only",
                        "permission_error");
     co_return;
   }
@@ -245,7 +253,24 @@ Task<void> AdminHandler::serve(RequestContext& ctx) {
     case RouteKind::AdminObjects:
     case RouteKind::AdminObject:
     case RouteKind::AdminAudit:
-      co_await serveObjectRoute(ctx, managed, token.name);
+    case RouteKind::AdminConfigExport:
+    case RouteKind::AdminConfigImport:
+      co_await serveObjectRoute(ctx, managed, caller.name);
+      co_return;
+    case RouteKind::AdminFreezeCreate:
+      co_await serveFreezeCreate(ctx);
+      co_return;
+    case RouteKind::AdminPauses:
+      co_await servePauses(ctx);
+      co_return;
+    case RouteKind::AdminLimits:
+      co_await serveLimits(ctx);
+      co_return;
+    case RouteKind::AdminRequestsLive:
+      co_await serveLive(ctx);
+      co_return;
+    case RouteKind::AdminOpenApi:
+      co_await serveOpenApi(ctx);
       co_return;
     case RouteKind::AdminRoutePreview:
       if (preview) {
@@ -353,6 +378,53 @@ Task<void> AdminHandler::serveLift(RequestContext& ctx) {
     co_return;
   }
   co_await sendNoContent(ctx);
+}
+
+Task<void> AdminHandler::serveFreezeCreate(RequestContext& ctx) {
+  auto asked = parseManualFreeze(ctx.request.body, ctx.catalog->settings());
+  if (!asked) {
+    co_await sendError(ctx, 400, asked.error().message, "invalid_request_error");
+    co_return;
+  }
+  // Like a rule's freeze: in force at once, its write queued for the freezes' writer thread.
+  routing::Freeze made = freezes_.apply(asked->rule, asked->target, std::nullopt, asked->reason);
+  telemetry::logInfo("freeze {} made through the admin API: {} {} {}", made.id, made.channel,
+                     made.key_label, made.model);
+  std::string list = freezesJson({made});
+  // The list's one element: `{"freezes":[` … `]}`.
+  co_await sendAdminJson(ctx, 201, list.substr(12, list.size() - 14));
+}
+
+Task<void> AdminHandler::servePauses(RequestContext& ctx) {
+  std::vector<routing::PauseView> pauses;
+  if (key_health != nullptr) pauses = key_health->list();
+  co_await sendAdminJson(ctx, 200, pausesJson(pauses, ctx.catalog->settings()));
+}
+
+Task<void> AdminHandler::serveLimits(RequestContext& ctx) {
+  if (limits == nullptr) {
+    co_await sendError(ctx, 501, "limits are not available", "not_implemented_error");
+    co_return;
+  }
+  co_await sendAdminJson(ctx, 200, limitsJson(ctx.catalog->settings(), *limits, limits->usesRedis(),
+                                              clock_.wallNow()));
+}
+
+Task<void> AdminHandler::serveLive(RequestContext& ctx) {
+  if (tail == nullptr || draining == nullptr) {
+    co_await sendError(ctx, 501, "the live tail is not available", "not_implemented_error");
+    co_return;
+  }
+  co_await serveLiveRequests(ctx, *tail, request_log, *draining);
+}
+
+Task<void> AdminHandler::serveOpenApi(RequestContext& ctx) {
+  auto files = adminOpenApiFiles();
+  if (files.empty()) {
+    co_await sendError(ctx, 404, "this build has no OpenAPI description", "not_found_error");
+    co_return;
+  }
+  co_await sendAdminJson(ctx, 200, std::string(files.front().text()));
 }
 
 Task<void> AdminHandler::serveBreakers(RequestContext& ctx) {

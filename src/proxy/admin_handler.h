@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -22,9 +23,19 @@ namespace llmux::store {
 class RequestLogReader;
 }
 
+namespace llmux::routing {
+class KeyHealth;
+}
+
+namespace llmux::shared_state {
+class SharedLimits;
+}
+
 namespace llmux::proxy {
 
+class ConsoleSessions;
 class InspectionBoard;
+class RequestTail;
 class InspectionRunner;
 class ManagedConfig;
 class ProbeBook;
@@ -55,7 +66,13 @@ class ProbeBook;
 ///   GET    /admin/requests       → 200 requestPageJson: the request log searched (query
 ///                                  parameters: store/request_log_params.h); 400 naming a bad one
 ///   GET    /admin/requests/{id}  → 200 loggedRequestJson, 404 when no row has this id
-///   GET    /admin/usage          → 200 usageJson: aggregates by key / model / channel, hour / day
+///   GET    /admin/usage          → 200 usageJson: aggregates by key / model / channel, minute /
+///                                  hour / day
+///   GET    /admin/requests/live  → Server-Sent Events, a finished request each (proxy/live_requests.h)
+///   POST   /admin/freezes        → an operator's freeze (parseManualFreeze): 201 the freeze
+///   GET    /admin/pauses         → 200 pausesJson; GET /admin/limits → 200 limitsJson
+///   GET    /admin/config/export, POST /admin/config/import → proxy/object_admin.h
+///   GET    /admin/openapi.json   → the admin API in OpenAPI 3.1 (docs/admin-openapi.json)
 ///   (the request log's routes answer 501 without a reader; they read it off the I/O thread)
 ///
 /// The gateway dispatches admin routes here before client (gateway key) admission. Thread-safe
@@ -88,6 +105,15 @@ class AdminHandler {
   ManagedConfig* managed = nullptr;
   /// The request log read back (the configured store's); nullptr: its routes answer 501.
   store::RequestLogReader* request_log = nullptr;
+  /// The console's sessions: their cookie stands for the token that opened them (nullptr: tokens
+  /// only).
+  ConsoleSessions const* sessions = nullptr;
+  /// Runtime state the read routes show (GET /admin/pauses, /admin/limits); set before serving.
+  routing::KeyHealth const* key_health = nullptr;
+  shared_state::SharedLimits const* limits = nullptr;
+  /// GET /admin/requests/live (nullptr: 501), ended when `draining` is set.
+  RequestTail* tail = nullptr;
+  std::atomic<bool> const* draining = nullptr;
 
  private:
   net::Task<void> serveInspection(RequestContext& ctx);
@@ -103,6 +129,11 @@ class AdminHandler {
   net::Task<void> serveRequestPayloads(RequestContext& ctx);
   net::Task<void> serveRequestLog(RequestContext& ctx);
   net::Task<void> serveProbes(RequestContext& ctx);
+  net::Task<void> serveFreezeCreate(RequestContext& ctx);
+  net::Task<void> servePauses(RequestContext& ctx);
+  net::Task<void> serveLimits(RequestContext& ctx);
+  net::Task<void> serveLive(RequestContext& ctx);
+  net::Task<void> serveOpenApi(RequestContext& ctx);
 
   routing::FreezeTable& freezes_;
   routing::BreakerBoard& breakers_;

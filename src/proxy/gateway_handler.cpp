@@ -14,7 +14,11 @@
 #include "protocol/model_list.h"
 #include "protocol/routes.h"
 #include "payloads/payload_writer.h"
+#include "proxy/admin_identity.h"
+#include "proxy/console_handler.h"
 #include "proxy/error_reply.h"
+#include "proxy/request_log_admin.h"
+#include "proxy/request_tail.h"
 #include "proxy/payload_capture.h"
 #include "proxy/request_cost.h"
 #include "proxy/probe_admin.h"
@@ -156,6 +160,15 @@ GatewayHandler::GatewayHandler(GatewayServices& services, http::UpstreamPool& po
   admin_.probe_book = services.probes;
   admin_.managed = services.managed;
   admin_.request_log = services.request_log_reader;
+  admin_.sessions = services.console_sessions;
+  admin_.key_health = &services.key_health;
+  admin_.limits = &services.limits;
+  admin_.tail = services.request_tail;
+  admin_.draining = &services.draining;
+  if (services.console_sessions != nullptr) {
+    console_ = std::make_unique<ConsoleHandler>(*services.console_sessions, services.auth_failures,
+                                                services.console_dir);
+  }
 }
 
 Task<void> GatewayHandler::servePreview(RequestContext& ctx) {
@@ -245,6 +258,14 @@ Task<void> GatewayHandler::serveRoute(RequestContext& ctx) {
     co_await admin_.serve(ctx);  // the admin token, never a gateway key
     co_return;
   }
+  if (protocol::isConsoleRoute(ctx.route.kind)) {
+    if (console_) {
+      co_await console_->serve(ctx);
+    } else {
+      co_await sendAdminJson(ctx, 404, adminErrorJson("not found", "not_found_error"), "not found");
+    }
+    co_return;
+  }
   if (isOperationalRoute(ctx.route.kind)) {
     co_await serveOperational(ctx);
     co_return;
@@ -304,7 +325,8 @@ Task<void> GatewayHandler::answerRefusal(RequestContext& ctx) {
   if (request.refused_retry_after > 0) {
     extra.add("retry-after", std::to_string(request.refused_retry_after));
   }
-  if (protocol::isAdminRoute(ctx.route.kind) || ctx.route.kind == RouteKind::Metrics) {
+  if (protocol::isAdminRoute(ctx.route.kind) || protocol::isConsoleRoute(ctx.route.kind) ||
+      ctx.route.kind == RouteKind::Metrics) {
     std::string_view type = request.refused_status == 404   ? "not_found_error"
                             : request.refused_status == 401 ? "authentication_error"
                             : request.refused_status == 403 ? "permission_error"
@@ -441,9 +463,18 @@ bool GatewayHandler::screenHead(http::ServerRequest& request) {
       request.refused_message = "not found";
       return false;
     }
-    std::vector<std::string_view> secrets;
-    for (auto const& token : admin_tokens) secrets.push_back(token.secret);
-    return screenOperatorToken(request, secrets, "x-admin-token");
+    return screenAdmin(request, admin_tokens);
+  }
+  if (protocol::isConsoleRoute(kind)) {
+    if (catalog->settings().admin_tokens.empty()) {
+      request.refused_status = 404;  // no admin token, no console
+      request.refused_message = "not found";
+      return false;
+    }
+    // Its files are public; signing in is a token check, limited per address like the others.
+    if (kind == RouteKind::ConsoleSession && refuseBlockedAddress(request)) return false;
+    request.body_limit = kConsoleBodyLimit;
+    return true;
   }
   KeyCheck check = checkGatewayKey(*catalog, request);
   if (check.key) {
@@ -456,17 +487,39 @@ bool GatewayHandler::screenHead(http::ServerRequest& request) {
   return false;
 }
 
+bool GatewayHandler::refuseBlockedAddress(http::ServerRequest& request) {
+  auto wait = services_.auth_failures.blockedFor(request.peer);
+  if (!wait) return false;
+  request.refused_status = 429;
+  request.refused_retry_after =
+      static_cast<unsigned>(std::chrono::ceil<std::chrono::seconds>(*wait).count());
+  request.refused_message = "too many failed authentications from this address; retry after " +
+                            std::to_string(request.refused_retry_after) + " s";
+  return true;
+}
+
+bool GatewayHandler::screenAdmin(http::ServerRequest& request,
+                                 std::vector<config::AdminToken> const& tokens) {
+  if (refuseBlockedAddress(request)) return false;
+  AdminIdentity const caller =
+      identifyAdmin(request.headers, request.method, tokens, services_.console_sessions);
+  if (caller.verdict == protocol::AdminAuth::Ok) {
+    if (!caller.csrf_refused) return true;
+    request.refused_status = 403;
+    request.refused_message = "missing or wrong X-CSRF-Token for this console session";
+    return false;
+  }
+  services_.auth_failures.recordFailure(request.peer);
+  bool missing = caller.verdict == protocol::AdminAuth::Missing;
+  request.refused_status = missing ? 401 : 403;
+  request.refused_message = missing ? "this route requires its token" : "wrong token";
+  return false;
+}
+
 bool GatewayHandler::screenOperatorToken(http::ServerRequest& request,
                                          std::vector<std::string_view> const& tokens,
                                          std::string_view token_header) {
-  if (auto wait = services_.auth_failures.blockedFor(request.peer)) {
-    request.refused_status = 429;
-    request.refused_retry_after =
-        static_cast<unsigned>(std::chrono::ceil<std::chrono::seconds>(*wait).count());
-    request.refused_message = "too many failed authentications from this address; retry after " +
-                              std::to_string(request.refused_retry_after) + " s";
-    return false;
-  }
+  if (refuseBlockedAddress(request)) return false;
   auto verdict = protocol::checkOperatorTokens(request.headers, tokens, token_header).verdict;
   if (verdict == protocol::AdminAuth::Ok) return true;
   services_.auth_failures.recordFailure(request.peer);
@@ -684,6 +737,13 @@ void GatewayHandler::account(RequestContext& ctx, bool log_it) {
   if (record.usage || record.media) record.cost_usd = loggedCostOf(ctx.catalog->settings().prices, record);
   services_.metrics.observe(record);
   services_.access_log.write(record);
+  // The request log and its live tail are the clients' requests: the operators' own calls (the
+  // admin API, the console) are in the access log and the metrics only.
+  if (protocol::isAdminRoute(ctx.route.kind) || protocol::isConsoleRoute(ctx.route.kind)) return;
+  if (services_.request_tail != nullptr && services_.request_tail->watched()) {
+    auto const& database = ctx.catalog->settings().database;
+    services_.request_tail->publish(requestJson(record, 0, "done", database ? database->replica : ""));
+  }
   if (services_.request_log) services_.request_log->record(std::move(record));
 }
 

@@ -8,6 +8,7 @@
 #include "http/request_handler.h"
 #include "net/asio_types.h"
 #include "proxy/admin_handler.h"
+#include "proxy/console_handler.h"
 #include "proxy/inspection_runner.h"
 #include "proxy/forwarder.h"
 #include "protocol/routes.h"
@@ -78,6 +79,11 @@ class GatewayHandler final : public http::RequestHandler {
   bool screenOperatorToken(http::ServerRequest& request,
                            std::vector<std::string_view> const& tokens,
                            std::string_view token_header);
+  /// An admin route's caller (token or console session, proxy/admin_identity.h), with failures
+  /// counted per address; false with the refusal set on `request`.
+  bool screenAdmin(http::ServerRequest& request, std::vector<config::AdminToken> const& tokens);
+  /// True, with a 429 refusal set, while `request`'s address has failed too many token checks.
+  bool refuseBlockedAddress(http::ServerRequest& request);
   /// The answer to a request refused on its head, in its route's shape.
   net::Task<void> answerRefusal(RequestContext& ctx);
   /// The log sinks' and stores' counts (drops, writes, write failures, queue depth), copied from
@@ -92,6 +98,7 @@ class GatewayHandler final : public http::RequestHandler {
   GatewayServices& services_;
   Forwarder forwarder_;
   AdminHandler admin_;
+  std::unique_ptr<ConsoleHandler> console_;  ///< none without console sessions
   /// This worker's inspection runner (POST /admin/inspection/run); none without inspection.
   std::unique_ptr<InspectionRunner> inspection_runner_;
   routing::Rng rng_;  ///< this worker's: random strategies and the fast strategy's exploration

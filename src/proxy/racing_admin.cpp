@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "proxy/admin_handler.h"
+#include "proxy/runtime_admin.h"
 #include "racing/racing_state.h"
 
 namespace llmux::proxy {
@@ -44,16 +45,6 @@ json::array thresholdsJson(racing::ThresholdRegistry& thresholds, MonoTime now) 
     }
   }
   return out;
-}
-
-/// The configured key's label; a key that left the configuration shows its id (no secret).
-std::string keyLabel(config::Settings const& settings, std::string_view key_id) {
-  for (auto const& channel : settings.channels) {
-    for (auto const& key : channel.keys) {
-      if (key.id == key_id) return key.label;
-    }
-  }
-  return std::string(key_id);
 }
 
 Error badMember(std::string message) {
@@ -120,7 +111,7 @@ std::string latencyPenaltiesJson(std::vector<racing::LatencyMemory::Entry> const
   json::array list;
   for (auto const& entry : entries) {
     list.push_back(json::object{{"id", entry.id},
-                                {"key", keyLabel(settings, entry.combination.key_id)},
+                                {"key", keyNameOf(settings, entry.combination.key_id).label},
                                 {"model", entry.combination.upstream_model},
                                 {"task_class", entry.combination.task_class},
                                 {"slow_streak", entry.slow_streak},

@@ -67,21 +67,21 @@ void appendAttempt(std::string& out, AttemptRecord const& a, int number) {
   if (a.role == AttemptRole::None) o.null("role"); else o.text("role", attemptRoleName(a.role));
 }
 
-void appendRequest(std::string& out, store::LoggedRequest const& request) {
-  RequestRecord const& r = request.record;
+void appendRequest(std::string& out, RequestRecord const& r, std::int64_t seq,
+                   std::string_view state, std::string_view replica) {
   JsonObject o(out);
   o.text("id", r.request_id);
-  o.integer("seq", request.seq);
+  o.integer("seq", seq);
   o.time("started_at", r.started_at);
   // A running request has not ended; otherwise its end is its start plus its total time.
-  if (request.state == "in_progress") {
+  if (state == "in_progress") {
     o.null("ended_at");
   } else {
     o.time("ended_at", r.started_at + std::chrono::duration_cast<WallClock::duration>(
                                           std::chrono::duration<double, std::milli>(r.total_ms)));
   }
-  o.text("state", request.state);
-  if (request.replica.empty()) o.null("replica"); else o.text("replica", request.replica);
+  o.text("state", state);
+  if (replica.empty()) o.null("replica"); else o.text("replica", replica);
   o.text("route", r.route);
   o.text("client_protocol", r.client_protocol);
   o.text("client", r.client);
@@ -148,8 +148,13 @@ std::optional<store::QueryParams> splitQuery(std::string_view query) {
 }
 
 std::string loggedRequestJson(store::LoggedRequest const& request) {
+  return requestJson(request.record, request.seq, request.state, request.replica);
+}
+
+std::string requestJson(RequestRecord const& record, std::int64_t seq, std::string_view state,
+                        std::string_view replica) {
   std::string out;
-  appendRequest(out, request);
+  appendRequest(out, record, seq, state, replica);
   return out;
 }
 
@@ -159,7 +164,7 @@ std::string requestPageJson(store::RequestPage const& page) {
   for (auto const& request : page.requests) {
     if (!first) out += ',';
     first = false;
-    appendRequest(out, request);
+    appendRequest(out, request.record, request.seq, request.state, request.replica);
   }
   out += "],\"next_before\":";
   out += page.next_before ? std::to_string(*page.next_before) : "null";

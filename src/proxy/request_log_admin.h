@@ -18,6 +18,9 @@ std::optional<store::QueryParams> splitQuery(std::string_view query);
 
 /// One request with its attempts: every column of its row, never a secret (the log holds none).
 std::string loggedRequestJson(store::LoggedRequest const& request);
+/// The same for a request known by its record (the live tail's, before any row is read back).
+std::string requestJson(RequestRecord const& record, std::int64_t seq, std::string_view state,
+                        std::string_view replica);
 /// `{"requests":[...],"next_before":seq|null}`.
 std::string requestPageJson(store::RequestPage const& page);
 /// `{"rows":[...],"truncated":bool}`.

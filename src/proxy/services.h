@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <string>
 
 #include "core/clock.h"
 #include "proxy/auth_failures.h"
@@ -40,7 +41,9 @@ class RacingState;
 namespace llmux::proxy {
 
 struct InspectionShared;
+class ConsoleSessions;
 class ManagedConfig;
+class RequestTail;
 class ProbeBook;
 
 /// The long-lived services every request uses, shared by all worker threads (each is
@@ -71,6 +74,13 @@ struct GatewayServices {
   ManagedConfig* managed = nullptr;
   /// The request log read back for the admin API (the configured store's); nullptr: none.
   store::RequestLogReader* request_log_reader = nullptr;
+  /// The web console's sessions (nullptr: the console cannot sign in).
+  ConsoleSessions* console_sessions = nullptr;
+  /// Finished requests for the admin API's live tail (nullptr: none).
+  RequestTail* request_tail = nullptr;
+  /// Where the console's files are read from instead of the binary (LLMUX_CONSOLE_DIR; "": the
+  /// built-in ones).
+  std::string console_dir;
 };
 
 }  // namespace llmux::proxy

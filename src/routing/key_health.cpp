@@ -1,5 +1,8 @@
 #include "routing/key_health.h"
 
+#include <algorithm>
+#include <tuple>
+
 namespace llmux::routing {
 
 void KeyHealth::pauseKey(std::string_view key_id, KeyPause why, Millis duration) {
@@ -52,6 +55,35 @@ void KeyHealth::clear(std::string_view key_id) {
   if (paused_.empty()) return;
   std::erase_if(paused_, [&](auto const& entry) { return entry.first.key_id == key_id; });
   publishCountLocked();
+}
+
+std::string_view keyPauseName(KeyPause why) {
+  switch (why) {
+    case KeyPause::RateLimited:
+      return "rate_limited";
+    case KeyPause::QuotaExhausted:
+      return "quota_exhausted";
+    case KeyPause::Rejected:
+      return "rejected";
+  }
+  return "rate_limited";
+}
+
+std::vector<PauseView> KeyHealth::list() const {
+  MonoTime const now = clock_.now();
+  std::vector<PauseView> out;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto const& [target, pause] : paused_) {
+      if (pause.until <= now) continue;
+      out.push_back(PauseView{target.key_id, target.model, pause.why,
+                              std::chrono::ceil<Millis>(pause.until - now)});
+    }
+  }
+  std::sort(out.begin(), out.end(), [](PauseView const& a, PauseView const& b) {
+    return std::tie(a.key_id, a.model) < std::tie(b.key_id, b.model);
+  });
+  return out;
 }
 
 }  // namespace llmux::routing

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "core/clock.h"
 
@@ -17,6 +18,17 @@ enum class KeyPause {
   RateLimited,     ///< the upstream answered 429 for one model: wait for its retry-after
   QuotaExhausted,  ///< a 429 whose body says the account's quota or credit is gone
   Rejected,        ///< the upstream answered 401/403: the key is benched
+};
+
+/// "rate_limited", "quota_exhausted", "rejected".
+std::string_view keyPauseName(KeyPause why);
+
+/// One pause in force (the admin API's view).
+struct PauseView {
+  std::string key_id;
+  std::string model;  ///< the upstream model; "" for a key-wide pause
+  KeyPause why = KeyPause::RateLimited;
+  Millis remaining{0};
 };
 
 /// Runtime health of upstream keys. A pause covers either one (key, upstream model) pair — a 429,
@@ -43,6 +55,9 @@ class KeyHealth {
   bool anyPaused() const { return count_.load(std::memory_order_acquire) != 0; }
   /// Puts the key back at once, its key-wide pause and every model's.
   void clear(std::string_view key_id);
+
+  /// The pauses in force now, by key id then model.
+  std::vector<PauseView> list() const;
 
   TimeSource const& clock() const { return clock_; }
 

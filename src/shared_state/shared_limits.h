@@ -110,6 +110,8 @@ class SharedLimits {
   /// shadows are counted there, so the budget is the fleet's. Without Redis (or when it does not
   /// answer) these do nothing and takeHedgeShadow gives nullopt: the caller's own budget decides.
   bool sharesHedgeBudget() const { return remote_ != nullptr; }
+  /// Whether gateway keys' windows and buckets live in Redis (shared by the replicas).
+  bool usesRedis() const { return remote_ != nullptr; }
   net::Task<void> noteHedgeRequest();
   net::Task<std::optional<bool>> takeHedgeShadow(double share);
 
@@ -135,6 +137,9 @@ class SharedLimits {
   routing::ClientSpending localSpending(std::string_view key, WallTime wall) const {
     return local_windows_.spending(key, wall);
   }
+
+  /// Requests of gateway key `key` in flight in this process's own windows (without Redis).
+  std::int64_t localInFlight(std::string_view key) const { return local_windows_.inFlight(key); }
 
   /// This replica's id in Redis (16 random hex digits, new per process).
   std::string const& replica() const { return replica_; }
