@@ -356,10 +356,27 @@ Result<YAML::Node> yamlOfJson(std::string_view text) {
 
 std::string jsonOfYaml(YAML::Node const& node) { return json::serialize(jsonOf(node)); }
 
+std::string withoutUrlPassword(std::string const& url) {
+  auto scheme = url.find("://");
+  if (scheme == std::string::npos) return url;
+  auto const authority_end = url.find_first_of("/?#", scheme + 3);
+  auto const at = url.rfind('@', authority_end == std::string::npos ? url.size() : authority_end);
+  if (at == std::string::npos || at < scheme + 3) return url;
+  auto const colon = url.find(':', scheme + 3);
+  if (colon == std::string::npos || colon > at) return url;
+  return url.substr(0, colon + 1) + std::string(kMasked) + url.substr(at);
+}
+
 std::string withoutSecrets(ObjectKind kind, std::string const& text) {
   auto value = parseJson(text);
   if (!value.ok()) return text;
   forEachSecret(kind, *value, [](json::value& secret) { secret = json::string(kMasked); });
+  // A proxy's URL may carry its credentials: only the password goes.
+  if (kind == ObjectKind::Proxy && value->is_object()) {
+    if (auto* url = value->get_object().if_contains("url"); url && url->is_string()) {
+      *url = json::string(withoutUrlPassword(std::string(url->get_string())));
+    }
+  }
   return json::serialize(*value);
 }
 
@@ -394,6 +411,18 @@ Result<std::string> prepareBody(ObjectKind kind, std::string_view name, std::str
                !fields.contains("key_env")) {
       fields.erase("key");
       if (before && before->is_object()) copySecret(*before, fields);
+    } else if (kind == ObjectKind::Proxy) {
+      // A URL whose password reads "***" keeps the current one, when it is the same URL.
+      auto* url = fields.if_contains("url");
+      json::value const* was = before && before->is_object() ? before->get_object().if_contains("url")
+                                                             : nullptr;
+      if (url && url->is_string() && url->get_string().find(":***@") != json::string::npos) {
+        if (!was || !was->is_string() ||
+            withoutUrlPassword(std::string(was->get_string())) != url->get_string()) {
+          return makeError(ErrorKind::InvalidRequest, "url: a new address needs its password");
+        }
+        *url = *was;
+      }
     }
   }
   std::set<std::string> allowed;

@@ -35,8 +35,11 @@ Result<YAML::Node> yamlOfJson(std::string_view json);
 /// ones stay strings.
 std::string jsonOfYaml(YAML::Node const& node);
 
+/// `scheme://user:password@host...` with the password written "***"; unchanged without one.
+std::string withoutUrlPassword(std::string const& url);
+
 /// The entry's JSON with every secret it holds replaced by "***": channel keys (`key`, and the
-/// short form) and header values, a gateway key's `key`. For the admin API's answers and audit rows.
+/// short form) and header values, a gateway key's `key`, the password in a proxy's `url`. For the admin API's answers and audit rows.
 std::string withoutSecrets(ObjectKind kind, std::string const& json);
 
 /// An incoming body (the admin API's create or update) made ready to keep:

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include <boost/json/parse.hpp>
+
+#include "config/config_export.h"
 #include "config/managed_objects.h"
 #include "telemetry/log.h"
 
@@ -207,6 +210,151 @@ Result<bool> ManagedConfig::adopt(std::vector<ManagedObject> stored) {
   objects_ = std::move(merged);
   apply_(parsed.settings);
   return true;
+}
+
+std::string ManagedConfig::exportYaml() const {
+  std::lock_guard lock(mutex_);
+  return config::yamlText(config::maskedTree(config::layOver(file_, objects_)));
+}
+
+namespace {
+
+bool sameJson(std::string const& a, std::string const& b) {
+  boost::system::error_code ea, eb;
+  auto va = boost::json::parse(a, ea);
+  auto vb = boost::json::parse(b, eb);
+  return !ea && !eb && va == vb;
+}
+
+/// The order an import writes in: what others name first (proxies, prices, freeze rules before
+/// the channels that use them; channels before the groups and fallbacks of their models).
+constexpr ObjectKind kWriteOrder[] = {ObjectKind::Proxy,     ObjectKind::Price,
+                                      ObjectKind::FreezeRule, ObjectKind::Channel,
+                                      ObjectKind::ModelGroup, ObjectKind::Fallback,
+                                      ObjectKind::GatewayKey};
+
+}  // namespace
+
+ImportOutcome ManagedConfig::importYaml(std::string_view yaml, std::string const& actor,
+                                        bool dry_run) {
+  using Status = ImportOutcome::Status;
+  ImportOutcome outcome;
+  YAML::Node imported;
+  try {
+    imported = YAML::Load(std::string(yaml));
+  } catch (YAML::Exception const& e) {
+    outcome.status = Status::Invalid;
+    outcome.message = "not YAML: " + std::string(e.what());
+    return outcome;
+  }
+  if (!imported.IsMap()) {
+    outcome.status = Status::Invalid;
+    outcome.message = "the body must be a YAML mapping: a configuration, as the export gives it";
+    return outcome;
+  }
+  std::lock_guard serial(change_mutex_);
+  std::unique_lock lock(mutex_);
+  YAML::Node const current = config::layOver(file_, objects_);
+  YAML::Node const imported_view = imported;  // read only: operator[] on a const node adds nothing
+
+  // What each object becomes; `before` is its view for the audit.
+  struct Planned {
+    ManagedObject next;
+    std::int64_t stored_version;
+    std::optional<std::string> before;
+    std::string action;
+  };
+  std::vector<Planned> plan;
+  for (ObjectKind kind : kWriteOrder) {
+    std::string const section(config::objectKindName(kind));
+    if (!imported_view[section]) continue;
+    std::vector<std::string> const wanted = config::objectNames(imported_view, kind);
+    auto plan_one = [&](std::string const& name, std::optional<std::string> body, std::string action) {
+      ManagedObject const* stored = storedLocked(kind, name);
+      std::int64_t const version = stored ? stored->version : 0;
+      std::optional<std::string> before;
+      if (auto view = viewLocked(kind, name)) before = view->json;
+      plan.push_back({ManagedObject{kind, name, version + 1, std::move(body)}, version,
+                      std::move(before), std::move(action)});
+    };
+    for (std::string const& name : wanted) {
+      auto incoming = config::objectJson(imported_view, kind, name);
+      auto now = config::objectJson(current, kind, name);
+      auto body = config::prepareBody(kind, name, incoming.value_or("{}"), now);
+      if (!body.ok()) {
+        outcome.status = Status::Invalid;
+        outcome.message = section + "." + name + ": " + body.error().message;
+        return outcome;
+      }
+      if (now && sameJson(*body, *now)) continue;
+      plan_one(name, std::move(*body), now ? "update" : "create");
+    }
+    for (std::string const& name : config::objectNames(current, kind)) {
+      if (std::find(wanted.begin(), wanted.end(), name) == wanted.end()) {
+        plan_one(name, std::nullopt, "delete");
+      }
+    }
+  }
+  YAML::Node const masked_now = config::maskedTree(current);
+  for (auto const& member : imported_view) {
+    std::string const key = member.first.as<std::string>();
+    if (config::objectKindNamed(key)) continue;
+    if (!masked_now[key] || config::yamlText(masked_now[key]) != config::yamlText(member.second)) {
+      outcome.ignored.push_back(key);
+    }
+  }
+
+  std::vector<ManagedObject> candidate = objects_;
+  auto place = [](std::vector<ManagedObject>& objects, ManagedObject const& next) {
+    std::erase_if(objects, [&](ManagedObject const& o) { return o.kind == next.kind && o.name == next.name; });
+    objects.push_back(next);
+  };
+  for (auto const& step : plan) place(candidate, step.next);
+  config::LoadOutcome parsed = parseLocked(candidate);
+  if (!parsed.ok()) {
+    outcome.status = Status::Invalid;
+    outcome.message = "the configuration would be invalid";
+    outcome.issues = std::move(parsed.issues);
+    return outcome;
+  }
+  auto note = [&](Planned const& step) {
+    outcome.changes.push_back({step.next.kind, step.next.name, step.action});
+  };
+  if (dry_run || plan.empty()) {
+    for (auto const& step : plan) note(step);
+    return outcome;
+  }
+  // Written one by one, in kWriteOrder: a store failure midway leaves in force what was kept.
+  std::vector<ManagedObject> written = objects_;
+  lock.unlock();
+  for (auto const& step : plan) {
+    store::AuditEntry audit;
+    audit.at = clock_.wallNow();
+    audit.actor = actor;
+    audit.action = "import:" + step.action;
+    audit.kind = step.next.kind;
+    audit.name = step.next.name;
+    audit.version = step.next.version;
+    audit.before = step.before;
+    if (step.next.body) audit.after = config::withoutSecrets(step.next.kind, *step.next.body);
+    auto put = rows_.put(step.next, step.stored_version, audit);
+    if (!put.ok() || !put->written) {
+      outcome.status = Status::Partial;
+      outcome.message = std::string(config::objectKindName(step.next.kind)) + " \"" + step.next.name +
+                        "\": " + (put.ok() ? "changed meanwhile by another replica" : put.error().message) +
+                        "; the changes listed were kept";
+      break;
+    }
+    place(written, step.next);
+    note(step);
+  }
+  lock.lock();
+  config::LoadOutcome in_force = outcome.status == Status::Applied ? std::move(parsed) : parseLocked(written);
+  objects_ = std::move(written);
+  if (in_force.ok()) apply_(in_force.settings);
+  telemetry::logInfo("admin API: {} imported a configuration ({} change(s){})", actor,
+                     outcome.changes.size(), outcome.status == Status::Partial ? ", stopped midway" : "");
+  return outcome;
 }
 
 std::vector<store::AuditEntry> ManagedConfig::audit(std::int64_t before_id, std::size_t limit,

@@ -61,6 +61,26 @@ struct ChangeOutcome {
   std::optional<ObjectView> object;  ///< Applied (not for a deletion)
 };
 
+/// What an import did (or, for a dry run, would do).
+struct ImportOutcome {
+  enum class Status {
+    Applied,  ///< every change kept and in force (a dry run: valid)
+    Invalid,  ///< not YAML, an entry refused, or the result invalid: nothing changed
+    Partial,  ///< the store refused a write midway: `changes` lists those kept (in force)
+  } status = Status::Applied;
+  std::string message;
+  std::vector<config::ConfigIssue> issues;
+  struct Change {
+    config::ObjectKind kind;
+    std::string name;
+    std::string action;  ///< "create", "update", "delete"
+  };
+  std::vector<Change> changes;
+  /// Top-level settings of the import that differ from the ones in force: they come from the
+  /// file, which an import does not change.
+  std::vector<std::string> ignored;
+};
+
 class ManagedConfig {
  public:
   using Apply = std::function<void(config::SettingsPtr)>;
@@ -85,6 +105,15 @@ class ManagedConfig {
   /// The objects as another replica left them in the shared store: brought into force when they
   /// differ from this replica's and the result is valid. Returns whether anything changed.
   Result<bool> adopt(std::vector<config::ManagedObject> stored);
+
+  /// The configuration in force as one YAML document, secrets written "***"
+  /// (config/config_export.h).
+  std::string exportYaml() const;
+  /// Makes the objects of every section `yaml` holds what it says: entries created, changed
+  /// (where they differ; "***" keeps a secret) and deleted (those the section no longer lists);
+  /// sections it leaves out stay as they are. The result is validated as a whole first; each
+  /// change is audited under `actor`.
+  ImportOutcome importYaml(std::string_view yaml, std::string const& actor, bool dry_run);
 
   std::vector<store::AuditEntry> audit(std::int64_t before_id, std::size_t limit,
                                        std::string& error) const;

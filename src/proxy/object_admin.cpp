@@ -181,6 +181,63 @@ Task<void> serveAudit(RequestContext& ctx, ManagedConfig& managed) {
   co_await sendAdminJson(ctx, 200, json::serialize(body));
 }
 
+Task<void> serveExport(RequestContext& ctx, ManagedConfig& managed) {
+  HeaderList headers;
+  headers.add("Content-Type", "application/yaml; charset=utf-8");
+  headers.add("Content-Disposition", "attachment; filename=\"llmux.yaml\"");
+  headers.add("X-Request-Id", ctx.request_id);
+  headers.add("Cache-Control", "no-store");
+  ctx.record.status = 200;
+  co_await ctx.response->send(200, headers, managed.exportYaml());
+}
+
+Task<void> serveImport(RequestContext& ctx, ManagedConfig& managed, std::string_view actor) {
+  std::string const dry = queryValue(ctx.request.query(), "dry_run");
+  bool const dry_run = dry == "true" || dry == "1";
+  auto request = std::make_shared<std::pair<std::string, std::string>>(ctx.request.body, actor);
+  std::function<ImportOutcome()> work = [&managed, request, dry_run] {
+    return managed.importYaml(request->first, request->second, dry_run);
+  };
+  std::function<ImportOutcome(std::string)> failed = [](std::string why) {
+    ImportOutcome outcome;
+    outcome.status = ImportOutcome::Status::Invalid;
+    outcome.message = std::move(why);
+    return outcome;
+  };
+  ImportOutcome outcome = co_await offThread<ImportOutcome>(std::move(work), std::move(failed));
+  json::array changes;
+  for (auto const& change : outcome.changes) {
+    changes.push_back(json::object{{"section", config::objectKindName(change.kind)},
+                                   {"name", change.name},
+                                   {"action", change.action}});
+  }
+  json::array ignored;
+  for (auto const& key : outcome.ignored) ignored.push_back(json::string(key));
+  if (outcome.status == ImportOutcome::Status::Invalid) {
+    json::array issues;
+    for (auto const& issue : outcome.issues) {
+      issues.push_back(json::object{{"path", issue.path}, {"message", issue.message}});
+    }
+    json::object extra;
+    extra["issues"] = std::move(issues);
+    co_await sendError(ctx, 400, outcome.message, "invalid_request_error", std::move(extra));
+    co_return;
+  }
+  json::object body;
+  body["dry_run"] = dry_run;
+  body["changes"] = std::move(changes);
+  body["ignored"] = std::move(ignored);
+  if (outcome.status == ImportOutcome::Status::Partial) {
+    json::object error;
+    error["message"] = outcome.message;
+    error["type"] = "api_error";
+    body["error"] = std::move(error);
+    co_await sendAdminJson(ctx, 503, json::serialize(body), outcome.message);
+    co_return;
+  }
+  co_await sendAdminJson(ctx, 200, json::serialize(body));
+}
+
 }  // namespace
 
 Task<void> serveObjectRoute(RequestContext& ctx, ManagedConfig* managed, std::string_view actor) {
@@ -192,6 +249,14 @@ Task<void> serveObjectRoute(RequestContext& ctx, ManagedConfig* managed, std::st
   }
   if (ctx.route.kind == protocol::RouteKind::AdminAudit) {
     co_await serveAudit(ctx, *managed);
+    co_return;
+  }
+  if (ctx.route.kind == protocol::RouteKind::AdminConfigExport) {
+    co_await serveExport(ctx, *managed);
+    co_return;
+  }
+  if (ctx.route.kind == protocol::RouteKind::AdminConfigImport) {
+    co_await serveImport(ctx, *managed, actor);
     co_return;
   }
   auto const kind = config::objectKindNamed(ctx.route.admin_section);

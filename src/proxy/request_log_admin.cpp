@@ -192,6 +192,9 @@ std::string usageJson(store::UsageReport const& report) {
     o.integer("cache_write_tokens", row.cache_write_tokens);
     o.integer("reasoning_tokens", row.reasoning_tokens);
     o.real("cost_usd", row.cost_usd);
+    for (auto [name, p] : {std::pair{"first_token_p50_ms", 0.5}, std::pair{"first_token_p95_ms", 0.95}}) {
+      if (auto ms = store::firstBytePercentile(row, p)) o.real(name, *ms); else o.null(name);
+    }
   }
   out += "],\"truncated\":";
   out += report.truncated ? "true" : "false";

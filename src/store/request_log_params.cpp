@@ -123,9 +123,10 @@ Result<UsageQuery> parseUsageQuery(QueryParams const& params, WallTime now) {
       else if (value == "channel") query.group = UsageGroup::Channel;
       else return invalid(name, "expected gateway_key, model or channel");
     } else if (name == "bucket") {
-      if (value == "hour") query.bucket = UsageBucket::Hour;
+      if (value == "minute") query.bucket = UsageBucket::Minute;
+      else if (value == "hour") query.bucket = UsageBucket::Hour;
       else if (value == "day") query.bucket = UsageBucket::Day;
-      else return invalid(name, "expected hour or day");
+      else return invalid(name, "expected minute, hour or day");
     } else {
       return invalid(name, "unknown");
     }
@@ -138,6 +139,9 @@ Result<UsageQuery> parseUsageQuery(QueryParams const& params, WallTime now) {
   if (query.from_ms > query.to_ms) return invalid("from", "after 'to'");
   if (query.to_ms - query.from_ms > kMaxUsageRange.count() * kDayMs) {
     return invalid("to", "the range is over " + std::to_string(kMaxUsageRange.count()) + " days");
+  }
+  if (query.bucket == UsageBucket::Minute && query.to_ms - query.from_ms > kDayMs) {
+    return invalid("bucket", "minutes cover at most one day: narrow 'from' and 'to'");
   }
   return query;
 }

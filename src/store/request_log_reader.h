@@ -1,6 +1,8 @@
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <iterator>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -44,7 +46,7 @@ struct RequestPage {
 };
 
 enum class UsageGroup : unsigned char { None, GatewayKey, Model, Channel };
-enum class UsageBucket : unsigned char { None, Hour, Day };
+enum class UsageBucket : unsigned char { None, Minute, Hour, Day };
 
 /// Aggregates of finished requests (GET /admin/usage) started in [from_ms, to_ms).
 struct UsageQuery {
@@ -56,6 +58,13 @@ struct UsageQuery {
 
 /// One group × bucket. Outcomes as the SLOs count them (telemetry::clientOutcomeOf); tokens and
 /// cost are the sums of what the data path wrote (rows without usage count 0).
+/// The upper bounds (ms) of the first-byte histogram a usage row keeps: its percentiles are read
+/// off it (exact SQL percentiles would need every row's value, and SQLite has no percentile).
+inline constexpr double kFirstByteBoundsMs[] = {25,   50,   100,  200,   300,   500,   750,
+                                                1000, 1500, 2000, 3000,  5000,  7500,  10000,
+                                                15000, 20000, 30000, 60000, 120000};
+inline constexpr std::size_t kFirstByteBounds = std::size(kFirstByteBoundsMs);
+
 struct UsageRow {
   std::optional<std::string> group;        ///< none without a grouping
   std::optional<std::int64_t> bucket_ms;   ///< the bucket's start (UTC); none without buckets
@@ -70,7 +79,16 @@ struct UsageRow {
   std::int64_t cache_write_tokens = 0;
   std::int64_t reasoning_tokens = 0;
   double cost_usd = 0;
+  /// The answered (2xx) requests' time to the client's first byte — a stream's first token, as
+  /// the gateway commits on the first content: how many have one, and how many of them came
+  /// under each of kFirstByteBoundsMs.
+  std::uint64_t first_byte_samples = 0;
+  std::array<std::uint64_t, kFirstByteBounds> first_byte_under{};
 };
+
+/// The `p` quantile (0 < p < 1) of a row's first-byte times, read off its histogram (linear
+/// within a bin; past the last bound, the last bound); nullopt without samples.
+std::optional<double> firstBytePercentile(UsageRow const& row, double p);
 
 struct UsageReport {
   std::vector<UsageRow> rows;  ///< by group, then bucket

@@ -115,6 +115,7 @@ char const* groupColumn(UsageGroup group) {
 
 std::int64_t bucketMillis(UsageBucket bucket) {
   switch (bucket) {
+    case UsageBucket::Minute: return 60'000;
     case UsageBucket::Hour: return 3'600'000;
     case UsageBucket::Day: return 86'400'000;
     case UsageBucket::None: break;
@@ -131,9 +132,11 @@ SqlQuery usageQuery(Placeholders style, UsageQuery const& q) {
   Builder b(style);
   b.sql("SELECT grp, bucket, status, error_kind, last_outcome, answered, COUNT(*), "
         "SUM(input_tokens), SUM(output_tokens), SUM(cache_read_tokens), SUM(cache_write_tokens), "
-        "SUM(reasoning_tokens), SUM(cost_usd) FROM (SELECT ")
-      .sql(groupColumn(q.group))
-      .sql(" AS grp, ");
+        "SUM(reasoning_tokens), SUM(cost_usd), COUNT(fb)");
+  for (double bound : kFirstByteBoundsMs) {
+    b.sql(", SUM(CASE WHEN fb < ").sql(std::to_string(static_cast<long>(bound))).sql(" THEN 1 ELSE 0 END)");
+  }
+  b.sql(" FROM (SELECT ").sql(groupColumn(q.group)).sql(" AS grp, ");
   if (std::int64_t const width = bucketMillis(q.bucket); width > 0) {
     b.sql("(r.started_at / ").sql(std::to_string(width)).sql(") * ").sql(std::to_string(width));
   } else {
@@ -150,7 +153,8 @@ SqlQuery usageQuery(Placeholders style, UsageQuery const& q) {
         "COALESCE(r.input_tokens, 0) AS input_tokens, COALESCE(r.output_tokens, 0) AS output_tokens, "
         "COALESCE(r.cache_read_tokens, 0) AS cache_read_tokens, "
         "COALESCE(r.cache_write_tokens, 0) AS cache_write_tokens, "
-        "COALESCE(r.reasoning_tokens, 0) AS reasoning_tokens, COALESCE(r.cost_usd, 0) AS cost_usd "
+        "COALESCE(r.reasoning_tokens, 0) AS reasoning_tokens, COALESCE(r.cost_usd, 0) AS cost_usd, "
+        "CASE WHEN r.status >= 200 AND r.status < 300 THEN r.first_byte_ms END AS fb "
         "FROM requests r WHERE r.state <> 'in_progress' AND r.started_at >= ")
       .param(q.from_ms)
       .sql(" AND r.started_at < ")
@@ -293,6 +297,10 @@ Result<UsageReport> usageRows(RowRunner const& run, Placeholders style, UsageQue
     out.cache_write_tokens += row.integer(10);
     out.reasoning_tokens += row.integer(11);
     out.cost_usd += row.real(12);
+    out.first_byte_samples += static_cast<std::uint64_t>(row.integer(13));
+    for (std::size_t i = 0; i < kFirstByteBounds; ++i) {
+      out.first_byte_under[i] += static_cast<std::uint64_t>(row.integer(14 + static_cast<int>(i)));
+    }
   });
   if (!done.ok()) return done.error();
   UsageReport report;
@@ -302,6 +310,23 @@ Result<UsageReport> usageRows(RowRunner const& run, Placeholders style, UsageQue
     report.rows.push_back(std::move(row));
   }
   return report;
+}
+
+std::optional<double> firstBytePercentile(UsageRow const& row, double p) {
+  if (row.first_byte_samples == 0) return std::nullopt;
+  double const rank = p * static_cast<double>(row.first_byte_samples);
+  double lower = 0;
+  double below = 0;  // samples under `lower`
+  for (std::size_t i = 0; i < kFirstByteBounds; ++i) {
+    double const upper = kFirstByteBoundsMs[i];
+    double const under = static_cast<double>(row.first_byte_under[i]);
+    if (under >= rank && under > below) {
+      return lower + (upper - lower) * (rank - below) / (under - below);
+    }
+    lower = upper;
+    below = under;
+  }
+  return kFirstByteBoundsMs[kFirstByteBounds - 1];
 }
 
 }  // namespace llmux::store

@@ -58,6 +58,7 @@ inline void writeSample(WriteRows const& write) {
   a1.attempts.push_back(attempt("primary", 200, AttemptOutcome::ok()));
   a1.usage = TokenUsage{.input = 100, .output = 10};
   a1.cost_usd = 0.01;
+  a1.first_byte_ms = 120;
   done.push_back(a1);
   RequestRecord a2 = failedOverRecord("a2");
   a2.started_at = WallTime(std::chrono::milliseconds(kT + kHour));
@@ -68,6 +69,7 @@ inline void writeSample(WriteRows const& write) {
   done.push_back(b1);
   RequestRecord b2 = row("b2", kT + kDay, "team-b", "claude", "primary", 502);
   b2.error = "upstream failed";
+  b2.first_byte_ms = 30;  // an error's time is no answer's: left out of the percentiles
   b2.attempts.push_back(attempt("primary", 502, AttemptOutcome::failed("status_502")));
   done.push_back(b2);
   RequestRecord b3 = row("b3", kT + kDay + kHour, "team-b", "gpt-4o", "primary", 499);
@@ -224,6 +226,10 @@ inline void aggregatesUsage(RequestLogReader& reader) {
   EXPECT_EQ(t.cache_write_tokens, 50);
   EXPECT_EQ(t.reasoning_tokens, 40);
   EXPECT_NEAR(t.cost_usd, 0.03, 1e-12);
+  // First bytes of the answered ones: a1 120 ms, a2 450.5 ms (bins 100-200 and 300-500).
+  EXPECT_EQ(t.first_byte_samples, 2u);
+  EXPECT_EQ(firstBytePercentile(t, 0.5), 200.0);
+  EXPECT_NEAR(*firstBytePercentile(t, 0.95), 300 + 200 * 0.9, 1e-9);
 
   auto by_key = usageOf(reader, UsageGroup::GatewayKey, UsageBucket::None);
   ASSERT_EQ(by_key.size(), 2u);
@@ -281,6 +287,19 @@ inline void aggregatesUsage(RequestLogReader& reader) {
   }
   EXPECT_TRUE(backup);
   EXPECT_EQ(by_channel.size(), 6u);  // "" 0:13, backup 23:13, primary 22:13, +1 d, +1 d 1 h, +2 d
+
+  // By minute: a1 alone in its minute, without a first byte in b1's.
+  UsageQuery minutes;
+  minutes.from_ms = kT;
+  minutes.to_ms = kT + kDay;
+  minutes.bucket = UsageBucket::Minute;
+  auto by_minute = reader.usage(minutes);
+  ASSERT_TRUE(by_minute.ok()) << by_minute.error().message;
+  ASSERT_EQ(by_minute->rows.size(), 3u);  // a1, a2, b1
+  EXPECT_EQ(by_minute->rows[0].bucket_ms, kT / 60'000 * 60'000);
+  EXPECT_EQ(by_minute->rows[0].first_byte_samples, 1u);
+  EXPECT_EQ(by_minute->rows[2].first_byte_samples, 0u);
+  EXPECT_FALSE(firstBytePercentile(by_minute->rows[2], 0.5));
 
   // A range with nothing in it has no rows.
   UsageQuery empty;

@@ -138,6 +138,10 @@ TEST(RequestLogParams, UsageTakesItsRangeGroupAndBucket) {
   };
   EXPECT_NE(refused({{"group_by", "user"}}).find("'group_by'"), std::string::npos);
   EXPECT_NE(refused({{"bucket", "week"}}).find("'bucket'"), std::string::npos);
+  EXPECT_EQ(parseUsageQuery({{"bucket", "minute"}}, now)->bucket, UsageBucket::Minute);
+  EXPECT_NE(refused({{"bucket", "minute"}, {"from", "0"}, {"to", std::to_string(2 * kDay)}})
+                .find("at most one day"),
+            std::string::npos);
   EXPECT_NE(refused({{"limit", "5"}}).find("'limit': unknown"), std::string::npos);
   // 400 days is the widest range; one millisecond more is refused.
   std::string const from = std::to_string(kT - 400 * kDay);
