@@ -15,9 +15,11 @@ constexpr std::array<std::string_view, 7> kSecretMembers = {
 
 bool namesVariable(std::string_view value) { return value.find("${") != std::string_view::npos; }
 
-void maskSettings(YAML::Node node) {
+/// `urls_are_secret`: a webhook's URL is its credential (Slack's and most chat services' carry
+/// the token in the path).
+void maskSettings(YAML::Node node, bool urls_are_secret) {
   if (node.IsSequence()) {
-    for (YAML::Node item : node) maskSettings(item);
+    for (YAML::Node item : node) maskSettings(item, urls_are_secret);
     return;
   }
   if (!node.IsMap()) return;
@@ -29,14 +31,14 @@ void maskSettings(YAML::Node node) {
       if (namesVariable(text)) continue;
       bool secret = false;
       for (auto s : kSecretMembers) secret = secret || name == s;
-      if (secret) {
+      if (secret || (urls_are_secret && name == "url")) {
         value = std::string(kMasked);
       } else {
         std::string masked = withoutUrlPassword(text);
         if (masked != text) value = masked;
       }
     } else {
-      maskSettings(value);
+      maskSettings(value, urls_are_secret);
     }
   }
 }
@@ -66,7 +68,7 @@ YAML::Node maskedTree(YAML::Node const& tree) {
       for (auto s : kSecretMembers) secret = secret || section == s;
       if (secret && !namesVariable(value.Scalar())) value = std::string(kMasked);
     } else {
-      maskSettings(value);
+      maskSettings(value, section == "alerts");
     }
   }
   return out;

@@ -14,7 +14,8 @@ namespace llmux::config {
 /// `tree` (a whole configuration, objects laid over) with its secrets masked:
 /// - the objects' secrets as the admin API masks them (withoutSecrets);
 /// - elsewhere, the values of `token`, `admin_token`, `metrics_token`, `password`, `secret`,
-///   `api_key` and `key` members, and the password of any URL's `user:password@`.
+///   `api_key` and `key` members, the password of any URL's `user:password@`, and the alert
+///   webhooks' URLs (their path is their credential).
 /// A value that only names an environment variable (`${VAR}`, a `*_env` member) is no secret
 /// and is kept.
 YAML::Node maskedTree(YAML::Node const& tree);

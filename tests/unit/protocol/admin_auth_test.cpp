@@ -1,4 +1,5 @@
 #include "protocol/admin_auth.h"
+#include "protocol/cookies.h"
 
 #include <gtest/gtest.h>
 
@@ -57,6 +58,30 @@ TEST(AdminAuth, SeveralTokensSayWhichOneWasPresented) {
   EXPECT_EQ(checkAdminTokens({}, tokens).verdict, AdminAuth::Missing);
   EXPECT_EQ(checkAdminTokens(headers({{"x-admin-token", "adm-ops"}}), {}).verdict,
             AdminAuth::Disabled);
+}
+
+TEST(AdminAuth, ATokenSentInABodyIsMatchedTheSameWay) {
+  std::vector<std::string_view> const tokens{"adm-first", "adm-viewer"};
+  auto viewer = matchToken("adm-viewer", tokens);
+  EXPECT_EQ(viewer.verdict, AdminAuth::Ok);
+  EXPECT_EQ(viewer.index, 1u);
+  EXPECT_EQ(matchToken("adm-viewe", tokens).verdict, AdminAuth::Wrong);
+  EXPECT_EQ(matchToken("", tokens).verdict, AdminAuth::Missing);
+  EXPECT_EQ(matchToken("adm-first", {}).verdict, AdminAuth::Disabled);
+}
+
+TEST(Cookies, FindsOneCookieAmongSeveralHeadersAndPairs) {
+  auto cookies = headers({{"Cookie", "theme=dark; llmux_console=abc123 ;other=1"},
+                          {"cookie", "llmux_console=second"}});
+  EXPECT_EQ(cookieValue(cookies, "llmux_console"), "abc123");  // the first one wins
+  EXPECT_EQ(cookieValue(cookies, "theme"), "dark");
+  EXPECT_EQ(cookieValue(cookies, "other"), "1");
+  EXPECT_FALSE(cookieValue(cookies, "LLMUX_CONSOLE"));  // names are case-sensitive
+  EXPECT_FALSE(cookieValue(cookies, "llmux"));          // no prefix match
+  EXPECT_EQ(cookieValue(headers({{"Cookie", "a=\"quoted\""}}), "a"), "quoted");
+  EXPECT_EQ(cookieValue(headers({{"Cookie", "a="}}), "a"), "");
+  EXPECT_FALSE(cookieValue(headers({{"Cookie", "novalue; ; ="}}), "novalue"));
+  EXPECT_FALSE(cookieValue({}, "a"));
 }
 
 }  // namespace

@@ -155,7 +155,7 @@ TEST(Routes, AdminRoutes) {
   EXPECT_EQ(routeLabel(matchRoute("GET", "/admin/freezes").route), "/admin/freezes");
   EXPECT_EQ(routeLabel(matchRoute("POST", "/admin/route-preview").route), "/admin/route-preview");
   EXPECT_EQ(routeMethod(RouteKind::AdminFreeze), "DELETE");
-  EXPECT_EQ(routeMethod(RouteKind::AdminFreezes), "GET");
+  EXPECT_EQ(routeMethod(RouteKind::AdminFreezes), "GET, POST");  // list, and an operator's freeze
   EXPECT_EQ(routeMethod(RouteKind::AdminRoutePreview), "POST");
   EXPECT_TRUE(isAdminRoute(RouteKind::AdminFreezes));
   EXPECT_TRUE(isAdminRoute(RouteKind::AdminFreeze));
@@ -247,6 +247,51 @@ TEST(Routes, RacingAdminRoutes) {
                     RouteKind::AdminLatencyPenalties, RouteKind::AdminLatencyPenalty}) {
     EXPECT_TRUE(isAdminRoute(kind));
   }
+}
+
+TEST(Routes, ConsoleAndLiveStateRoutes) {
+  struct Case {
+    char const* method;
+    char const* path;
+    RouteKind kind;
+    char const* label;
+  };
+  Case const cases[] = {
+      {"GET", "/admin/freezes", RouteKind::AdminFreezes, "/admin/freezes"},
+      {"POST", "/admin/freezes", RouteKind::AdminFreezeCreate, "/admin/freezes"},
+      {"GET", "/admin/pauses", RouteKind::AdminPauses, "/admin/pauses"},
+      {"GET", "/admin/limits", RouteKind::AdminLimits, "/admin/limits"},
+      // "live" is no request id: the tail has a path of its own.
+      {"GET", "/admin/requests/live", RouteKind::AdminRequestsLive, "/admin/requests/live"},
+      {"GET", "/admin/config/export", RouteKind::AdminConfigExport, "/admin/config/export"},
+      {"POST", "/admin/config/import", RouteKind::AdminConfigImport, "/admin/config/import"},
+      {"GET", "/admin/openapi.json", RouteKind::AdminOpenApi, "/admin/openapi.json"},
+      {"GET", "/console", RouteKind::ConsolePage, "/console/{file}"},
+      {"GET", "/console/", RouteKind::ConsolePage, "/console/{file}"},
+      {"GET", "/console/pages/overview.js", RouteKind::ConsolePage, "/console/{file}"},
+      {"POST", "/console/session", RouteKind::ConsoleSession, "/console/session"},
+      {"DELETE", "/console/session", RouteKind::ConsoleSession, "/console/session"},
+  };
+  for (auto const& c : cases) {
+    auto lookup = matchRoute(c.method, c.path);
+    ASSERT_EQ(lookup.match, RouteMatch::Found) << c.method << " " << c.path;
+    EXPECT_EQ(lookup.route.kind, c.kind) << c.path;
+    EXPECT_EQ(routeLabel(lookup.route), c.label) << c.path;
+    bool const console = std::string_view(c.path).starts_with("/console");
+    EXPECT_EQ(isConsoleRoute(c.kind), console) << c.path;
+    EXPECT_EQ(isAdminRoute(c.kind), !console) << c.path;
+  }
+  EXPECT_EQ(matchRoute("GET", "/console/pages/overview.js").route.admin_id, "pages/overview.js");
+  EXPECT_EQ(matchRoute("GET", "/console/").route.admin_id, "");
+  EXPECT_EQ(matchRoute("GET", "/consoles").match, RouteMatch::NotFound);
+  EXPECT_EQ(matchRoute("POST", "/console/app.js").match, RouteMatch::MethodNotAllowed);
+  EXPECT_EQ(matchRoute("PUT", "/console/session").match, RouteMatch::MethodNotAllowed);
+  EXPECT_EQ(routeMethod(RouteKind::ConsoleSession), "GET, POST, DELETE");
+  auto del = matchRoute("DELETE", "/admin/freezes");
+  EXPECT_EQ(del.match, RouteMatch::MethodNotAllowed);
+  EXPECT_EQ(routeMethod(del.route.kind), "GET, POST");
+  EXPECT_EQ(matchRoute("GET", "/admin/config/import").match, RouteMatch::MethodNotAllowed);
+  EXPECT_EQ(matchRoute("POST", "/admin/requests/live").match, RouteMatch::MethodNotAllowed);
 }
 
 TEST(Routes, GeminiCountTokens) {

@@ -67,11 +67,17 @@ struct Exchange {
 class AdminHandlerTest : public ::testing::Test {
  protected:
   Exchange call(std::string method, std::string path, std::string token, std::string body = {}) {
+    HeaderList headers;
+    if (!token.empty()) headers.add("Authorization", "Bearer " + token);
+    return callWith(std::move(method), std::move(path), std::move(headers), std::move(body));
+  }
+
+  Exchange callWith(std::string method, std::string path, HeaderList headers, std::string body = {}) {
     http::ServerRequest request;
     request.method = method;
     request.target = path;
     request.body = std::move(body);
-    if (!token.empty()) request.headers.add("Authorization", "Bearer " + token);
+    request.headers = std::move(headers);
     RecordingWriter writer;
     RequestContext ctx{request, writer};
     ctx.catalog = catalog;
