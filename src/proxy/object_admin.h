@@ -11,7 +11,9 @@
 //   GET    /admin/audit?before=&limit= → 200 {"audit":[...], "next_before"}
 // A view is {"name","version","source":"file"|"api","object":{...}} with secrets as "***".
 // A configuration that would be invalid answers 400 with {"error":{...,"issues":[{"path",
-// "message"}]}}, paths relative to the object where they are inside it.
+// "message"}]}}, paths of the whole configuration ("channels[2].protocol").
+//   GET    /admin/config/export        → 200 the whole configuration as YAML, secrets "***"
+//   POST   /admin/config/import        → 200 {"dry_run","changes","ignored"} (ManagedConfig::importYaml)
 #include <string_view>
 
 #include "net/task.h"
@@ -21,7 +23,7 @@ namespace llmux::proxy {
 
 class ManagedConfig;
 
-/// Serves an AdminObjects, AdminObject or AdminAudit route. `managed` nullptr: the objects are
+/// Serves an AdminObjects, AdminObject, AdminAudit, AdminConfigExport or AdminConfigImport route. `managed` nullptr: the objects are
 /// not manageable here (the embedded default), 404. `actor` names the admin token in the audit.
 net::Task<void> serveObjectRoute(RequestContext& ctx, ManagedConfig* managed,
                                  std::string_view actor);
