@@ -197,15 +197,14 @@ int runServe(std::string const& config_path) {
                          "until they are read",
                          loaded.error().message);
     } else if (!loaded->empty()) {
-      auto merged = config::parseSettingsTree(config::layOver(file_tree, *loaded), env);
-      if (merged.ok()) {
-        settings = merged.settings;
-        objects = std::move(*loaded);
-      } else {
-        telemetry::logError("admin API objects: with them the configuration is invalid, serving "
-                            "the file alone:\n{}",
-                            config::formatIssues(merged.issues));
+      auto fitting = config::fittingObjects(file_tree, std::move(*loaded), env);
+      for (auto const& object : fitting.left_out) {
+        telemetry::logError("admin API objects: {} \"{}\" (version {}) does not fit the file; left "
+                            "out until a start where it does",
+                            config::objectKindName(object.kind), object.name, object.version);
       }
+      if (fitting.parsed.ok()) settings = fitting.parsed.settings;
+      objects = std::move(fitting.kept);
     }
   }
 

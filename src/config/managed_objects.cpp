@@ -440,4 +440,33 @@ Result<std::string> prepareBody(ObjectKind kind, std::string_view name, std::str
   return json::serialize(*value);
 }
 
+FittingObjects fittingObjects(YAML::Node const& file, std::vector<ManagedObject> objects,
+                              EnvLookup const& env) {
+  FittingObjects out;
+  out.parsed = parseSettingsTree(layOver(file, objects), env);
+  if (out.parsed.ok()) {
+    out.kept = std::move(objects);
+    return out;
+  }
+  out.parsed = parseSettingsTree(file, env);
+  for (bool progress = true; progress && !objects.empty();) {
+    progress = false;
+    for (auto it = objects.begin(); it != objects.end();) {
+      std::vector<ManagedObject> trial = out.kept;
+      trial.push_back(*it);
+      auto parsed = parseSettingsTree(layOver(file, trial), env);
+      if (parsed.ok()) {
+        out.kept = std::move(trial);
+        out.parsed = std::move(parsed);
+        it = objects.erase(it);
+        progress = true;
+      } else {
+        ++it;
+      }
+    }
+  }
+  out.left_out = std::move(objects);
+  return out;
+}
+
 }  // namespace llmux::config

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/loader.h"
 #include "config/managed_object.h"
 #include "core/result.h"
 
@@ -51,5 +52,17 @@ std::string withoutSecrets(ObjectKind kind, std::string const& json);
 /// Errors (InvalidRequest) name the member at fault.
 Result<std::string> prepareBody(ObjectKind kind, std::string_view name, std::string_view incoming,
                                 std::optional<std::string> const& current);
+
+/// The objects that fit the file: the ones with which the whole configuration is valid. Objects
+/// are taken one at a time, each kept when the configuration with it and those kept before is
+/// valid, in passes until no more fits (an object may need one kept after it). `left_out` gets
+/// the others, for the log; they stay in the store and come back at a start where they fit.
+struct FittingObjects {
+  std::vector<ManagedObject> kept;
+  std::vector<ManagedObject> left_out;
+  LoadOutcome parsed;  ///< the configuration with `kept` (valid when the file alone is)
+};
+FittingObjects fittingObjects(YAML::Node const& file, std::vector<ManagedObject> objects,
+                              EnvLookup const& env);
 
 }  // namespace llmux::config

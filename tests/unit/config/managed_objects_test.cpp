@@ -188,3 +188,34 @@ TEST(ManagedObjects, ABodyIsRefusedNamingWhatIsWrong) {
 
 }  // namespace
 }  // namespace llmux::config
+
+namespace llmux::config {
+namespace {
+
+TEST(ManagedObjects, AtStartOnlyTheObjectsThatFitTheFileAreTaken) {
+  std::vector<ManagedObject> objects{
+      // Needs the proxy stored after it: taken on a second pass.
+      {ObjectKind::Channel, "via-proxy", 1,
+       R"({"name":"via-proxy","protocol":"openai-chat","base_url":"https://v.example","keys":["sk-v"],"models":["m-v"],"proxy":"exit"})"},
+      {ObjectKind::Channel, "broken", 2,
+       R"({"name":"broken","protocol":"carrier-pigeon","base_url":"https://b.example","keys":["sk-b"],"models":["m-b"]})"},
+      {ObjectKind::Proxy, "exit", 1, R"({"name":"exit","mode":"network","url":"http://127.0.0.1:3128"})"},
+  };
+  auto fitting = fittingObjects(fileTree(), objects, fakeEnv({{"B_KEY", "sk-backup"}}));
+  ASSERT_TRUE(fitting.parsed.ok()) << formatIssues(fitting.parsed.issues);
+  ASSERT_EQ(fitting.kept.size(), 2u);
+  ASSERT_EQ(fitting.left_out.size(), 1u);
+  EXPECT_EQ(fitting.left_out[0].name, "broken");
+  std::vector<std::string> names;
+  for (auto const& c : fitting.parsed.settings->channels) names.push_back(c.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"relay", "backup", "via-proxy"}));
+
+  // All of them fitting: taken as they are, in one parse.
+  objects.erase(objects.begin() + 1);
+  auto all = fittingObjects(fileTree(), objects, fakeEnv({{"B_KEY", "sk-backup"}}));
+  EXPECT_EQ(all.kept.size(), 2u);
+  EXPECT_TRUE(all.left_out.empty());
+}
+
+}  // namespace
+}  // namespace llmux::config
