@@ -407,7 +407,7 @@ Task<void> AdminHandler::serveLimits(RequestContext& ctx) {
     co_return;
   }
   co_await sendAdminJson(ctx, 200, limitsJson(ctx.catalog->settings(), *limits, limits->usesRedis(),
-                                              clock_.wallNow()));
+                                              clock_.wallNow(), clock_.now()));
 }
 
 Task<void> AdminHandler::serveLive(RequestContext& ctx) {

@@ -10,15 +10,21 @@ routing::AttemptSignal breakerSignal(routing::Outcome outcome) {
   return AttemptSignal::Ignored;
 }
 
+std::string keyBucketId(config::ChannelKey const& key) { return "key:" + key.id; }
+
+std::string modelBucketId(std::string_view channel, std::string_view upstream_model) {
+  return "model:" + std::string(channel) + "/" + std::string(upstream_model);
+}
+
 std::vector<shared_state::OwnedBucketDemand> bucketDemandsFor(config::Channel const& channel,
                                                               config::ChannelKey const& key,
                                                               std::string_view upstream_model) {
   std::vector<shared_state::OwnedBucketDemand> demands;
   routing::BucketLimits key_limits{key.limits.rpm.value_or(0), key.limits.tpm.value_or(0)};
-  if (key_limits.any()) demands.push_back({"key:" + key.id, key_limits});
+  if (key_limits.any()) demands.push_back({keyBucketId(key), key_limits});
   if (auto it = channel.model_limits.find(std::string(upstream_model));
       it != channel.model_limits.end() && it->second.any()) {
-    demands.push_back({"model:" + channel.name + "/" + std::string(upstream_model), it->second});
+    demands.push_back({modelBucketId(channel.name, upstream_model), it->second});
   }
   return demands;
 }

@@ -21,6 +21,10 @@ namespace llmux::proxy {
 /// counts (outcome.h's `trips_breaker`), everything else is ignored.
 routing::AttemptSignal breakerSignal(routing::Outcome outcome);
 
+/// The ids of an upstream bucket pair: a key's (`limits:`) and a channel model's (`model_limits:`).
+std::string keyBucketId(config::ChannelKey const& key);
+std::string modelBucketId(std::string_view channel, std::string_view upstream_model);
+
 /// The buckets one attempt takes: its key's (`rpm`/`tpm` of the key) and its upstream model's
 /// on the channel (`model_limits`). Empty when neither is limited.
 std::vector<shared_state::OwnedBucketDemand> bucketDemandsFor(config::Channel const& channel,

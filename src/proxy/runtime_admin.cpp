@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 #include <chrono>
 
+#include "proxy/attempt_gates.h"
 #include "shared_state/shared_limits.h"
 
 namespace llmux::proxy {
@@ -43,7 +44,7 @@ std::string pausesJson(std::vector<routing::PauseView> const& pauses, config::Se
 }
 
 std::string limitsJson(config::Settings const& settings, shared_state::SharedLimits const& limits,
-                       bool shared, WallTime now) {
+                       bool shared, WallTime now, MonoTime mono) {
   json::array keys;
   for (auto const& key : settings.gateway_keys) {
     config::ClientLimits const& l = key.limits;
@@ -69,7 +70,41 @@ std::string limitsJson(config::Settings const& settings, shared_state::SharedLim
     }
     keys.push_back(std::move(entry));
   }
-  return json::serialize(json::object{{"shared", shared}, {"gateway_keys", std::move(keys)}});
+  // The upstream token buckets: a key's `limits:` and a channel's `model_limits:`, with the levels
+  // this process holds (full until first used; with Redis the levels are there: null).
+  json::array buckets;
+  auto bucket = [&](config::Channel const& channel, config::ChannelKey const* key,
+                    std::string const& model, routing::BucketLimits const& cap, std::string const& id) {
+    json::object entry{{"channel", channel.name},
+                       {"key", key ? json::value(key->label) : json::value(nullptr)},
+                       {"model", model.empty() ? json::value(nullptr) : json::value(model)},
+                       {"rpm", cap.rpm},
+                       {"tpm", cap.tpm}};
+    json::value rpm_level = nullptr;
+    json::value tpm_level = nullptr;
+    if (!shared) {
+      auto levels = limits.localBucketLevels(id, cap, mono);
+      double const rpm = levels ? levels->first : static_cast<double>(cap.rpm);
+      double const tpm = levels ? levels->second : static_cast<double>(cap.tpm);
+      if (cap.rpm > 0) rpm_level = rpm;
+      if (cap.tpm > 0) tpm_level = tpm;
+    }
+    entry["rpm_level"] = std::move(rpm_level);
+    entry["tpm_level"] = std::move(tpm_level);
+    buckets.push_back(std::move(entry));
+  };
+  for (auto const& channel : settings.channels) {
+    for (auto const& key : channel.keys) {
+      routing::BucketLimits cap{key.limits.rpm.value_or(0), key.limits.tpm.value_or(0)};
+      if (cap.any()) bucket(channel, &key, "", cap, keyBucketId(key));
+    }
+    for (auto const& [model, cap] : channel.model_limits) {
+      if (cap.any()) bucket(channel, nullptr, model, cap, modelBucketId(channel.name, model));
+    }
+  }
+  return json::serialize(json::object{{"shared", shared},
+                                      {"gateway_keys", std::move(keys)},
+                                      {"buckets", std::move(buckets)}});
 }
 
 Result<ManualFreeze> parseManualFreeze(std::string_view body, config::Settings const& settings) {

@@ -31,12 +31,16 @@ KeyName keyNameOf(config::Settings const& settings, std::string_view key_id);
 /// `{"pauses":[{"channel","key","model"|null,"reason","remaining_s"}]}`.
 std::string pausesJson(std::vector<routing::PauseView> const& pauses, config::Settings const& settings);
 
-/// `{"shared":bool,"gateway_keys":[{"name","limits":{...},"in_flight","spending":{...}|null}]}`:
-/// every gateway key with its `limits:` (0 = none) and, from this process's windows, what it
-/// spends of its budgets today and this month (UTC). With Redis (`shared`) the windows live
-/// there: `in_flight` and `spending` are null, and the request log's usage is the figure to read.
+/// `{"shared":bool,"gateway_keys":[{"name","limits":{...},"in_flight","spending":{...}|null}],
+/// "buckets":[{"channel","key"|null,"model"|null,"rpm","tpm","rpm_level","tpm_level"}]}`: every
+/// gateway key with its `limits:` (0 = none) and, from this process's windows, what it spends of
+/// its budgets today and this month (UTC); every upstream bucket pair (a key's `limits:`, a
+/// channel's `model_limits:`) with its levels now (a pair never used is full; an unlimited
+/// dimension's level is null). With Redis (`shared`) the windows and buckets live there:
+/// `in_flight`, `spending` and the levels are null, and the request log's usage is the figure
+/// to read.
 std::string limitsJson(config::Settings const& settings, shared_state::SharedLimits const& limits,
-                       bool shared, WallTime now);
+                       bool shared, WallTime now, MonoTime mono);
 
 /// An operator's freeze: what POST /admin/freezes asks for.
 struct ManualFreeze {

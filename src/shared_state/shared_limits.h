@@ -138,6 +138,13 @@ class SharedLimits {
     return local_windows_.spending(key, wall);
   }
 
+  /// The RPM and TPM levels of upstream bucket pair `id` in this process's own table (without
+  /// Redis), refilled to `now`; nullopt for a pair never used (it is full).
+  std::optional<std::pair<double, double>> localBucketLevels(std::string_view id,
+                                                             routing::BucketLimits const& limits,
+                                                             MonoTime now) const {
+    return local_buckets_.levels(id, limits, now);
+  }
   /// Requests of gateway key `key` in flight in this process's own windows (without Redis).
   std::int64_t localInFlight(std::string_view key) const { return local_windows_.inFlight(key); }
 

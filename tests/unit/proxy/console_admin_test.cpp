@@ -6,6 +6,7 @@
 
 #include "admin_fixture.h"
 #include "proxy/admin_identity.h"
+#include "proxy/attempt_gates.h"
 #include "proxy/console_handler.h"
 #include "proxy/console_sessions.h"
 #include "proxy/request_tail.h"
@@ -144,7 +145,9 @@ class LiveStateTest : public AdminHandlerTest {
     key.label = "oa#0";
     key.id = "oa/0123456789ab";
     key.secret = "sk-never-shown";
+    key.limits.rpm = 10;
     channel.keys.push_back(key);
+    channel.model_limits["gpt-4o"] = routing::BucketLimits{0, 1000};
     settings.channels.push_back(channel);
     config::GatewayKey gateway_key;
     gateway_key.name = "team-a";
@@ -230,6 +233,9 @@ TEST_F(LiveStateTest, LimitsShowWhatEachGatewayKeySpends) {
     auto done = co_await limits.admitClient("team-a", l, 100);
     co_await limits.finishClient("team-a", l, done, 100, 80, 0.25);
     co_await limits.admitClient("team-a", l, 10);
+    // An attempt on oa#0 for gpt-4o took 1 request and 400 tokens from its buckets.
+    config::Channel const& channel = catalog->settings().channels[0];
+    co_await limits.tryBuckets(bucketDemandsFor(channel, channel.keys[0], "gpt-4o"), 400);
   }, boost::asio::detached);
   io.run();
   auto answer = call("GET", "/admin/limits", "adm");
@@ -243,6 +249,20 @@ TEST_F(LiveStateTest, LimitsShowWhatEachGatewayKeySpends) {
   EXPECT_EQ(key.at("in_flight").as_int64(), 1);
   EXPECT_DOUBLE_EQ(key.at("spending").at("cost_today").as_double(), 0.25);
   EXPECT_EQ(answer.body.find("gw-secret"), std::string::npos);
+  auto const& buckets = doc.at("buckets").as_array();
+  ASSERT_EQ(buckets.size(), 2u);
+  auto const& of_key = buckets[0].as_object();
+  EXPECT_EQ(of_key.at("channel").as_string(), "oa");
+  EXPECT_EQ(of_key.at("key").as_string(), "oa#0");
+  EXPECT_TRUE(of_key.at("model").is_null());
+  EXPECT_EQ(of_key.at("rpm").as_int64(), 10);
+  EXPECT_DOUBLE_EQ(of_key.at("rpm_level").to_number<double>(), 9.0);
+  EXPECT_TRUE(of_key.at("tpm_level").is_null()) << "no TPM limit on the key";
+  auto const& of_model = buckets[1].as_object();
+  EXPECT_TRUE(of_model.at("key").is_null());
+  EXPECT_EQ(of_model.at("model").as_string(), "gpt-4o");
+  EXPECT_DOUBLE_EQ(of_model.at("tpm_level").to_number<double>(), 600.0);
+  EXPECT_EQ(answer.body.find("sk-never-shown"), std::string::npos);
 }
 
 TEST(RequestTail, KeepsTheNewestInOrderForItsWatchers) {
