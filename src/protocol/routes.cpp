@@ -75,6 +75,26 @@ RouteLookup objectRoute(std::string_view method, std::string_view rest) {
   Route route = simple(RouteKind::AdminObjects, std::nullopt);
   route.admin_section = std::string(section);
   bool allowed = method == "GET" || method == "POST";
+  // A channel's keys one by one: /admin/channels/{name}/keys[/{key}].
+  if (section == "channels" && slash != std::string_view::npos) {
+    std::string_view const rest_of = path.substr(slash + 1);
+    auto keys = rest_of.find("/keys");
+    if (keys != std::string_view::npos && keys > 0 && rest_of.substr(0, keys).find('/') == std::string_view::npos) {
+      std::string_view const after = rest_of.substr(keys + 5);
+      route.admin_id = std::string(rest_of.substr(0, keys));
+      if (after.empty()) {
+        route.kind = RouteKind::AdminChannelKeys;
+        return {method == "POST" ? RouteMatch::Found : RouteMatch::MethodNotAllowed, std::move(route)};
+      }
+      if (after.size() > 1 && after.front() == '/' && after.find('/', 1) == std::string_view::npos) {
+        route.kind = RouteKind::AdminChannelKey;
+        route.admin_key = std::string(after.substr(1));
+        return {method == "PUT" || method == "DELETE" ? RouteMatch::Found : RouteMatch::MethodNotAllowed,
+                std::move(route)};
+      }
+      return RouteLookup{};
+    }
+  }
   if (slash != std::string_view::npos) {
     std::string_view const name = path.substr(slash + 1);
     if (name.empty() || name.find('/') != std::string_view::npos) return RouteLookup{};
@@ -244,7 +264,8 @@ bool isAdminRoute(RouteKind kind) {
          kind == RouteKind::AdminFreezeCreate || kind == RouteKind::AdminPauses ||
          kind == RouteKind::AdminLimits || kind == RouteKind::AdminRequestsLive ||
          kind == RouteKind::AdminConfigExport || kind == RouteKind::AdminConfigImport ||
-         kind == RouteKind::AdminOpenApi;
+         kind == RouteKind::AdminOpenApi || kind == RouteKind::AdminChannelKeys ||
+         kind == RouteKind::AdminChannelKey;
 }
 
 bool isConsoleRoute(RouteKind kind) {
@@ -305,6 +326,7 @@ std::string_view routeMethod(RouteKind kind) {
     case RouteKind::AdminInspectionRun:
     case RouteKind::AdminProbeRun:
     case RouteKind::AdminConfigImport:
+    case RouteKind::AdminChannelKeys:
     case RouteKind::ImageGenerations:
     case RouteKind::ImageEdits:
     case RouteKind::Embeddings:
@@ -328,6 +350,8 @@ std::string_view routeMethod(RouteKind kind) {
       return "GET, POST";
     case RouteKind::ConsoleSession:
       return "GET, POST, DELETE";
+    case RouteKind::AdminChannelKey:
+      return "PUT, DELETE";
     case RouteKind::AdminPauses:
     case RouteKind::AdminLimits:
     case RouteKind::AdminRequestsLive:
@@ -434,6 +458,10 @@ std::string_view routeLabel(Route const& route) {
       return "/admin/config/import";
     case RouteKind::AdminOpenApi:
       return "/admin/openapi.json";
+    case RouteKind::AdminChannelKeys:
+      return "/admin/channels/{name}/keys";
+    case RouteKind::AdminChannelKey:
+      return "/admin/channels/{name}/keys/{key}";
     case RouteKind::ConsolePage:
       return "/console/{file}";
     case RouteKind::ConsoleSession:

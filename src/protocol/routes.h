@@ -59,9 +59,12 @@ enum class RouteKind {
   AdminConfigExport,   ///< GET /admin/config/export: the configuration in force as one YAML
   AdminConfigImport,   ///< POST /admin/config/import: a YAML whose objects replace the managed ones
   AdminOpenApi,        ///< GET /admin/openapi.json: the admin API described in OpenAPI 3.1
+  AdminChannelKeys,    ///< POST /admin/channels/{name}/keys: a key added to a channel
+  AdminChannelKey,     ///< PUT, DELETE /admin/channels/{name}/keys/{key}: one key changed, removed
   // The web console (docs/console.md): served where the admin API is.
   ConsolePage,     ///< GET /console, /console/{file}: the console's files (`admin_id`: the file)
   ConsoleSession,  ///< GET, POST, DELETE /console/session: sign in and out with an admin token
+  // Keep ConsoleSession last: tests walk every kind up to it.
 };
 
 /// Whether the route belongs to the admin API (/admin/*): authorised by the admin token, before
@@ -88,9 +91,11 @@ struct Route {
   bool gemini_stream = false;  ///< GeminiGenerate: the method was streamGenerateContent
   std::string admin_id;        ///< AdminFreeze, AdminLatencyPenalty, AdminRequest(Payloads): the id from the path, as
                                ///< sent; AdminBreaker: "{channel}/{model}" (the model may hold '/');
-                               ///< AdminObject: the object's name, percent-encoded as sent
+                               ///< AdminObject, AdminChannelKey(s): the object's (channel's)
+                               ///< name, percent-encoded as sent
   std::string video_id;        ///< VideoRetrieve, VideoContent: the job id (1-128 of [A-Za-z0-9_-])
   std::string admin_section;   ///< AdminObjects, AdminObject: "channels", "gateway_keys", ...
+  std::string admin_key;       ///< AdminChannelKey: the key's name, position or label, as sent
 };
 
 /// Outcome of a lookup.

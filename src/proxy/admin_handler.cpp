@@ -255,6 +255,8 @@ Task<void> AdminHandler::serve(RequestContext& ctx) {
     case RouteKind::AdminAudit:
     case RouteKind::AdminConfigExport:
     case RouteKind::AdminConfigImport:
+    case RouteKind::AdminChannelKeys:
+    case RouteKind::AdminChannelKey:
       co_await serveObjectRoute(ctx, managed, caller.name);
       co_return;
     case RouteKind::AdminFreezeCreate:

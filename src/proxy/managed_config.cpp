@@ -109,7 +109,17 @@ ChangeOutcome ManagedConfig::change(ObjectChange const& change) {
 
   ManagedObject next{change.kind, change.name, stored_version + 1, std::nullopt};
   if (change.action != ObjectChange::Action::Delete) {
-    auto body = config::prepareBody(change.kind, change.name, change.body, current);
+    std::string incoming = change.body;
+    if (change.edit) {
+      auto edited = change.edit(current.value_or("{}"));
+      if (!edited.ok()) {
+        outcome.status = edited.error().kind == ErrorKind::NotFound ? Status::NotFound : Status::Invalid;
+        outcome.message = edited.error().message;
+        return outcome;
+      }
+      incoming = std::move(*edited);
+    }
+    auto body = config::prepareBody(change.kind, change.name, incoming, current);
     if (!body.ok()) {
       outcome.status = Status::Invalid;
       outcome.message = body.error().message;
@@ -142,6 +152,7 @@ ChangeOutcome ManagedConfig::change(ObjectChange const& change) {
   audit.action = change.action == ObjectChange::Action::Create   ? "create"
                  : change.action == ObjectChange::Action::Update ? "update"
                                                                  : "delete";
+  if (!change.audit_action.empty()) audit.action = change.audit_action;
   audit.kind = next.kind;
   audit.name = next.name;
   audit.version = next.version;

@@ -40,9 +40,16 @@ struct ObjectChange {
   config::ObjectKind kind = config::ObjectKind::Channel;
   std::string name;
   std::string body;  ///< Create, Update: the entry's JSON
+  /// Update: instead of `body`, the entry made from the current one, secrets included (one key
+  /// of a channel changed on its own: config/channel_keys.h). An error is the change's answer
+  /// (NotFound, InvalidRequest).
+  std::function<Result<std::string>(std::string const& current)> edit;
   /// Update, Delete: the version the caller read (ObjectView::version); nullopt for Create.
   std::optional<std::int64_t> expected_version;
   std::string actor;     ///< the admin token's name, for the audit log
+  /// The audit entry's action when not the plain create / update / delete ("key-update second"):
+  /// a rotated secret changes nothing the masked before and after show.
+  std::string audit_action;
   bool dry_run = false;  ///< validate only: nothing kept, nothing applied
 };
 

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 
+#include "config/channel_keys.h"
 #include "config/managed_objects.h"
 #include "core/ids.h"
 #include "http/response_writer.h"
@@ -274,7 +275,36 @@ Task<void> serveObjectRoute(RequestContext& ctx, ManagedConfig* managed, std::st
   change.actor = std::string(actor);
   change.dry_run = dry_run;
   std::optional<std::string> generated;
-  if (ctx.route.kind == protocol::RouteKind::AdminObjects) {
+  bool const one_key = ctx.route.kind == protocol::RouteKind::AdminChannelKeys ||
+                       ctx.route.kind == protocol::RouteKind::AdminChannelKey;
+  if (one_key) {
+    auto name = protocol::percentDecode(ctx.route.admin_id);
+    auto which = protocol::percentDecode(ctx.route.admin_key);
+    if (!name || name->empty() || !which) {
+      co_await sendError(ctx, 400, "the path is not valid percent-encoding", "invalid_request_error");
+      co_return;
+    }
+    change.name = std::move(*name);
+    change.expected_version = ifMatchVersion(ctx.request.headers);
+    if (!change.expected_version) {
+      co_await sendError(ctx, 428,
+                         "If-Match with the channel's version (its ETag, from GET) is required",
+                         "precondition_required_error");
+      co_return;
+    }
+    change.action = ObjectChange::Action::Update;
+    config::KeyEdit const edit = ctx.route.kind == protocol::RouteKind::AdminChannelKeys ? config::KeyEdit::Add
+                                 : method == "PUT" ? config::KeyEdit::Update
+                                                   : config::KeyEdit::Remove;
+    change.audit_action = std::string(edit == config::KeyEdit::Add      ? "key-add"
+                                      : edit == config::KeyEdit::Update ? "key-update "
+                                                                        : "key-remove ") +
+                          *which;
+    change.edit = [edit, channel = change.name, which = *which,
+                   body = ctx.request.body](std::string const& current) {
+      return config::editChannelKey(current, channel, edit, which, body);
+    };
+  } else if (ctx.route.kind == protocol::RouteKind::AdminObjects) {
     if (method == "GET") {
       std::vector<ObjectView> views = managed->list(*kind);
       json::array items;
@@ -365,7 +395,9 @@ Task<void> serveObjectRoute(RequestContext& ctx, ManagedConfig* managed, std::st
     }
     co_return;
   }
-  int const status = change.action == ObjectChange::Action::Create && !dry_run ? 201 : 200;
+  bool const created = change.action == ObjectChange::Action::Create ||
+                       ctx.route.kind == protocol::RouteKind::AdminChannelKeys;
+  int const status = created && !dry_run ? 201 : 200;
   co_await sendView(ctx, status, *outcome.object, std::move(extra));
 }
 

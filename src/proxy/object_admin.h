@@ -9,6 +9,10 @@
 //                                      when stale); ?dry_run=true
 //   DELETE /admin/{section}/{name}   → 204; If-Match required; ?dry_run=true
 //   GET    /admin/audit?before=&limit= → 200 {"audit":[...], "next_before"}
+//   POST   /admin/channels/{name}/keys        → 201 the channel's view, a key added
+//   PUT    /admin/channels/{name}/keys/{key}  → 200 the channel's view, that key's members changed
+//   DELETE /admin/channels/{name}/keys/{key}  → 200 the channel's view, that key removed
+//            (each with the channel's If-Match; {key}: its name, position or label)
 // A view is {"name","version","source":"file"|"api","object":{...}} with secrets as "***".
 // A configuration that would be invalid answers 400 with {"error":{...,"issues":[{"path",
 // "message"}]}}, paths of the whole configuration ("channels[2].protocol").

@@ -282,6 +282,65 @@ TEST_F(ConsoleApi, AManualFreezeTakesAKeyOutUntilItIsLifted) {
   EXPECT_NE(unknown->body.find("live#7"), std::string::npos);
 }
 
+TEST_F(ConsoleApi, AChannelsKeysAreAddedRotatedDisabledAndRemovedOneByOne) {
+  auto gateway = start();
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  std::uint16_t const port = gateway->port;
+  auto keyCall = [&](std::string method, std::string target, std::string body, std::string version) {
+    ClientCall call = adminCall(std::move(method), std::move(target), std::move(body));
+    if (!version.empty()) call.headers.add("If-Match", "\"" + version + "\"");
+    return callGateway(port, call);
+  };
+  auto versionOf = [](Result<Response> const& answer) {
+    return answer.ok() ? std::to_string(parseObject(answer->body)->at("version").as_int64()) : std::string();
+  };
+
+  // Added: the channel now has two keys, the first keeping its secret.
+  EXPECT_EQ(statusOf(keyCall("POST", "/admin/channels/live/keys", R"({"name":"spare","key":"sk-spare-secret-8"})", "")), 428);
+  auto added = keyCall("POST", "/admin/channels/live/keys", R"({"name":"spare","key":"sk-spare-secret-8"})", "0");
+  ASSERT_EQ(statusOf(added), 201) << added->body;
+  EXPECT_EQ(added->body.find("sk-spare-secret-8"), std::string::npos) << "never read back";
+  auto keys = parseObject(added->body)->at("object").at("keys").as_array();
+  ASSERT_EQ(keys.size(), 2u);
+  std::string version = versionOf(added);
+
+  // The file's key disabled: every request goes to the new one, and answers.
+  auto disabled = keyCall("PUT", "/admin/channels/live/keys/live%230", R"({"enabled":false})", version);
+  ASSERT_EQ(statusOf(disabled), 200) << disabled->body;
+  version = versionOf(disabled);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(statusOf(chat(port, kModel)), 200);
+  auto rows = adminJson(port, "GET", "/admin/channels/live").at("object").at("keys").as_array();
+  EXPECT_FALSE(rows[0].at("enabled").as_bool());
+
+  // Rotated: the spare key's secret replaced, write-only; a stale version is refused.
+  EXPECT_EQ(statusOf(keyCall("PUT", "/admin/channels/live/keys/spare", R"({"key":"sk-spare-secret-9"})", "1")), 409);
+  auto rotated = keyCall("PUT", "/admin/channels/live/keys/spare", R"({"key":"sk-spare-secret-9"})", version);
+  ASSERT_EQ(statusOf(rotated), 200) << rotated->body;
+  EXPECT_EQ(rotated->body.find("sk-spare-secret-9"), std::string::npos);
+  version = versionOf(rotated);
+  EXPECT_EQ(statusOf(chat(port, kModel)), 200);
+  EXPECT_EQ(statusOf(keyCall("PUT", "/admin/channels/live/keys/nope", R"({"enabled":true})", version)), 404);
+
+  // Removed: the file's key goes; the spare one stays and serves.
+  auto removed = keyCall("DELETE", "/admin/channels/live/keys/0", "", version);
+  ASSERT_EQ(statusOf(removed), 200) << removed->body;
+  EXPECT_EQ(parseObject(removed->body)->at("object").at("keys").as_array().size(), 1u);
+  EXPECT_EQ(statusOf(chat(port, kModel)), 200);
+
+  // Each edit audited by what it did to which key; no secret in the audit.
+  auto audit = callGateway(port, adminCall("GET", "/admin/audit"));
+  ASSERT_EQ(statusOf(audit), 200);
+  for (std::string_view secret : {"sk-spare-secret-8", "sk-spare-secret-9", "sk-file-secret-1"}) {
+    EXPECT_EQ(audit->body.find(secret), std::string::npos) << secret;
+  }
+  auto entries = parseObject(audit->body)->at("audit").as_array();
+  ASSERT_EQ(entries.size(), 4u);
+  EXPECT_EQ(entries[0].at("action").as_string(), "key-remove 0");
+  EXPECT_EQ(entries[1].at("action").as_string(), "key-update spare");
+  EXPECT_EQ(entries[2].at("action").as_string(), "key-update live#0");
+  EXPECT_EQ(entries[3].at("action").as_string(), "key-add");
+}
+
 TEST_F(ConsoleApi, TheExportHoldsNoSecretAndAnImportAppliesItsObjectsLive) {
   auto gateway = start();
   ASSERT_TRUE(gateway.ok()) << gateway.error().message;

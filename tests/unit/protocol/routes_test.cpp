@@ -291,6 +291,26 @@ TEST(Routes, ConsoleAndLiveStateRoutes) {
   EXPECT_EQ(del.match, RouteMatch::MethodNotAllowed);
   EXPECT_EQ(routeMethod(del.route.kind), "GET, POST");
   EXPECT_EQ(matchRoute("GET", "/admin/config/import").match, RouteMatch::MethodNotAllowed);
+  // A channel's keys one by one.
+  auto add = matchRoute("POST", "/admin/channels/relay/keys");
+  ASSERT_EQ(add.match, RouteMatch::Found);
+  EXPECT_EQ(add.route.kind, RouteKind::AdminChannelKeys);
+  EXPECT_EQ(add.route.admin_id, "relay");
+  EXPECT_EQ(routeLabel(add.route), "/admin/channels/{name}/keys");
+  auto one = matchRoute("PUT", "/admin/channels/relay/keys/relay%230");
+  ASSERT_EQ(one.match, RouteMatch::Found);
+  EXPECT_EQ(one.route.kind, RouteKind::AdminChannelKey);
+  EXPECT_EQ(one.route.admin_id, "relay");
+  EXPECT_EQ(one.route.admin_key, "relay%230");
+  EXPECT_EQ(routeLabel(one.route), "/admin/channels/{name}/keys/{key}");
+  EXPECT_EQ(matchRoute("DELETE", "/admin/channels/relay/keys/second").match, RouteMatch::Found);
+  EXPECT_EQ(matchRoute("GET", "/admin/channels/relay/keys/second").match, RouteMatch::MethodNotAllowed);
+  EXPECT_EQ(matchRoute("GET", "/admin/channels/relay/keys").match, RouteMatch::MethodNotAllowed);
+  EXPECT_EQ(matchRoute("PUT", "/admin/channels/relay/keys/a/b").match, RouteMatch::NotFound);
+  EXPECT_EQ(matchRoute("PUT", "/admin/channels/relay/keysx").match, RouteMatch::NotFound);
+  EXPECT_EQ(matchRoute("PUT", "/admin/gateway_keys/team/keys/0").match, RouteMatch::NotFound);
+  EXPECT_EQ(matchRoute("GET", "/admin/channels/keys").route.kind, RouteKind::AdminObject)
+      << "a channel may be named keys";
   EXPECT_EQ(matchRoute("POST", "/admin/requests/live").match, RouteMatch::MethodNotAllowed);
 }
 
