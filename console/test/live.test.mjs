@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { mergeRequests, parseEventStream, parseRequestEvent, requestOutcome, statusClass } from '../web/lib/live.js';
+import {
+  isClientRequest, mergeRequests, parseEventStream, parseRequestEvent, requestOutcome, shortId, statusClass,
+} from '../web/lib/live.js';
 
 test('parseEventStream splits events, skips pings and keeps the unfinished rest', () => {
   const text = ': ping\n\nid: 7\nevent: request\ndata: {"id":"a","seq":7}\n\nevent: request\r\ndata: {"id":"b",\r\ndata: "seq":8}\r\n\r\nid: 9\nevent: req';
@@ -41,4 +43,19 @@ test('requestOutcome and statusClass', () => {
   assert.equal(statusClass(429), 'warn');
   assert.equal(statusClass(502), 'bad');
   assert.equal(statusClass(null), 'bad');
+});
+
+test('isClientRequest leaves out the admin API and the console', () => {
+  assert.equal(isClientRequest({ route: '/v1/chat/completions', model: 'gpt-4o', gateway_key: 'a', attempts: [{}] }), true);
+  assert.equal(isClientRequest({ route: '/v1/chat/completions', model: 'gpt-4o', gateway_key: '', attempts: [] }), true);
+  assert.equal(isClientRequest({ route: 'unknown', model: '', gateway_key: '', attempts: [] }), false);
+  assert.equal(isClientRequest({ route: '/admin/usage', model: '', attempts: [] }), false);
+  assert.equal(isClientRequest({ route: '/console/session' }), false);
+  assert.equal(isClientRequest({ route: '/v1/models', model: '', gateway_key: '', attempts: [] }), false);
+});
+
+test('shortId', () => {
+  assert.equal(shortId('9f0c2a7e51d4b3a8ffff'), '9f0c2a7e51d4');
+  assert.equal(shortId('abc'), 'abc');
+  assert.equal(shortId(null), '');
 });

@@ -11,6 +11,7 @@ export function h(tag, attrs = {}, ...children) {
     else if (name.startsWith('on') && typeof value === 'function') {
       element.addEventListener(name.slice(2), value);
     } else if (name === 'class') element.className = value;
+    else if (name === 'value') element.value = value; // a textarea's content, an input's value
     else if (name === 'style' && typeof value === 'object') Object.assign(element.style, value);
     else if (name in element && typeof value !== 'string') element[name] = value;
     else element.setAttribute(name, value === true ? '' : value);

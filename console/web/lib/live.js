@@ -66,3 +66,16 @@ export function statusClass(status) {
   if (status < 500) return 'warn';
   return 'bad';
 }
+
+/** Whether a logged request came from a client (a model route), not from the admin API or the
+ *  console itself: those are logged too, and would drown the tail while the console polls. */
+export function isClientRequest(request) {
+  const route = request.route ?? '';
+  if (route === 'unknown' || route.startsWith('/admin') || route.startsWith('/console')) return false;
+  return Boolean(request.model || request.gateway_key || (request.attempts ?? []).length);
+}
+
+/** A short form of a request id for the list (the full one is in the detail). */
+export function shortId(id) {
+  return typeof id === 'string' && id.length > 12 ? id.slice(0, 12) : String(id ?? '');
+}

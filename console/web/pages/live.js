@@ -4,7 +4,7 @@
 import { get, seg } from '../api.js';
 import { empty, errorBox, h, loading, replace, table } from '../lib/dom.js';
 import { NONE, formatCost, formatMs, formatTime, formatTokens } from '../lib/format.js';
-import { mergeRequests, parseRequestEvent, requestOutcome, statusClass } from '../lib/live.js';
+import { isClientRequest, mergeRequests, parseRequestEvent, requestOutcome, shortId, statusClass } from '../lib/live.js';
 
 const kMaxShown = 200;
 const kPollMs = 5000;
@@ -19,11 +19,15 @@ export function render(root) {
 
   const status = h('p', { class: 'stream-status', role: 'status', testid: 'live-status' }, 'Connecting…');
   const pauseButton = h('button', { type: 'button', class: 'btn', testid: 'live-pause', 'aria-pressed': 'false' }, 'Pause');
+  const showAdmin = h('input', { type: 'checkbox', id: 'live-show-admin', testid: 'live-show-admin' });
   const listBox = h('div', { class: 'live-list', testid: 'live-list' }, loading('Waiting for requests…'));
-  const detail = h('div', { class: 'live-detail', testid: 'live-detail' });
+  const detail = h('div', { class: 'live-detail', testid: 'live-detail', tabindex: '-1' });
+  const split = h('div', { class: 'split' }, listBox, detail);
   replace(root,
-    h('div', { class: 'page-head' }, h('h1', {}, 'Live requests'), h('div', { class: 'controls' }, status, pauseButton)),
-    h('div', { class: 'split' }, listBox, detail));
+    h('div', { class: 'page-head' }, h('h1', {}, 'Live requests'), h('div', { class: 'controls' }, status,
+      h('span', { class: 'check' }, showAdmin, h('label', { for: 'live-show-admin' }, 'Admin API calls')), pauseButton)),
+    split);
+  showAdmin.addEventListener('change', () => renderList());
 
   pauseButton.addEventListener('click', () => {
     paused = !paused;
@@ -38,25 +42,27 @@ export function render(root) {
   }
 
   function renderList() {
-    if (requests.length === 0) {
+    const shown = showAdmin.checked ? requests : requests.filter(isClientRequest);
+    if (shown.length === 0) {
       replace(listBox, empty('No finished requests yet. They appear here as they end.'));
       return;
     }
     replace(listBox, table([
-      { label: 'Time', value: (r) => formatTime(r.started_at) },
-      { label: 'Request', value: (r) => h('button', { type: 'button', class: 'link', testid: 'live-open',
-        'aria-expanded': String(r.id === selectedId), onclick: () => openRequest(r) }, r.id) },
-      { label: 'Key', value: (r) => r.gateway_key ?? NONE },
-      { label: 'Model', value: (r) => r.model ?? NONE },
-      { label: 'Channel', value: (r) => r.channel ?? NONE },
+      { label: 'Time', value: (r) => h('span', { class: 'nowrap', title: formatTime(r.started_at) }, formatTime(r.started_at).slice(11)) },
+      { label: 'Request', value: (r) => h('button', { type: 'button', class: 'link code', testid: 'live-open', title: r.id,
+        'aria-expanded': String(r.id === selectedId), onclick: () => openRequest(r) }, shortId(r.id)) },
+      { label: 'Key', value: (r) => r.gateway_key || NONE },
+      { label: 'Model', value: (r) => r.model || NONE },
+      { label: 'Channel', value: (r) => r.channel || NONE },
       { label: 'Status', value: (r) => h('span', { class: `badge ${statusClass(r.status)}` }, requestOutcome(r)) },
       { label: 'Duration', value: (r) => formatMs(r.total_ms) },
       { label: 'Tokens', value: (r) => formatTokens(r.usage?.total_tokens) },
-    ], requests, { testid: 'live-table', rowTestid: () => 'live-row' }));
+    ], shown, { testid: 'live-table', rowTestid: () => 'live-row' }));
   }
 
   async function openRequest(request) {
     selectedId = request.id;
+    split.classList.add('has-detail');
     renderList();
     const payloads = h('div', { testid: 'live-payloads' }, loading('Loading payloads…'));
     replace(detail,
@@ -80,7 +86,7 @@ export function render(root) {
           { label: 'Tokens', value: (_a, i) => (i === request.attempts.length - 1 ? tokensOf(request.usage) : NONE) },
         ], request.attempts, { testid: 'attempts-table', rowTestid: () => 'attempt-row' }),
       h('h3', {}, 'Payloads'), payloads);
-    detail.focus?.();
+    detail.focus();
     try {
       const answer = await get(`/admin/requests/${seg(request.id)}/payloads`);
       const rows = answer?.data ?? [];
