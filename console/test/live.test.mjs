@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import {
-  isClientRequest, mergeRequests, parseEventStream, parseRequestEvent, requestOutcome, shortId, statusClass,
+  mergeRequests, parseEventStream, parseRequestEvent, requestOutcome, shortId, statusClass,
 } from '../web/lib/live.js';
 
 test('parseEventStream splits events, skips pings and keeps the unfinished rest', () => {
@@ -26,6 +26,7 @@ test('parseRequestEvent accepts request objects only', () => {
 });
 
 test('mergeRequests dedupes by seq, sorts newest first and bounds the list', () => {
+  // Without start times the seq orders them.
   let list = [];
   list = mergeRequests(list, [{ id: 'a', seq: 1 }, { id: 'b', seq: 2 }], 3);
   list = mergeRequests(list, [{ id: 'c', seq: 3 }, { id: 'b', seq: 2, status: 200 }], 3);
@@ -33,6 +34,18 @@ test('mergeRequests dedupes by seq, sorts newest first and bounds the list', () 
   assert.equal(list[1].status, 200);
   list = mergeRequests(list, [{ id: 'd', seq: 4 }], 3);
   assert.deepEqual(list.map((r) => r.id), ['d', 'c', 'b']);
+});
+
+test('mergeRequests keeps live events without a seq apart, ordered by start time', () => {
+  const at = (s) => `2024-05-01T12:00:0${s}.000Z`;
+  let list = mergeRequests([], [{ id: 'old', seq: 5, started_at: at(1) }]);
+  list = mergeRequests(list, [{ id: 'a', seq: 0, started_at: at(3) }]);
+  list = mergeRequests(list, [{ id: 'b', seq: 0, started_at: at(2) }]);
+  assert.deepEqual(list.map((r) => r.id), ['a', 'b', 'old']);
+  // The same request read back from the log (with its seq) replaces the live copy.
+  list = mergeRequests(list, [{ id: 'a', seq: 7, started_at: at(3), status: 200 }]);
+  assert.deepEqual(list.map((r) => r.id), ['a', 'b', 'old']);
+  assert.equal(list[0].status, 200);
 });
 
 test('requestOutcome and statusClass', () => {
@@ -43,15 +56,6 @@ test('requestOutcome and statusClass', () => {
   assert.equal(statusClass(429), 'warn');
   assert.equal(statusClass(502), 'bad');
   assert.equal(statusClass(null), 'bad');
-});
-
-test('isClientRequest leaves out the admin API and the console', () => {
-  assert.equal(isClientRequest({ route: '/v1/chat/completions', model: 'gpt-4o', gateway_key: 'a', attempts: [{}] }), true);
-  assert.equal(isClientRequest({ route: '/v1/chat/completions', model: 'gpt-4o', gateway_key: '', attempts: [] }), true);
-  assert.equal(isClientRequest({ route: 'unknown', model: '', gateway_key: '', attempts: [] }), false);
-  assert.equal(isClientRequest({ route: '/admin/usage', model: '', attempts: [] }), false);
-  assert.equal(isClientRequest({ route: '/console/session' }), false);
-  assert.equal(isClientRequest({ route: '/v1/models', model: '', gateway_key: '', attempts: [] }), false);
 });
 
 test('shortId', () => {

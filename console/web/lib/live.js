@@ -40,15 +40,24 @@ export function parseRequestEvent(data) {
   return value;
 }
 
-/** `list` with `incoming` merged in: one entry per request (a later copy of the same seq, or id
- *  when there is no seq, replaces the earlier), newest (highest seq) first, at most `max`. */
+/** `list` with `incoming` merged in: one entry per request (a later copy replaces the earlier),
+ *  newest first, at most `max`. A request is known by its log `seq` when it has one (> 0), else
+ *  by its id: events of the live tail may carry seq 0. Newest is by start time, then seq. */
 export function mergeRequests(list, incoming, max = 200) {
   const byKey = new Map();
-  const keyOf = (r) => (typeof r.seq === 'number' ? `s${r.seq}` : `i${r.id}`);
+  const keyOf = (r) => (typeof r.seq === 'number' && r.seq > 0 ? `s${r.seq}` : `i${r.id}`);
   for (const request of list) byKey.set(keyOf(request), request);
-  for (const request of incoming) byKey.set(keyOf(request), request);
+  for (const request of incoming) {
+    // A copy with a seq replaces one without (the same request read back from the log).
+    byKey.delete(`i${request.id}`);
+    byKey.set(keyOf(request), request);
+  }
+  const started = (r) => {
+    const t = Date.parse(r.started_at ?? '');
+    return Number.isNaN(t) ? 0 : t;
+  };
   const merged = [...byKey.values()];
-  merged.sort((a, b) => (b.seq ?? 0) - (a.seq ?? 0));
+  merged.sort((a, b) => started(b) - started(a) || (b.seq ?? 0) - (a.seq ?? 0));
   return merged.slice(0, max);
 }
 
@@ -65,14 +74,6 @@ export function statusClass(status) {
   if (status < 400) return 'ok';
   if (status < 500) return 'warn';
   return 'bad';
-}
-
-/** Whether a logged request came from a client (a model route), not from the admin API or the
- *  console itself: those are logged too, and would drown the tail while the console polls. */
-export function isClientRequest(request) {
-  const route = request.route ?? '';
-  if (route === 'unknown' || route.startsWith('/admin') || route.startsWith('/console')) return false;
-  return Boolean(request.model || request.gateway_key || (request.attempts ?? []).length);
 }
 
 /** A short form of a request id for the list (the full one is in the detail). */

@@ -201,7 +201,7 @@ function rotateForm(label, save, onCancel) {
 
 function createForm(onDone, onCancel) {
   const result = h('div', { 'aria-live': 'polite', testid: 'channel-create-result' });
-  const form = h('form', { class: 'panel', testid: 'channel-form' },
+  const form = h('form', { class: 'panel', novalidate: true, testid: 'channel-form' },
     h('h2', {}, 'New channel'),
     h('div', { class: 'grid' },
       field('Name', { name: 'name', required: true, testid: 'channel-name' }),

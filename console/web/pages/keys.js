@@ -100,7 +100,7 @@ function secretOnce(name, key) {
 
 function createForm(onCreated, onCancel) {
   const result = h('div', { 'aria-live': 'polite', testid: 'key-create-result' });
-  const form = h('form', { class: 'panel', testid: 'key-form' },
+  const form = h('form', { class: 'panel', novalidate: true, testid: 'key-form' },
     h('h2', {}, 'New gateway key'),
     h('div', { class: 'grid' },
       field('Name', { name: 'name', required: true, testid: 'key-name' }),

@@ -4,7 +4,7 @@
 import { get, seg } from '../api.js';
 import { empty, errorBox, h, loading, replace, table } from '../lib/dom.js';
 import { NONE, formatCost, formatMs, formatTime, formatTokens } from '../lib/format.js';
-import { isClientRequest, mergeRequests, parseRequestEvent, requestOutcome, shortId, statusClass } from '../lib/live.js';
+import { mergeRequests, parseRequestEvent, requestOutcome, shortId, statusClass } from '../lib/live.js';
 
 const kMaxShown = 200;
 const kPollMs = 5000;
@@ -19,15 +19,12 @@ export function render(root) {
 
   const status = h('p', { class: 'stream-status', role: 'status', testid: 'live-status' }, 'Connecting…');
   const pauseButton = h('button', { type: 'button', class: 'btn', testid: 'live-pause', 'aria-pressed': 'false' }, 'Pause');
-  const showAdmin = h('input', { type: 'checkbox', id: 'live-show-admin', testid: 'live-show-admin' });
   const listBox = h('div', { class: 'live-list', testid: 'live-list' }, loading('Waiting for requests…'));
   const detail = h('div', { class: 'live-detail', testid: 'live-detail', tabindex: '-1' });
   const split = h('div', { class: 'split' }, listBox, detail);
   replace(root,
-    h('div', { class: 'page-head' }, h('h1', {}, 'Live requests'), h('div', { class: 'controls' }, status,
-      h('span', { class: 'check' }, showAdmin, h('label', { for: 'live-show-admin' }, 'Admin API calls')), pauseButton)),
+    h('div', { class: 'page-head' }, h('h1', {}, 'Live requests'), h('div', { class: 'controls' }, status, pauseButton)),
     split);
-  showAdmin.addEventListener('change', () => renderList());
 
   pauseButton.addEventListener('click', () => {
     paused = !paused;
@@ -42,8 +39,7 @@ export function render(root) {
   }
 
   function renderList() {
-    const shown = showAdmin.checked ? requests : requests.filter(isClientRequest);
-    if (shown.length === 0) {
+    if (requests.length === 0) {
       replace(listBox, empty('No finished requests yet. They appear here as they end.'));
       return;
     }
@@ -57,7 +53,7 @@ export function render(root) {
       { label: 'Status', value: (r) => h('span', { class: `badge ${statusClass(r.status)}` }, requestOutcome(r)) },
       { label: 'Duration', value: (r) => formatMs(r.total_ms) },
       { label: 'Tokens', value: (r) => formatTokens(r.usage?.total_tokens) },
-    ], shown, { testid: 'live-table', rowTestid: () => 'live-row' }));
+    ], requests, { testid: 'live-table', rowTestid: () => 'live-row' }));
   }
 
   async function openRequest(request) {

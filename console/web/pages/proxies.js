@@ -50,7 +50,7 @@ export function render(root, { canChange }) {
 
 function createForm(onDone, onCancel) {
   const result = h('div', { 'aria-live': 'polite' });
-  const form = h('form', { class: 'panel', testid: 'proxy-form' },
+  const form = h('form', { class: 'panel', novalidate: true, testid: 'proxy-form' },
     h('h2', {}, 'New proxy'),
     h('div', { class: 'grid' },
       field('Name', { name: 'name', required: true, testid: 'proxy-name' }),

@@ -1,0 +1,276 @@
+// The web console in headless Chromium against a real gateway and its mock provider: sign in,
+// create a channel and a gateway key through the pages, send requests with the official openai
+// SDK on that key, watch them arrive in the live tail, freeze and lift a key, read the overview's
+// charts, and check that a read-only session has no button that changes anything. Every page is
+// saved as a screenshot under $LLMUX_CONSOLE_ARTIFACTS (default: artifacts/ here). Any console
+// error, page error, failed request or error answer the test did not provoke fails it.
+//
+//   LLMUX_BIN=path/to/llmux node run.mjs        (or ./run.sh path/to/llmux)
+//   LLMUX_CONSOLE_DIR=console/web               serve the files from there (development)
+import assert from 'node:assert/strict';
+import { mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import OpenAI from 'openai';
+
+import { eventually, openBrowser, watch } from './lib/browser.mjs';
+import { ADMIN_TOKEN, READ_ONLY_TOKEN, Stack } from './lib/stack.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const artifacts = path.resolve(process.env.LLMUX_CONSOLE_ARTIFACTS || path.join(here, 'artifacts'));
+const binary = path.resolve(process.env.LLMUX_BIN || path.join(here, '..', '..', 'build', 'dev', 'src', 'app', 'llmux'));
+
+const CHANNEL = 'ui-chan';
+const CHANNEL_MODEL = 'ui-model';
+const KEY_LABEL = `${CHANNEL}#0`;
+const GATEWAY_KEY = 'ui-team';
+/** Test ids of the controls that change something: a read-only session must see none. */
+const kChangeControls = ['channel-new', 'channel-toggle', 'channel-edit', 'channel-delete', 'key-freeze',
+  'key-probe', 'key-toggle', 'key-rotate', 'freeze-lift', 'breaker-reset', 'key-new', 'gateway-key-rotate',
+  'gateway-key-revoke', 'proxy-new', 'proxy-edit', 'proxy-delete', 'racing-save', 'racing-reset',
+  'import-dry-run', 'import-apply'];
+const kPages = ['overview', 'live', 'channels', 'keys', 'proxies', 'racing', 'settings'];
+
+const stack = new Stack(binary);
+let browser;
+let page;
+let watcher;
+let gatewayKey;
+
+async function shot(name) {
+  await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
+}
+
+async function signIn(token) {
+  await page.goto(`${stack.gatewayUrl}/console/`);
+  await page.getByTestId('signin-token').fill(token);
+  await page.getByTestId('signin-submit').click();
+  await page.getByTestId('session-role').waitFor();
+}
+
+async function go(route) {
+  await page.evaluate((hash) => { location.hash = hash; }, `#/${route}`);
+  await page.locator(`[data-testid="nav-${route}"][aria-current="page"]`).waitFor();
+}
+
+/** Loading placeholders gone: the page has read what it shows. */
+async function settled() {
+  await eventually('the page to load', async () => (await page.getByTestId('loading').count()) === 0);
+}
+
+function assertClean() {
+  stack.assertAlive();
+  assert.deepEqual(watcher.problems(), [], 'the page reported problems');
+}
+
+function client() {
+  return new OpenAI({ baseURL: `${stack.gatewayUrl}/v1`, apiKey: gatewayKey, timeout: 20000, maxRetries: 0 });
+}
+
+describe('web console', { timeout: 240000 }, () => {
+  before(async () => {
+    await mkdir(artifacts, { recursive: true });
+    await stack.start();
+    const index = await fetch(`${stack.gatewayUrl}/console/`);
+    if (index.status !== 200) {
+      throw new Error(`GET /console/ answered ${index.status}: this binary has no console files built in ` +
+        '(build it with console/web/vendor present, or set LLMUX_CONSOLE_DIR to console/web)');
+    }
+    browser = await openBrowser();
+    page = await browser.context.newPage();
+    watcher = watch(page);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await stack.stop();
+  });
+
+  test('a wrong token is refused in place; the admin token signs in', async () => {
+    await page.goto(`${stack.gatewayUrl}/console`);
+    await page.getByTestId('signin-form').waitFor();
+    await shot('signin');
+    await page.getByTestId('signin-token').fill('not-the-token');
+    await page.getByTestId('signin-submit').click();
+    await page.getByTestId('signin-error').waitFor();
+    await page.getByTestId('signin-token').fill(ADMIN_TOKEN);
+    await page.getByTestId('signin-submit').click();
+    await page.getByTestId('session-role').waitFor();
+    assert.equal(await page.getByTestId('session-role').innerText(), 'admin');
+    assert.equal(await page.getByTestId('session-name').innerText(), 'ops');
+    const cookies = await browser.context.cookies(stack.gatewayUrl);
+    const session = cookies.find((c) => c.name === 'llmux_console');
+    assert.ok(session, 'the session cookie is set');
+    assert.equal(session.httpOnly, true);
+    assert.equal(session.sameSite, 'Strict');
+    assertClean();
+  });
+
+  test('a channel is created through the form', async () => {
+    await go('channels');
+    await settled();
+    await page.getByTestId('channel-new').click();
+    // The form's own check first: nothing is sent while a field is wrong.
+    await page.getByTestId('channel-name').fill('bad/name');
+    await page.getByTestId('channel-create').click();
+    await page.getByTestId('form-issues').waitFor();
+    assert.match(await page.getByTestId('form-issues').innerText(), /name/);
+    await page.getByTestId('channel-name').fill(CHANNEL);
+    await page.getByTestId('channel-protocol').selectOption('openai-chat');
+    await page.getByTestId('channel-base-url').fill(stack.mockUrl);
+    await page.getByTestId('channel-models').fill(CHANNEL_MODEL);
+    await page.getByTestId('channel-keys').fill('ui-upstream-secret');
+    await page.getByTestId('channel-create').click();
+    const card = page.getByTestId(`channel-${CHANNEL}`);
+    await card.waitFor();
+    assert.match(await card.getByTestId('keys-table').innerText(), new RegExp(KEY_LABEL));
+    assertClean();
+  });
+
+  test('an invalid edit shows the gateway\'s issues next to their path', async () => {
+    const card = page.getByTestId(`channel-${CHANNEL}`);
+    await card.getByTestId('channel-edit').click();
+    const editor = card.getByTestId('json-editor');
+    const text = await editor.inputValue();
+    assert.match(text, /"\*\*\*"/, 'the key is masked');
+    await watcher.expecting(({ status, url }) => status === 400 && url.pathname === `/admin/channels/${CHANNEL}`, async () => {
+      await editor.fill(text.replace('"openai-chat"', '"carrier-pigeon"'));
+      await card.getByTestId('editor-check').click();
+      await card.getByTestId('editor-issues').waitFor();
+    });
+    assert.match(await card.getByTestId('editor-issues').innerText(), /protocol/);
+    await editor.fill(text);
+    await card.getByTestId('editor-check').click();
+    await card.getByTestId('editor-ok').waitFor();
+    assertClean();
+  });
+
+  test('a gateway key is created and shown once', async () => {
+    await go('keys');
+    await settled();
+    await page.getByTestId('key-new').click();
+    await page.getByTestId('key-name').fill(GATEWAY_KEY);
+    await page.getByTestId('key-limit-rpm').fill('1000');
+    await page.getByTestId('key-limit-daily_cost_usd').fill('25');
+    await page.getByTestId('key-create').click();
+    await page.getByTestId('secret-value').waitFor();
+    gatewayKey = await page.getByTestId('secret-value').inputValue();
+    assert.match(gatewayKey, /^sk-llmux-[0-9a-f]{48}$/);
+    await page.getByTestId(`gateway-key-${GATEWAY_KEY}`).waitFor();
+    await shot('keys');
+    assertClean();
+  });
+
+  test('requests sent with the openai SDK on that key show up live, with their attempts', async () => {
+    await go('live');
+    await eventually('the live stream to open', async () => /Live/.test(await page.getByTestId('live-status').innerText()));
+    const openai = client();
+    for (let i = 0; i < 3; i += 1) {
+      const answer = await openai.chat.completions.create({ model: CHANNEL_MODEL, messages: [{ role: 'user', content: `hello ${i}` }] });
+      assert.ok(answer.choices[0].message.content);
+    }
+    const stream = await openai.chat.completions.create({ model: CHANNEL_MODEL, stream: true,
+      stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'stream please' }] });
+    let streamed = '';
+    for await (const chunk of stream) streamed += chunk.choices[0]?.delta?.content ?? '';
+    assert.ok(streamed.length > 0);
+    const rows = page.getByTestId('live-row').filter({ hasText: CHANNEL_MODEL });
+    await eventually('4 requests in the live list', async () => (await rows.count()) >= 4);
+    assert.match(await rows.first().innerText(), new RegExp(GATEWAY_KEY));
+    await rows.first().getByTestId('live-open').click();
+    const attempts = page.getByTestId('attempts-table');
+    await attempts.waitFor();
+    const attempt = await page.getByTestId('attempt-row').first().innerText();
+    assert.match(attempt, new RegExp(CHANNEL));
+    assert.match(attempt, new RegExp(KEY_LABEL.replace('#', '\\#')));
+    assert.match(attempt, /ok/);
+    await eventually('the payloads answer', async () => /Not captured|attempt/.test(await page.getByTestId('live-payloads').innerText()));
+    await shot('live');
+    assertClean();
+  });
+
+  test('a key is frozen and lifted', async () => {
+    await go('channels');
+    await settled();
+    const card = page.getByTestId(`channel-${CHANNEL}`);
+    await card.getByTestId('key-freeze').click();
+    await card.getByTestId('freeze-reason').fill('browser test');
+    await card.getByTestId('freeze-submit').click();
+    await card.getByTestId('freeze-row').waitFor();
+    assert.match(await card.getByTestId('freeze-row').innerText(), /browser test/);
+    await card.getByTestId('key-frozen').waitFor();
+    // The frozen key is really out of rotation: the channel's only key, so the model has none.
+    await assert.rejects(client().chat.completions.create({ model: CHANNEL_MODEL, messages: [{ role: 'user', content: 'frozen?' }] }));
+    await shot('channels');
+    await card.getByTestId('freeze-lift').click();
+    await eventually('the freeze to go', async () => (await card.getByTestId('freeze-row').count()) === 0);
+    const answer = await client().chat.completions.create({ model: CHANNEL_MODEL, messages: [{ role: 'user', content: 'thawed' }] });
+    assert.ok(answer.choices[0].message.content);
+    assertClean();
+  });
+
+  test('the overview draws its charts with data', async () => {
+    await go('overview');
+    for (const range of ['hour', 'day']) {
+      await page.getByTestId('overview-range').selectOption(range);
+      for (const chart of ['chart-rps', 'chart-success', 'chart-first-token', 'chart-cost']) {
+        const figure = page.getByTestId(chart);
+        await figure.locator('canvas').waitFor();
+      }
+      for (const chart of ['chart-rps', 'chart-success', 'chart-first-token']) {
+        const points = Number(await page.getByTestId(chart).getAttribute('data-points'));
+        assert.ok(points > 0, `${chart} (${range}) has data`);
+      }
+      assert.match(await page.getByTestId('card-success').innerText(), /99\.5 %/, 'the SLO of the configuration');
+      await shot(`overview-${range}`);
+    }
+    assertClean();
+  });
+
+  test('every page renders, also at phone width', async () => {
+    for (const route of ['proxies', 'racing', 'settings']) {
+      await go(route);
+      await settled();
+      await shot(route);
+    }
+    await page.getByTestId('audit-row').first().waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-download').click()]);
+    const yaml = await readFile(await download.path(), 'utf8');
+    assert.match(yaml, new RegExp(`${CHANNEL}`));
+    assert.doesNotMatch(yaml, /ui-upstream-secret/, 'secrets are masked in the export');
+    await page.getByTestId('import-text').fill(yaml);
+    await page.getByTestId('import-dry-run').click();
+    await page.getByTestId('import-dry-run-ok').waitFor();
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const route of ['overview', 'channels']) {
+      await go(route);
+      await settled();
+      await shot(`${route}-390`);
+    }
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 400, `no horizontal scrolling at 390 px (page is ${width} px wide)`);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    assertClean();
+  });
+
+  test('a read-only session sees no button that changes anything', async () => {
+    await page.getByTestId('sign-out').click();
+    await page.getByTestId('signin-form').waitFor();
+    await signIn(READ_ONLY_TOKEN);
+    assert.equal(await page.getByTestId('session-role').innerText(), 'read-only');
+    for (const route of kPages) {
+      await go(route);
+      await settled();
+      for (const control of kChangeControls) {
+        assert.equal(await page.getByTestId(control).count(), 0, `${control} on ${route} for read-only`);
+      }
+    }
+    await go('channels');
+    await settled();
+    await page.getByTestId(`channel-${CHANNEL}`).waitFor();
+    await shot('channels-read-only');
+    assertClean();
+  });
+});
