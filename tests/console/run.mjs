@@ -219,7 +219,7 @@ describe('web console', { timeout: 240000 }, () => {
         const figure = page.getByTestId(chart);
         await figure.locator('canvas').waitFor();
       }
-      for (const chart of ['chart-rps', 'chart-success', 'chart-first-token']) {
+      for (const chart of ['chart-rps', 'chart-success', 'chart-first-token', 'chart-cost']) {
         const points = Number(await page.getByTestId(chart).getAttribute('data-points'));
         assert.ok(points > 0, `${chart} (${range}) has data`);
       }

@@ -35,7 +35,8 @@ export function timeChart({ title, x, series, format = (v) => String(v), testid,
       width: 2,
       dash: s.dash,
       spanGaps: false,
-      points: { show: x.length <= 60 },
+      // Isolated values between gaps have no line to show them: draw points while they are few.
+      points: { show: pointsWithData(s.values) <= 90, size: 6 },
       value: (_u, v) => (v === null || v === undefined ? '—' : format(v)),
     }))],
   };

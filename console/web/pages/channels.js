@@ -115,9 +115,9 @@ function channelCard(view, state, { canChange, reload }) {
     h('h3', {}, 'Freezes'),
     freezes.length === 0 ? empty('None.') : table([
       { label: 'Key', value: (f) => f.key ?? '(channel)' },
-      { label: 'Model', value: (f) => f.model ?? 'all' },
+      { label: 'Model', value: (f) => f.model || 'all' },
       { label: 'Until', value: (f) => (f.until ? formatTime(f.until) : 'lifted by hand') },
-      { label: 'Why', value: (f) => f.reason ?? f.rule ?? NONE },
+      { label: 'Why', value: (f) => f.reason || f.rule || NONE },
       ...(canChange ? [{ label: '', value: (f) => actionButton('Lift', async () => {
         await del(`/admin/freezes/${seg(f.id)}`);
         await reload();

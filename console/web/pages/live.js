@@ -70,17 +70,7 @@ export function render(root) {
         ...pair('Total', formatMs(request.total_ms)), ...pair('Cost', formatCost(request.cost_usd))),
       h('h3', {}, 'Attempts'),
       (request.attempts ?? []).length === 0 ? empty('No upstream attempt (answered by the gateway).')
-        : table([
-          { label: '#', value: (a) => String(a.attempt) },
-          { label: 'Channel', value: (a) => a.channel ?? NONE },
-          { label: 'Key', value: (a) => a.key_label ?? NONE },
-          { label: 'Outcome', value: (a) => a.outcome ?? NONE },
-          { label: 'Status', value: (a) => h('span', { class: `badge ${statusClass(a.status)}` }, String(a.status ?? NONE)) },
-          { label: 'First byte', value: (a) => formatMs(a.first_byte_ms) },
-          { label: 'First token', value: (a) => formatMs(a.first_token_ms) },
-          { label: 'Duration', value: (a) => formatMs(a.duration_ms) },
-          { label: 'Tokens', value: (_a, i) => (i === request.attempts.length - 1 ? tokensOf(request.usage) : NONE) },
-        ], request.attempts, { testid: 'attempts-table', rowTestid: () => 'attempt-row' }),
+        : attemptList(request),
       h('h3', {}, 'Payloads'), payloads);
     detail.focus();
     try {
@@ -149,6 +139,22 @@ export function render(root) {
 
 function pair(label, value) {
   return [h('dt', {}, label), h('dd', {}, value)];
+}
+
+/** The attempts in the order they were made, one block each: a table would not fit the detail
+ *  column. The request's usage belongs to its last attempt (the one that answered). */
+function attemptList(request) {
+  const last = request.attempts.length - 1;
+  return h('ol', { class: 'attempts', testid: 'attempts-table' }, request.attempts.map((a, i) =>
+    h('li', { class: 'attempt', testid: 'attempt-row' },
+      h('div', { class: 'attempt-head' },
+        h('strong', {}, `#${a.attempt}`), ' ', a.channel ?? NONE, ' · ', h('code', {}, a.key_label ?? NONE), ' · ',
+        h('span', { class: `badge ${statusClass(a.status)}` }, `${a.status ?? NONE} ${a.outcome ?? ''}`)),
+      h('dl', { class: 'kv compact' },
+        ...pair('Upstream model', a.upstream_model ?? NONE),
+        ...pair('First byte', formatMs(a.first_byte_ms)), ...pair('First token', formatMs(a.first_token_ms)),
+        ...pair('Duration', formatMs(a.duration_ms)),
+        ...pair('Tokens', i === last ? tokensOf(request.usage) : NONE)))));
 }
 
 function tokensOf(usage) {
