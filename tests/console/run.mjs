@@ -1,7 +1,9 @@
 // The web console in headless Chromium against a real gateway and its mock provider: sign in,
 // create a channel and a gateway key through the pages, send requests with the official openai
-// SDK on that key, watch them arrive in the live tail, freeze and lift a key, read the overview's
-// charts, and check that a read-only session has no button that changes anything. Every page is
+// SDK on that key, watch them arrive in the live tail, probe, freeze and lift a key, rotate the
+// gateway key, create and delete a proxy, switch racing, read the overview's charts, export and
+// dry-run an import, and check that a read-only session has no button that changes anything (and
+// that the gateway refuses its changes, and changes without the CSRF header). Every page is
 // saved as a screenshot under $LLMUX_CONSOLE_ARTIFACTS (default: artifacts/ here). Any console
 // error, page error, failed request or error answer the test did not provoke fails it.
 //
@@ -108,6 +110,18 @@ describe('web console', { timeout: 240000 }, () => {
     assertClean();
   });
 
+  test('a change without the CSRF header is refused', async () => {
+    const status = await watcher.expecting(({ status: s, url }) => s === 403 && url.pathname === '/admin/racing',
+      () => page.evaluate(async () => {
+        const answer = await fetch('/admin/racing', { method: 'PUT', headers: { 'Content-Type': 'application/json' },
+          body: '{"enabled":true}' });
+        await answer.text(); // read to the end: a body left open is cut (a failed request) by the next navigation
+        return answer.status;
+      }));
+    assert.equal(status, 403);
+    assertClean();
+  });
+
   test('a channel is created through the form', async () => {
     await go('channels');
     await settled();
@@ -195,6 +209,9 @@ describe('web console', { timeout: 240000 }, () => {
     await go('channels');
     await settled();
     const card = page.getByTestId(`channel-${CHANNEL}`);
+    await card.getByTestId('key-probe').click();
+    await card.getByTestId('probe-result').waitFor();
+    assert.match(await card.getByTestId('probe-result').innerText(), /pass/);
     await card.getByTestId('key-freeze').click();
     await card.getByTestId('freeze-reason').fill('browser test');
     await card.getByTestId('freeze-submit').click();
@@ -208,6 +225,48 @@ describe('web console', { timeout: 240000 }, () => {
     await eventually('the freeze to go', async () => (await card.getByTestId('freeze-row').count()) === 0);
     const answer = await client().chat.completions.create({ model: CHANNEL_MODEL, messages: [{ role: 'user', content: 'thawed' }] });
     assert.ok(answer.choices[0].message.content);
+    assertClean();
+  });
+
+  test('a gateway key is rotated: the old secret stops working, the new one works', async () => {
+    await go('keys');
+    await settled();
+    const old = gatewayKey;
+    await page.getByTestId(`gateway-key-${GATEWAY_KEY}`).getByTestId('gateway-key-rotate').click();
+    await eventually('a new secret', async () => {
+      const shown = await page.getByTestId('secret-value').inputValue();
+      return shown !== old && /^sk-llmux-[0-9a-f]{48}$/.test(shown);
+    });
+    gatewayKey = await page.getByTestId('secret-value').inputValue();
+    await assert.rejects(new OpenAI({ baseURL: `${stack.gatewayUrl}/v1`, apiKey: old, maxRetries: 0 })
+      .chat.completions.create({ model: CHANNEL_MODEL, messages: [{ role: 'user', content: 'old key' }] }),
+    (error) => error.status === 401);
+    const answer = await client().chat.completions.create({ model: CHANNEL_MODEL, messages: [{ role: 'user', content: 'new key' }] });
+    assert.ok(answer.choices[0].message.content);
+    assertClean();
+  });
+
+  test('a proxy is created and deleted; racing is switched on and handed back', async () => {
+    await go('proxies');
+    await settled();
+    await page.getByTestId('proxy-new').click();
+    await page.getByTestId('proxy-name').fill('ui-exit');
+    await page.getByTestId('proxy-mode').selectOption('direct');
+    await page.getByTestId('proxy-create').click();
+    const row = page.getByTestId('proxy-ui-exit');
+    await row.waitFor();
+    await row.getByTestId('proxy-delete').click();
+    await row.getByTestId('proxy-delete-confirm').click();
+    await eventually('the proxy to go', async () => (await row.count()) === 0);
+    await go('racing');
+    await settled();
+    await page.getByTestId('racing-enabled').selectOption('true');
+    await page.getByTestId('racing-save').click();
+    await eventually('racing set by the console', async () =>
+      /Racing \(admin\)/.test(await page.getByTestId('racing').innerText()));
+    await page.getByTestId('racing-reset').click();
+    await eventually('racing handed back', async () =>
+      /Racing \(config\)/.test(await page.getByTestId('racing').innerText()));
     assertClean();
   });
 
@@ -271,6 +330,16 @@ describe('web console', { timeout: 240000 }, () => {
     await settled();
     await page.getByTestId(`channel-${CHANNEL}`).waitFor();
     await shot('channels-read-only');
+    // The buttons are not the protection: the session itself may not change anything.
+    const refused = await watcher.expecting(({ status, url }) => status === 403 && url.pathname === '/admin/freezes',
+      () => page.evaluate(async (label) => {
+        const session = await (await fetch('/console/session')).json();
+        const answer = await fetch('/admin/freezes', { method: 'POST', headers: { 'Content-Type': 'application/json',
+          'X-CSRF-Token': session.csrf }, body: JSON.stringify({ channel: 'ui-chan', key: label, reason: 'read-only' }) });
+        await answer.text();
+        return answer.status;
+      }, KEY_LABEL));
+    assert.equal(refused, 403);
     assertClean();
   });
 });
