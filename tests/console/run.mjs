@@ -173,7 +173,7 @@ describe('web console', { timeout: 240000 }, () => {
     gatewayKey = await page.getByTestId('secret-value').inputValue();
     assert.match(gatewayKey, /^sk-llmux-[0-9a-f]{48}$/);
     await page.getByTestId(`gateway-key-${GATEWAY_KEY}`).waitFor();
-    await shot('keys');
+    await shot('keys-created');
     assertClean();
   });
 
@@ -289,7 +289,7 @@ describe('web console', { timeout: 240000 }, () => {
   });
 
   test('every page renders, also at phone width', async () => {
-    for (const route of ['proxies', 'racing', 'settings']) {
+    for (const route of ['keys', 'proxies', 'racing', 'settings']) {
       await go(route);
       await settled();
       await shot(route);

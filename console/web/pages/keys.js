@@ -4,6 +4,7 @@
 import { del, get, post, put, seg } from '../api.js';
 import { actionButton, confirmButton, copyText, empty, errorBox, field, formValues, h, loading, replace, submitting, table } from '../lib/dom.js';
 import { NONE, formatAgainstLimit, formatCost, formatTokens, limitShare } from '../lib/format.js';
+import { periodStarts, spent } from '../lib/limits.js';
 import { usageQuery } from '../lib/series.js';
 import { LIMIT_FIELDS, gatewayKeyFromForm, generateGatewayKey } from '../lib/validate.js';
 
@@ -20,9 +21,10 @@ export function render(root, { canChange }) {
 
   async function load() {
     const now = Date.now();
-    const [list, limits, usage] = await Promise.allSettled([
-      get('/admin/gateway_keys'), get('/admin/limits'),
-      get(`/admin/usage?${usageQuery({ from: now - 86400000, to: now }, { group_by: 'gateway_key' })}`)]);
+    const starts = periodStarts(now);
+    const byKey = (from) => get(`/admin/usage?${usageQuery({ from, to: now }, { group_by: 'gateway_key' })}`);
+    const [list, limits, usage, today, month] = await Promise.allSettled([
+      get('/admin/gateway_keys'), get('/admin/limits'), byKey(now - 86400000), byKey(starts.day), byKey(starts.month)]);
     if (!alive) return;
     if (list.status === 'rejected') {
       replace(body, errorBox(list.reason));
@@ -30,7 +32,15 @@ export function render(root, { canChange }) {
     }
     const views = list.value.gateway_keys ?? [];
     const limitsByName = new Map((limits.value?.gateway_keys ?? []).map((k) => [k.name, k]));
-    const usageByName = new Map((usage.value?.rows ?? []).map((r) => [r.group, r]));
+    const rowsByName = (answer) => new Map((answer.value?.rows ?? []).map((r) => [r.group, r]));
+    const usageByName = rowsByName(usage);
+    const todayByName = rowsByName(today);
+    const monthByName = rowsByName(month);
+    // Per key, the log's sums of the UTC day and month (null: no request; undefined: unknown).
+    const periods = (name) => ({
+      day: today.status === 'fulfilled' ? todayByName.get(name) ?? null : undefined,
+      month: month.status === 'fulfilled' ? monthByName.get(name) ?? null : undefined,
+    });
     replace(body,
       limits.status === 'rejected' ? errorBox({ message: `Limits: ${limits.reason.message}` }, { testid: 'limits-error' }) : null,
       usage.status === 'rejected' ? errorBox({ message: `Usage: ${usage.reason.message}` }, { testid: 'usage-error' }) : null,
@@ -38,10 +48,10 @@ export function render(root, { canChange }) {
         { label: 'Name', value: (v) => h('strong', {}, v.name) },
         { label: 'Last 24 h', value: (v) => usageCell(usageByName.get(v.name)) },
         { label: 'In flight', value: (v) => formatAgainstLimit(limitsByName.get(v.name)?.in_flight, limitsByName.get(v.name)?.limits?.concurrency) },
-        { label: 'Tokens today', value: (v) => meter(limitsByName.get(v.name), 'tokens_today', 'daily_tokens', formatTokens) },
-        { label: 'Tokens this month', value: (v) => meter(limitsByName.get(v.name), 'tokens_this_month', 'monthly_tokens', formatTokens) },
-        { label: 'Cost today', value: (v) => meter(limitsByName.get(v.name), 'cost_today', 'daily_cost_usd', formatCost) },
-        { label: 'Cost this month', value: (v) => meter(limitsByName.get(v.name), 'cost_this_month', 'monthly_cost_usd', formatCost) },
+        { label: 'Tokens today', value: (v) => meter(spent(limitsByName.get(v.name), periods(v.name), 'tokens_today'), formatTokens) },
+        { label: 'Tokens this month', value: (v) => meter(spent(limitsByName.get(v.name), periods(v.name), 'tokens_this_month'), formatTokens) },
+        { label: 'Cost today', value: (v) => meter(spent(limitsByName.get(v.name), periods(v.name), 'cost_today'), formatCost) },
+        { label: 'Cost this month', value: (v) => meter(spent(limitsByName.get(v.name), periods(v.name), 'cost_this_month'), formatCost) },
         { label: 'Rate limits', value: (v) => rateLimits(v.object?.limits) },
         ...(canChange ? [{ label: 'Actions', value: (v) => h('div', { class: 'buttons' },
           actionButton('Rotate', async () => {
@@ -68,15 +78,14 @@ function usageCell(row) {
   return h('span', {}, `${row.requests} req · ${formatTokens((row.input_tokens ?? 0) + (row.output_tokens ?? 0))} tok · ${formatCost(row.cost_usd)}`);
 }
 
-function meter(entry, spent, limit, format) {
-  if (!entry) return NONE;
-  const used = entry.spending?.[spent];
-  const max = entry.limits?.[limit];
-  const share = limitShare(used, max);
+/** "used / limit" with a bar when there is a limit. */
+function meter({ used, limit }, format) {
+  if (used === null) return NONE;
+  const share = limitShare(used, limit);
   return h('div', { class: 'meter-cell' },
-    h('span', {}, formatAgainstLimit(used, max, format)),
+    h('span', {}, formatAgainstLimit(used, limit, format)),
     share === null ? null : h('meter', { min: '0', max: '1', value: String(share), high: '0.8', optimum: '0',
-      'aria-label': `${limit} used` }));
+      'aria-label': 'share of the limit used' }));
 }
 
 function rateLimits(limits) {
