@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 
 import OpenAI from 'openai';
 
+import { parseEventStream } from '../../console/web/lib/live.js';
 import { eventually, openBrowser, watch } from './lib/browser.mjs';
 import { ADMIN_TOKEN, READ_ONLY_TOKEN, Stack } from './lib/stack.mjs';
 
@@ -205,6 +206,34 @@ describe('web console', { timeout: 240000 }, () => {
     assertClean();
   });
 
+  test('the live stream replays finished requests in the shape of the request log', async () => {
+    const headers = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+    const logged = (await (await fetch(`${stack.gatewayUrl}/admin/requests?limit=1`, { headers })).json()).requests[0];
+    const abort = new AbortController();
+    const answer = await fetch(`${stack.gatewayUrl}/admin/requests/live`, { headers, signal: abort.signal });
+    assert.equal(answer.status, 200);
+    assert.match(answer.headers.get('content-type'), /^text\/event-stream/);
+    const decoder = new TextDecoder();
+    let text = '';
+    const events = [];
+    const timer = setTimeout(() => abort.abort(), 5000);
+    try {
+      for await (const chunk of answer.body) {
+        const parsed = parseEventStream(text + decoder.decode(chunk, { stream: true }));
+        text = parsed.rest;
+        events.push(...parsed.events.filter((e) => e.event === 'request'));
+        if (events.some((e) => JSON.parse(e.data).id === logged.id)) break;
+      }
+    } finally {
+      clearTimeout(timer);
+      abort.abort();
+    }
+    const replayed = JSON.parse(events.find((e) => JSON.parse(e.data).id === logged.id).data);
+    assert.deepEqual(Object.keys(replayed).sort(), Object.keys(logged).sort());
+    assert.deepEqual(replayed.attempts, logged.attempts);
+    assert.equal(replayed.gateway_key, GATEWAY_KEY);
+  });
+
   test('a key is frozen and lifted', async () => {
     await go('channels');
     await settled();
@@ -317,6 +346,14 @@ describe('web console', { timeout: 240000 }, () => {
   test('a read-only session sees no button that changes anything', async () => {
     await page.getByTestId('sign-out').click();
     await page.getByTestId('signin-form').waitFor();
+    // Signed out means the cookie no longer opens anything.
+    const after = await watcher.expecting(({ status, url }) => status === 401 && url.pathname === '/admin/channels',
+      () => page.evaluate(async () => {
+        const answer = await fetch('/admin/channels');
+        await answer.text();
+        return answer.status;
+      }));
+    assert.equal(after, 401);
     await signIn(READ_ONLY_TOKEN);
     assert.equal(await page.getByTestId('session-role').innerText(), 'read-only');
     for (const route of kPages) {
