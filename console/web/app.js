@@ -110,6 +110,9 @@ async function start() {
   route();
 }
 
-setUnauthorizedHandler(() => showSignIn('Your session has ended; sign in again.'));
+// Several calls of a page can fail at once when the session ends: show the sign-in page once.
+setUnauthorizedHandler(() => {
+  if (session) showSignIn('Your session has ended; sign in again.');
+});
 window.addEventListener('hashchange', route);
 start();

@@ -379,4 +379,18 @@ describe('web console', { timeout: 240000 }, () => {
     assert.equal(refused, 403);
     assertClean();
   });
+
+  test('a session that ends elsewhere brings the sign-in page back', async () => {
+    await watcher.expecting(({ status, url }) => status === 401 && url.pathname.startsWith('/admin/'), async () => {
+      await page.evaluate(async () => {
+        const session = await (await fetch('/console/session')).json();
+        const answer = await fetch('/console/session', { method: 'DELETE', headers: { 'X-CSRF-Token': session.csrf } });
+        await answer.text();
+      });
+      await page.evaluate(() => { location.hash = '#/keys'; });
+      await page.getByTestId('signin-note').waitFor();
+    });
+    assert.match(await page.getByTestId('signin-note').innerText(), /session has ended/);
+    assertClean();
+  });
 });
