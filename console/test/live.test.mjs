@@ -25,7 +25,7 @@ test('parseRequestEvent accepts request objects only', () => {
   assert.equal(parseRequestEvent('{"seq":1}'), null);
 });
 
-test('mergeRequests dedupes by seq, sorts newest first and bounds the list', () => {
+test('mergeRequests dedupes by id, sorts newest first and bounds the list', () => {
   // Without start times the seq orders them.
   let list = [];
   list = mergeRequests(list, [{ id: 'a', seq: 1 }, { id: 'b', seq: 2 }], 3);
@@ -46,6 +46,10 @@ test('mergeRequests keeps live events without a seq apart, ordered by start time
   list = mergeRequests(list, [{ id: 'a', seq: 7, started_at: at(3), status: 200 }]);
   assert.deepEqual(list.map((r) => r.id), ['a', 'b', 'old']);
   assert.equal(list[0].status, 200);
+  // A live copy after the replayed one: still one entry, the log's seq kept.
+  list = mergeRequests(list, [{ id: 'old', seq: 0, started_at: at(1), status: 201 }]);
+  assert.deepEqual(list.map((r) => [r.id, r.seq]), [['a', 7], ['b', 0], ['old', 5]]);
+  assert.equal(list[2].status, 201);
 });
 
 test('requestOutcome and statusClass', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import {
-  channelFromForm, gatewayKeyFromForm, generateGatewayKey, keyEnabled, keyLabel, parseJsonObject,
+  channelFromForm, describeImport, freezeFromForm, gatewayKeyFromForm, generateGatewayKey, keyEnabled, keyLabel, parseJsonObject,
   proxyFromForm, relativeIssuePath, splitList, withKeyEnabled, withKeySecret,
 } from '../web/lib/validate.js';
 
@@ -74,4 +74,25 @@ test('generateGatewayKey: sk-llmux- and 48 hex digits', () => {
 test('splitList', () => {
   assert.deepEqual(splitList(' a, b\n\nc ,'), ['a', 'b', 'c']);
   assert.deepEqual(splitList(undefined), []);
+});
+
+test('freezeFromForm: key or channel, minutes or a period', () => {
+  assert.deepEqual(freezeFromForm({ channel: 'relay', key: 'relay#0', model: '', minutes: '60', period: '', reason: ' maintenance ' }),
+    { value: { channel: 'relay', key: 'relay#0', minutes: 60, reason: 'maintenance' }, issues: [] });
+  assert.deepEqual(freezeFromForm({ channel: 'relay', model: 'gpt-4o', period: 'today' }),
+    { value: { channel: 'relay', model: 'gpt-4o', period: 'today' }, issues: [] });
+  assert.deepEqual(freezeFromForm({ channel: 'relay' }), { value: { channel: 'relay' }, issues: [] });
+  assert.deepEqual(paths(freezeFromForm({ channel: 'r', minutes: '1.5' }).issues), ['minutes']);
+  assert.deepEqual(paths(freezeFromForm({ channel: 'r', minutes: '600000' }).issues), ['minutes']);
+  assert.deepEqual(paths(freezeFromForm({ channel: 'r', minutes: '5', period: 'week' }).issues), ['period']);
+  assert.deepEqual(paths(freezeFromForm({ channel: 'r', period: 'year' }).issues), ['period']);
+});
+
+test('describeImport names each change and what was left to the file', () => {
+  assert.equal(describeImport({ dry_run: true, changes: [{ section: 'channels', name: 'old', action: 'delete' },
+    { section: 'gateway_keys', name: 'team-c', action: 'create' }], ignored: ['listen'] }),
+  'delete channels/old, create gateway_keys/team-c; left to the file: listen');
+  assert.equal(describeImport({ dry_run: true, changes: [], ignored: [] }), 'no change');
+  assert.equal(describeImport({ applied: ['channels/a'] }), 'channels/a');
+  assert.equal(describeImport(null), 'no change');
 });

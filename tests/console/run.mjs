@@ -30,7 +30,7 @@ const CHANNEL_MODEL = 'ui-model';
 const KEY_LABEL = `${CHANNEL}#0`;
 const GATEWAY_KEY = 'ui-team';
 /** Test ids of the controls that change something: a read-only session must see none. */
-const kChangeControls = ['channel-new', 'channel-toggle', 'channel-edit', 'channel-delete', 'key-freeze',
+const kChangeControls = ['channel-new', 'channel-toggle', 'channel-freeze', 'channel-edit', 'channel-delete', 'key-freeze',
   'key-probe', 'key-toggle', 'key-rotate', 'freeze-lift', 'breaker-reset', 'key-new', 'gateway-key-rotate',
   'gateway-key-revoke', 'proxy-new', 'proxy-edit', 'proxy-delete', 'racing-save', 'racing-reset',
   'import-dry-run', 'import-apply'];
@@ -331,6 +331,7 @@ describe('web console', { timeout: 240000 }, () => {
     await page.getByTestId('import-text').fill(yaml);
     await page.getByTestId('import-dry-run').click();
     await page.getByTestId('import-dry-run-ok').waitFor();
+    assert.match(await page.getByTestId('import-dry-run-ok').innerText(), /no change/, 'the export imported back changes nothing');
     await page.setViewportSize({ width: 390, height: 844 });
     for (const route of ['overview', 'channels']) {
       await go(route);

@@ -40,23 +40,22 @@ export function parseRequestEvent(data) {
   return value;
 }
 
-/** `list` with `incoming` merged in: one entry per request (a later copy replaces the earlier),
- *  newest first, at most `max`. A request is known by its log `seq` when it has one (> 0), else
- *  by its id: events of the live tail may carry seq 0. Newest is by start time, then seq. */
+/** `list` with `incoming` merged in: one entry per request id (the live tail may send a request
+ *  twice: once replayed from the log, once as it finished), newest first, at most `max`. A copy
+ *  with the log's seq is kept over one without (live events carry seq 0). Newest is by start
+ *  time, then seq. */
 export function mergeRequests(list, incoming, max = 200) {
-  const byKey = new Map();
-  const keyOf = (r) => (typeof r.seq === 'number' && r.seq > 0 ? `s${r.seq}` : `i${r.id}`);
-  for (const request of list) byKey.set(keyOf(request), request);
+  const byId = new Map(list.map((r) => [r.id, r]));
   for (const request of incoming) {
-    // A copy with a seq replaces one without (the same request read back from the log).
-    byKey.delete(`i${request.id}`);
-    byKey.set(keyOf(request), request);
+    const known = byId.get(request.id);
+    const knownSeq = known?.seq > 0;
+    byId.set(request.id, knownSeq && !(request.seq > 0) ? { ...request, seq: known.seq } : request);
   }
   const started = (r) => {
     const t = Date.parse(r.started_at ?? '');
     return Number.isNaN(t) ? 0 : t;
   };
-  const merged = [...byKey.values()];
+  const merged = [...byId.values()];
   merged.sort((a, b) => started(b) - started(a) || (b.seq ?? 0) - (a.seq ?? 0));
   return merged.slice(0, max);
 }

@@ -145,3 +145,38 @@ export function generateGatewayKey(fill = (bytes) => globalThis.crypto.getRandom
   fill(bytes);
   return `sk-llmux-${[...bytes].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
 }
+
+export const FREEZE_PERIODS = ['today', 'week', 'month', 'forever'];
+
+/** The freeze form → `{value, issues}`: the body of POST /admin/freezes. No key freezes the whole
+ *  channel; `minutes` (1..525600) or a `period` (to the end of the UTC day, week or month, or
+ *  forever), not both; neither: until lifted. */
+export function freezeFromForm({ channel, key, model, minutes, period, reason }) {
+  const issues = [];
+  const value = { channel };
+  if (key) value.key = key;
+  if (model) value.model = model;
+  const rawMinutes = String(minutes ?? '').trim();
+  if (rawMinutes) {
+    const n = Number(rawMinutes);
+    if (!Number.isInteger(n) || n < 1 || n > 525600) issues.push(issue('minutes', 'an integer 1..525600'));
+    else value.minutes = n;
+  }
+  if (period) {
+    if (!FREEZE_PERIODS.includes(period)) issues.push(issue('period', `one of ${FREEZE_PERIODS.join(', ')}`));
+    else if (rawMinutes) issues.push(issue('period', 'minutes or a period, not both'));
+    else value.period = period;
+  }
+  if (reason?.trim()) value.reason = reason.trim();
+  return { value, issues };
+}
+
+/** What an import did or would do, in words: its changes (`changes`, or `applied` as older
+ *  gateways said) and the top-level settings it left to the file (`ignored`). */
+export function describeImport(answer) {
+  const changes = answer?.changes ?? answer?.applied ?? [];
+  const words = changes.map((c) => (typeof c === 'string' ? c : [c.action, c.section && `${c.section}/${c.name}`].filter(Boolean).join(' ')));
+  const text = words.length ? words.join(', ') : 'no change';
+  const ignored = answer?.ignored ?? [];
+  return ignored.length ? `${text}; left to the file: ${ignored.join(', ')}` : text;
+}

@@ -5,7 +5,7 @@ import { del, get, post, put, seg } from '../api.js';
 import { actionButton, confirmButton, empty, errorBox, field, formValues, h, loading, replace, submitting, table } from '../lib/dom.js';
 import { objectEditor } from '../lib/editor.js';
 import { NONE, formatMs, formatSeconds, formatTime } from '../lib/format.js';
-import { PROTOCOLS, channelFromForm, keyEnabled, keyLabel, withKeyEnabled, withKeySecret } from '../lib/validate.js';
+import { FREEZE_PERIODS, PROTOCOLS, channelFromForm, freezeFromForm, keyEnabled, keyLabel, withKeyEnabled, withKeySecret } from '../lib/validate.js';
 
 /** The health sources, each read on its own: one missing route leaves the others shown. */
 const kHealth = {
@@ -80,6 +80,8 @@ function channelCard(view, state, { canChange, reload }) {
           await putChannel({ ...channel, enabled: !enabled });
           await reload();
         }, { testid: 'channel-toggle' }),
+        h('button', { type: 'button', class: 'btn', testid: 'channel-freeze', onclick: () => replace(keyBox,
+          freezeForm(name, null, models, () => { replace(keyBox); reload(); }, () => replace(keyBox))) }, 'Freeze'),
         h('button', { type: 'button', class: 'btn', testid: 'channel-edit', onclick: () => replace(editBox,
           objectEditor('channels', view, { onSaved: reload, onCancel: () => replace(editBox) })) }, 'Edit JSON'),
         confirmButton('Delete', async () => {
@@ -114,7 +116,7 @@ function channelCard(view, state, { canChange, reload }) {
     keyBox,
     h('h3', {}, 'Freezes'),
     freezes.length === 0 ? empty('None.') : table([
-      { label: 'Key', value: (f) => f.key ?? '(channel)' },
+      { label: 'Key', value: (f) => f.key || '(whole channel)' },
       { label: 'Model', value: (f) => f.model || 'all' },
       { label: 'Until', value: (f) => (f.until ? formatTime(f.until) : 'lifted by hand') },
       { label: 'Why', value: (f) => f.reason || f.rule || NONE },
@@ -160,23 +162,26 @@ function probeResult(label, result) {
     `(${result?.scenario ?? ''} ${result?.model ?? ''}, ${formatMs(result?.latency_ms)})`);
 }
 
+/** Freezes a key (`label`), or the whole channel when `label` is null. */
 function freezeForm(channel, label, models, onDone, onCancel) {
   const result = h('div', { 'aria-live': 'polite' });
-  const form = h('form', { class: 'inline-form panel', testid: 'freeze-form' },
-    h('h4', {}, `Freeze ${label}`),
-    field('Model (empty: every model)', { name: 'model', tag: 'select', options: ['', ...models] }),
-    field('Minutes (empty: until lifted)', { name: 'minutes', type: 'number', min: '1', step: '1', inputmode: 'numeric' }),
-    field('Reason', { name: 'reason', type: 'text', testid: 'freeze-reason', value: 'frozen from the console' }),
+  const form = h('form', { class: 'inline-form panel', novalidate: true, testid: 'freeze-form' },
+    h('h4', {}, label ? `Freeze ${label}` : `Freeze the channel ${channel}`),
+    h('div', { class: 'grid' },
+      field('Model (empty: every model)', { name: 'model', tag: 'select', options: ['', ...models] }),
+      field('Minutes', { name: 'minutes', type: 'number', min: '1', step: '1', inputmode: 'numeric', testid: 'freeze-minutes' },
+        { hint: 'Or a period; neither: until lifted.' }),
+      field('Period', { name: 'period', tag: 'select', options: ['', ...FREEZE_PERIODS], testid: 'freeze-period' },
+        { hint: 'To the end of the UTC day, week or month, or forever.' }),
+      field('Reason', { name: 'reason', type: 'text', testid: 'freeze-reason', value: 'frozen from the console' })),
     h('div', { class: 'buttons' },
       h('button', { type: 'submit', class: 'btn primary', testid: 'freeze-submit' }, 'Freeze'),
       h('button', { type: 'button', class: 'btn', onclick: onCancel }, 'Cancel')),
     result);
   form.addEventListener('submit', (event) => submitting(event, form, result, async () => {
-    const values = formValues(form);
-    const body = { channel, key: label, reason: values.reason };
-    if (values.model) body.model = values.model;
-    if (values.minutes) body.minutes = Number(values.minutes);
-    await post('/admin/freezes', body);
+    const { value, issues } = freezeFromForm({ channel, key: label, ...formValues(form) });
+    if (issues.length) throw Object.assign(new Error('Fix these first:'), { issues });
+    await post('/admin/freezes', value);
     onDone();
   }));
   return form;

@@ -3,6 +3,7 @@
 import { call, get } from '../api.js';
 import { actionButton, empty, errorBox, h, issueList, loading, replace, section, table } from '../lib/dom.js';
 import { NONE, formatTime } from '../lib/format.js';
+import { describeImport } from '../lib/validate.js';
 
 export function render(root, { canChange }) {
   const exportResult = h('div', { 'aria-live': 'polite', testid: 'export-result' });
@@ -59,7 +60,7 @@ function importSection() {
   let checked = null; // the text the last successful dry run saw: applying needs that exact text
   const apply = actionButton('Apply', async () => {
     const answer = await sendImport(text.value, false);
-    replace(result, h('div', { class: 'state ok', testid: 'import-applied' }, `Applied: ${describeApplied(answer)}`));
+    replace(result, h('div', { class: 'state ok', testid: 'import-applied' }, `Applied: ${describeImport(answer)}.`));
     checked = null;
     applyButton.disabled = true;
   }, { testid: 'import-apply', kind: 'primary' });
@@ -84,7 +85,7 @@ function importSection() {
           const answer = await sendImport(text.value, true);
           checked = text.value;
           applyButton.disabled = false;
-          replace(result, h('div', { class: 'state ok', testid: 'import-dry-run-ok' }, `Valid. Would apply: ${describeApplied(answer)}`));
+          replace(result, h('div', { class: 'state ok', testid: 'import-dry-run-ok' }, `Valid. Would apply: ${describeImport(answer)}.`));
         } catch (error) {
           checked = null;
           applyButton.disabled = true;
@@ -98,12 +99,6 @@ function importSection() {
 
 const sendImport = (yaml, dryRun) => call('POST', `/admin/config/import${dryRun ? '?dry_run=true' : ''}`,
   { body: yaml, contentType: 'application/yaml' });
-
-function describeApplied(answer) {
-  const applied = answer?.applied ?? [];
-  if (applied.length === 0) return 'no change.';
-  return applied.map((a) => (typeof a === 'string' ? a : [a.action, a.section, a.name].filter(Boolean).join(' '))).join(', ');
-}
 
 function download(name, text) {
   const url = URL.createObjectURL(new Blob([text], { type: 'application/yaml' }));
