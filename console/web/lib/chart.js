@@ -36,7 +36,7 @@ export function timeChart({ title, x, series, format = (v) => String(v), testid,
       dash: s.dash,
       spanGaps: false,
       // Isolated values between gaps have no line to show them: draw points while they are few.
-      points: { show: pointsWithData(s.values) <= 90, size: 6 },
+      points: { show: s.counted !== false && pointsWithData(s.values) <= 90, size: 6 },
       value: (_u, v) => (v === null || v === undefined ? '—' : format(v)),
     }))],
   };
