@@ -7,6 +7,8 @@ import { formatCost, formatMs, formatPercent, formatRate, formatTokens } from '.
 import { RANGES, buildUsageSeries, rangeFor, sloTarget, summarize, usageQuery } from '../lib/series.js';
 
 let chosenRange = 'hour';
+// The charts follow the traffic while the page is open; a new minute bucket is the finest change.
+const kAutoRefreshMs = 60000;
 
 export function render(root) {
   let charts = [];
@@ -26,13 +28,15 @@ export function render(root) {
     charts = [];
   };
 
-  async function load() {
+  async function load({ quiet = false } = {}) {
     const mine = ++generation;
     const range = rangeFor(chosenRange, Date.now());
     refresh.disabled = true;
-    replace(cards, loading());
-    destroyCharts();
-    replace(chartBox);
+    if (!quiet) {
+      replace(cards, loading());
+      destroyCharts();
+      replace(chartBox);
+    }
     const [totals, buckets, slo] = await Promise.allSettled([
       get(`/admin/usage?${usageQuery({ from: range.from, to: range.to })}`),
       get(`/admin/usage?${usageQuery(range)}`),
@@ -40,6 +44,8 @@ export function render(root) {
     ]);
     if (mine !== generation) return;
     refresh.disabled = false;
+    destroyCharts();
+    replace(chartBox);
     const target = slo.status === 'fulfilled' ? sloTarget(slo.value) : 0.99;
     if (totals.status === 'rejected') replace(cards, errorBox(totals.reason));
     else renderCards(cards, summarize(totals.value.rows?.[0], range), target);
@@ -69,9 +75,11 @@ export function render(root) {
     chosenRange = select.value;
     load();
   });
-  refresh.addEventListener('click', load);
+  refresh.addEventListener('click', () => load());
   load();
+  const timer = setInterval(() => load({ quiet: true }), kAutoRefreshMs);
   return () => {
+    clearInterval(timer);
     generation += 1;
     destroyCharts();
   };
