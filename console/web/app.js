@@ -49,8 +49,12 @@ function showSignIn(note) {
 
 function renderNav(active) {
   nav.hidden = false;
+  // The current page's link reads it again (the hash does not change, so no hashchange).
+  const again = (event) => {
+    if (event.currentTarget.getAttribute('href') === location.hash) route();
+  };
   replace(nav, h('ul', {}, kPages.map((p) => h('li', {},
-    h('a', { href: `#/${p.path}`, testid: `nav-${p.path}`,
+    h('a', { href: `#/${p.path}`, testid: `nav-${p.path}`, onclick: again,
       'aria-current': p.path === active ? 'page' : null }, p.title)))));
   replace(who,
     h('span', { class: 'who-name', testid: 'session-name' }, session.name),

@@ -19,7 +19,7 @@ import OpenAI from 'openai';
 
 import { parseEventStream } from '../../console/web/lib/live.js';
 import { eventually, openBrowser, watch } from './lib/browser.mjs';
-import { ADMIN_TOKEN, READ_ONLY_TOKEN, Stack } from './lib/stack.mjs';
+import { ADMIN_TOKEN, LIMITED_MODEL, READ_ONLY_TOKEN, Stack } from './lib/stack.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const artifacts = path.resolve(process.env.LLMUX_CONSOLE_ARTIFACTS || path.join(here, 'artifacts'));
@@ -53,8 +53,9 @@ async function signIn(token) {
   await page.getByTestId('session-role').waitFor();
 }
 
+/** Opens a page by its link in the navigation (which reads the page again when it is open). */
 async function go(route) {
-  await page.evaluate((hash) => { location.hash = hash; }, `#/${route}`);
+  await page.getByTestId(`nav-${route}`).click();
   await page.locator(`[data-testid="nav-${route}"][aria-current="page"]`).waitFor();
 }
 
@@ -254,6 +255,16 @@ describe('web console', { timeout: 240000 }, () => {
     await eventually('the freeze to go', async () => (await card.getByTestId('freeze-row').count()) === 0);
     const answer = await client().chat.completions.create({ model: CHANNEL_MODEL, messages: [{ role: 'user', content: 'thawed' }] });
     assert.ok(answer.choices[0].message.content);
+    assertClean();
+  });
+
+  test('a key the upstream rate-limits shows as paused', async () => {
+    await assert.rejects(client().chat.completions.create({ model: LIMITED_MODEL, messages: [{ role: 'user', content: 'too many' }] }),
+      (error) => error.status === 429);
+    await go('channels');
+    await settled();
+    const row = page.getByTestId('channel-limited').getByTestId('key-row-limited#0');
+    await eventually('the pause on the key', async () => /paused: rate limited/.test(await row.innerText()));
     assertClean();
   });
 

@@ -1,6 +1,6 @@
 // Channels: each with its health (breakers, freezes, pauses, learned latency, probe results),
-// and for admins the changes: enable/disable, edit as JSON, create; per key: freeze, lift,
-// enable/disable, rotate, probe.
+// and for admins the changes: create, enable/disable, edit as JSON, delete, freeze the channel,
+// reset a breaker, lift a freeze; per key: freeze, probe, enable/disable, rotate.
 import { del, get, post, put, seg } from '../api.js';
 import { actionButton, confirmButton, empty, errorBox, field, formValues, h, loading, replace, submitting, table } from '../lib/dom.js';
 import { objectEditor } from '../lib/editor.js';
@@ -62,7 +62,9 @@ function channelCard(view, state, { canChange, reload }) {
   const enabled = channel.enabled !== false;
   const editBox = h('div');
   const keyBox = h('div');
-  const breakers = state.breakers.filter((b) => b.channel === name);
+  // Only breakers that hold traffic back: a closed one has nothing to show or reset.
+  const breakers = state.breakers.filter((b) => b.channel === name &&
+    (b.failure?.state !== 'closed' || b.storm?.state !== 'closed'));
   const freezes = state.freezes.filter((f) => f.channel === name);
   const keys = Array.isArray(channel.keys) ? channel.keys : [];
   const labels = keys.map((k, i) => keyLabel(name, k, i));
@@ -126,7 +128,7 @@ function channelCard(view, state, { canChange, reload }) {
       }, { testid: 'freeze-lift' }) }] : []),
     ], freezes, { testid: 'freezes-table', rowTestid: () => 'freeze-row' }),
     h('h3', {}, 'Breakers'),
-    breakers.length === 0 ? empty('None tripped.') : table([
+    breakers.length === 0 ? empty('None open.') : table([
       { label: 'Model', value: (b) => b.model },
       { label: 'Failures', value: (b) => `${b.failure?.state ?? NONE} (${b.failure?.consecutive_failures ?? 0} in a row)` },
       { label: 'Rate limits', value: (b) => b.storm?.state ?? NONE },

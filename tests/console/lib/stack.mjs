@@ -11,6 +11,8 @@ export const ADMIN_TOKEN = 'adm-console-browser-test';
 export const READ_ONLY_TOKEN = 'ro-console-browser-test';
 /** The model of the channel the configuration file gives. */
 export const FILE_MODEL = 'gpt-4o-mini';
+/** The model of a channel whose upstream always answers 429 (retry after 60 s): its key pauses. */
+export const LIMITED_MODEL = 'limited-model';
 
 const kStartTimeoutMs = 15000;
 
@@ -33,6 +35,8 @@ function configYaml(mockUrl, stateDir) {
     `  ${FILE_MODEL}: {input: 1000, output: 4000}`,
     'channels:',
     `  - {name: mock, protocol: openai-chat, base_url: "${mockUrl}", keys: [mock-key], models: [${FILE_MODEL}]}`,
+    `  - {name: limited, protocol: openai-chat, base_url: "${mockUrl}", keys: [limited-key], models: [${LIMITED_MODEL}],`,
+    '     headers: {x-mock-fault: "429=60"}}',
     '',
   ].join('\n');
 }
