@@ -258,13 +258,15 @@ describe('web console', { timeout: 240000 }, () => {
     assertClean();
   });
 
-  test('a key the upstream rate-limits shows as paused', async () => {
+  test('a key the upstream rate-limits shows as paused; a key\'s rate bucket shows its level', async () => {
     await assert.rejects(client().chat.completions.create({ model: LIMITED_MODEL, messages: [{ role: 'user', content: 'too many' }] }),
       (error) => error.status === 429);
     await go('channels');
     await settled();
     const row = page.getByTestId('channel-limited').getByTestId('key-row-limited#0');
     await eventually('the pause on the key', async () => /paused: rate limited/.test(await row.innerText()));
+    // A key with a rate limit shows its bucket.
+    assert.match(await page.getByTestId('channel-mock').getByTestId('buckets-table').innerText(), /mock#0[\s\S]*of 500 left/);
     assertClean();
   });
 

@@ -14,6 +14,7 @@ const kHealth = {
   pauses: ['/admin/pauses', 'pauses'],
   penalties: ['/admin/latency-penalties', 'latency_penalties'],
   probes: ['/admin/probes', 'probes'],
+  buckets: ['/admin/limits', 'buckets'],
 };
 
 export function render(root, { canChange }) {
@@ -127,6 +128,7 @@ function channelCard(view, state, { canChange, reload }) {
         await reload();
       }, { testid: 'freeze-lift' }) }] : []),
     ], freezes, { testid: 'freezes-table', rowTestid: () => 'freeze-row' }),
+    bucketSection(state.buckets.filter((b) => b.channel === name)),
     h('h3', {}, 'Breakers'),
     breakers.length === 0 ? empty('None open.') : table([
       { label: 'Model', value: (b) => b.model },
@@ -137,6 +139,18 @@ function channelCard(view, state, { canChange, reload }) {
         await reload();
       }, { testid: 'breaker-reset' }) }] : []),
     ], breakers, { testid: 'breakers-table' }));
+}
+
+/** The channel's upstream token buckets (a key's rpm/tpm, a model's model_limits) and what is
+ *  left in them now; nothing when the channel has none. */
+function bucketSection(buckets) {
+  if (buckets.length === 0) return null;
+  const level = (left, size) => (size ? `${left === null || left === undefined ? NONE : Math.floor(left)} of ${size} left` : 'no limit');
+  return [h('h3', {}, 'Rate buckets'), table([
+    { label: 'Of', value: (b) => (b.key ? h('code', {}, b.key) : `model ${b.model}`) },
+    { label: 'Requests/min', value: (b) => level(b.rpm_level, b.rpm) },
+    { label: 'Tokens/min', value: (b) => level(b.tpm_level, b.tpm) },
+  ], buckets, { testid: 'buckets-table' })];
 }
 
 /** Badges of what holds a key back, and its latest probe results. */

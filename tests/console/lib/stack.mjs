@@ -34,7 +34,7 @@ function configYaml(mockUrl, stateDir) {
     '  ui-model: {input: 1000, output: 4000}',
     `  ${FILE_MODEL}: {input: 1000, output: 4000}`,
     'channels:',
-    `  - {name: mock, protocol: openai-chat, base_url: "${mockUrl}", keys: [mock-key], models: [${FILE_MODEL}]}`,
+    `  - {name: mock, protocol: openai-chat, base_url: "${mockUrl}", keys: [{key: mock-key, rpm: 500}], models: [${FILE_MODEL}]}`,
     `  - {name: limited, protocol: openai-chat, base_url: "${mockUrl}", keys: [limited-key], models: [${LIMITED_MODEL}],`,
     '     headers: {x-mock-fault: "429=60"}}',
     '',
