@@ -3,7 +3,7 @@ import { test } from 'node:test';
 
 import {
   channelFromForm, describeImport, freezeFromForm, gatewayKeyFromForm, generateGatewayKey, keyEnabled, keyLabel, parseJsonObject,
-  proxyFromForm, relativeIssuePath, splitList, withKeyEnabled, withKeySecret,
+  proxyFromForm, relativeIssuePath, splitList, keyEnabledChange,
 } from '../web/lib/validate.js';
 
 const paths = (issues) => issues.map((i) => i.path);
@@ -50,17 +50,13 @@ test('relativeIssuePath strips the section and index', () => {
   assert.equal(relativeIssuePath('proxies[0].url', 'channels'), 'proxies[0].url');
 });
 
-test('key labels, enabling and rotating keep the other entries', () => {
+test('key labels, and one key enabled or disabled on its own', () => {
   assert.equal(keyLabel('relay', '***', 0), 'relay#0');
   assert.equal(keyLabel('relay', { name: 'team', key: '***' }, 1), 'relay/team');
   assert.equal(keyEnabled('***'), true);
   assert.equal(keyEnabled({ key: '***', enabled: false }), false);
-  const keys = ['***', { name: 'team', key: '***', rpm: 5 }];
-  assert.deepEqual(withKeyEnabled(keys, 0, false), [{ key: '***', enabled: false }, keys[1]]);
-  assert.deepEqual(withKeyEnabled(withKeyEnabled(keys, 1, false), 1, true), [keys[0], { name: 'team', key: '***', rpm: 5 }]);
-  assert.deepEqual(withKeySecret(keys, 0, 'sk-new'), ['sk-new', keys[1]]);
-  assert.deepEqual(withKeySecret(keys, 1, 'sk-new'), ['***', { name: 'team', key: 'sk-new', rpm: 5 }]);
-  assert.deepEqual(keys, ['***', { name: 'team', key: '***', rpm: 5 }], 'the input is not changed');
+  assert.deepEqual(keyEnabledChange(false), { enabled: false });
+  assert.deepEqual(keyEnabledChange(true), { enabled: true });
 });
 
 test('generateGatewayKey: sk-llmux- and 48 hex digits', () => {

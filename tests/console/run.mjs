@@ -258,6 +258,35 @@ describe('web console', { timeout: 240000 }, () => {
     assertClean();
   });
 
+  test('a channel key is disabled, enabled again and rotated on its own', async () => {
+    await go('channels');
+    await settled();
+    const card = page.getByTestId(`channel-${CHANNEL}`);
+    const row = card.getByTestId(`key-row-${KEY_LABEL}`);
+    await row.getByTestId('key-toggle').click();
+    await eventually('the key disabled', async () => /disabled/.test(await page.getByTestId(`channel-${CHANNEL}`)
+      .getByTestId(`key-row-${KEY_LABEL}`).innerText()));
+    // The channel's only key: nothing serves the model while it is off.
+    await assert.rejects(client().chat.completions.create({ model: CHANNEL_MODEL, messages: [{ role: 'user', content: 'off?' }] }));
+    await page.getByTestId(`channel-${CHANNEL}`).getByTestId(`key-row-${KEY_LABEL}`).getByTestId('key-toggle').click();
+    await eventually('the key enabled', async () => /enabled/.test(await page.getByTestId(`channel-${CHANNEL}`)
+      .getByTestId(`key-row-${KEY_LABEL}`).innerText()));
+    await page.getByTestId(`channel-${CHANNEL}`).getByTestId(`key-row-${KEY_LABEL}`).getByTestId('key-rotate').click();
+    const form = page.getByTestId('rotate-form');
+    await form.locator('input[name=secret]').fill('sk-ui-rotated-secret');
+    await form.getByRole('button', { name: 'Rotate' }).click();
+    await eventually('the form to close', async () => (await page.getByTestId('rotate-form').count()) === 0);
+    const answer = await client().chat.completions.create({ model: CHANNEL_MODEL, messages: [{ role: 'user', content: 'rotated' }] });
+    assert.ok(answer.choices[0].message.content);
+    // Write-only: the audit names the key's edits, and no page or answer shows the secret.
+    const headers = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+    const audit = await (await fetch(`${stack.gatewayUrl}/admin/audit?limit=3`, { headers })).text();
+    assert.doesNotMatch(audit, /sk-ui-rotated-secret/);
+    assert.deepEqual(JSON.parse(audit).audit.map((e) => e.action), ['key-update 0', 'key-update 0', 'key-update 0']);
+    assert.doesNotMatch(await page.content(), /sk-ui-rotated-secret/);
+    assertClean();
+  });
+
   test('a key the upstream rate-limits shows as paused; a key\'s rate bucket shows its level', async () => {
     await assert.rejects(client().chat.completions.create({ model: LIMITED_MODEL, messages: [{ role: 'user', content: 'too many' }] }),
       (error) => error.status === 429);

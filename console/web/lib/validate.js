@@ -118,24 +118,9 @@ export function keyEnabled(key) {
   return !(key && typeof key === 'object' && key.enabled === false);
 }
 
-/** The channel's keys with key `index` enabled or disabled; a bare string becomes a mapping that
- *  keeps its secret ("***"). */
-export function withKeyEnabled(keys, index, enabled) {
-  return keys.map((key, i) => {
-    if (i !== index) return key;
-    const entry = typeof key === 'string' ? { key } : { ...key };
-    if (enabled) delete entry.enabled;
-    else entry.enabled = false;
-    return entry;
-  });
-}
-
-/** The channel's keys with key `index` given a new secret. */
-export function withKeySecret(keys, index, secret) {
-  return keys.map((key, i) => {
-    if (i !== index) return key;
-    return typeof key === 'string' ? secret : { ...key, key: secret };
-  });
+/** The body of PUT /admin/channels/{name}/keys/{key} that enables or disables one key. */
+export function keyEnabledChange(enabled) {
+  return { enabled };
 }
 
 /** A gateway key as the gateway generates them: `sk-llmux-` and 48 hex digits. `fill` fills a

@@ -5,7 +5,7 @@ import { del, get, post, put, seg } from '../api.js';
 import { actionButton, confirmButton, empty, errorBox, field, formValues, h, loading, replace, submitting, table } from '../lib/dom.js';
 import { objectEditor } from '../lib/editor.js';
 import { NONE, formatMs, formatSeconds, formatTime } from '../lib/format.js';
-import { FREEZE_PERIODS, PROTOCOLS, channelFromForm, freezeFromForm, keyEnabled, keyLabel, withKeyEnabled, withKeySecret } from '../lib/validate.js';
+import { FREEZE_PERIODS, PROTOCOLS, channelFromForm, freezeFromForm, keyEnabled, keyEnabledChange, keyLabel } from '../lib/validate.js';
 
 /** The health sources, each read on its own: one missing route leaves the others shown. */
 const kHealth = {
@@ -71,6 +71,8 @@ function channelCard(view, state, { canChange, reload }) {
   const labels = keys.map((k, i) => keyLabel(name, k, i));
 
   const putChannel = (object) => put(`/admin/channels/${seg(name)}`, object, { version: view.version });
+  // One key changed on its own (by its position): the other keys keep their secrets.
+  const putKey = (index, change) => put(`/admin/channels/${seg(name)}/keys/${index}`, change, { version: view.version });
   const models = [...(channel.models ?? []), ...Object.keys(channel.model_map ?? {})];
 
   return h('article', { class: 'panel channel', testid: `channel-${name}` },
@@ -106,12 +108,12 @@ function channelCard(view, state, { canChange, reload }) {
           replace(keyBox, probeResult(labels[i], result));
         }, { testid: 'key-probe', busyLabel: 'Probing…' }),
         actionButton(keyEnabled(k) ? 'Disable' : 'Enable', async () => {
-          await putChannel({ ...channel, keys: withKeyEnabled(keys, i, !keyEnabled(k)) });
+          await putKey(i, keyEnabledChange(!keyEnabled(k)));
           await reload();
         }, { testid: 'key-toggle' }),
         h('button', { type: 'button', class: 'btn', testid: 'key-rotate',
           onclick: () => replace(keyBox, rotateForm(labels[i], async (secret) => {
-            await putChannel({ ...channel, keys: withKeySecret(keys, i, secret) });
+            await putKey(i, { key: secret });
             replace(keyBox);
             await reload();
           }, () => replace(keyBox))) }, 'Rotate')) }] : []),
