@@ -13,6 +13,16 @@ namespace llmux::proxy {
 using config::ManagedObject;
 using config::ObjectKind;
 
+namespace {
+
+/// `next` in `objects`, instead of the object of its kind and name there was.
+void placeObject(std::vector<ManagedObject>& objects, ManagedObject const& next) {
+  std::erase_if(objects, [&](ManagedObject const& o) { return o.kind == next.kind && o.name == next.name; });
+  objects.push_back(next);
+}
+
+}  // namespace
+
 ManagedConfig::ManagedConfig(YAML::Node file, std::vector<ManagedObject> objects,
                              store::ManagedObjectRows& rows, config::EnvLookup env,
                              TimeSource const& clock, Apply apply)
@@ -128,10 +138,7 @@ ChangeOutcome ManagedConfig::change(ObjectChange const& change) {
     next.body = std::move(*body);
   }
   std::vector<ManagedObject> candidate = objects_;
-  std::erase_if(candidate, [&](ManagedObject const& object) {
-    return object.kind == next.kind && object.name == next.name;
-  });
-  candidate.push_back(next);
+  placeObject(candidate, next);
   config::LoadOutcome parsed = parseLocked(candidate);
   if (!parsed.ok()) {
     outcome.status = Status::Invalid;
@@ -316,11 +323,7 @@ ImportOutcome ManagedConfig::importYaml(std::string_view yaml, std::string const
   }
 
   std::vector<ManagedObject> candidate = objects_;
-  auto place = [](std::vector<ManagedObject>& objects, ManagedObject const& next) {
-    std::erase_if(objects, [&](ManagedObject const& o) { return o.kind == next.kind && o.name == next.name; });
-    objects.push_back(next);
-  };
-  for (auto const& step : plan) place(candidate, step.next);
+  for (auto const& step : plan) placeObject(candidate, step.next);
   config::LoadOutcome parsed = parseLocked(candidate);
   if (!parsed.ok()) {
     outcome.status = Status::Invalid;
@@ -356,7 +359,7 @@ ImportOutcome ManagedConfig::importYaml(std::string_view yaml, std::string const
                         "; the changes listed were kept";
       break;
     }
-    place(written, step.next);
+    placeObject(written, step.next);
     note(step);
   }
   lock.lock();

@@ -236,3 +236,74 @@ TEST_F(AdminObjects, ARoleDecidesWhatATokenMayDoAndItsNameIsTheAuditsActor) {
 
 }  // namespace
 }  // namespace llmux::e2e
+
+namespace llmux::e2e {
+namespace {
+
+using namespace failover;
+using namespace routing_scenarios;
+
+TEST_F(AdminObjects, EveryOtherSectionIsCreatedReadUpdatedDryRunAndDeleted) {
+  auto gateway = start(fileYaml());
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  std::uint16_t const port = gateway->port;
+  struct Case {
+    std::string section;
+    std::string name;
+    std::string created;  ///< the POST body
+    std::string updated;  ///< the PUT body
+    std::string member;   ///< a member of the object that the update changed ...
+    std::string value;    ///< ... and its value after it, as JSON
+  };
+  // A map section's entry is POSTed as {"name", "value"} and PUT as its value alone.
+  std::vector<Case> const cases = {
+      {"proxies", "exit-b", R"({"name":"exit-b","mode":"direct"})",
+       R"({"mode":"network","url":"http://127.0.0.1:3128"})", "mode", R"("network")"},
+      {"freeze_rules", "r-429", R"({"name":"r-429","status":429,"object":"key","period":"15m"})",
+       R"({"status":429,"object":"key+model","period":"today"})", "period", R"("today")"},
+      {"prices", "m-fail", R"({"name":"m-fail","value":{"input":1,"output":2}})",
+       R"({"input":3,"output":4})", "input", "3"},
+      {"model_groups", "grp", R"({"name":"grp","value":["m-fail"]})", R"([{"model":"m-fail","channel":"live"}])",
+       "", ""},
+  };
+  auto versionOf = [](boost::json::object const& view) { return "\"" + std::to_string(view.at("version").as_int64()) + "\""; };
+  for (auto const& c : cases) {
+    std::string const path = "/admin/" + c.section + "/" + c.name;
+    auto made = json(call(port, "POST", "/admin/" + c.section, c.created), 201);
+    EXPECT_EQ(made.at("version").as_int64(), 1) << c.section;
+    auto read = call(port, "GET", path);
+    ASSERT_TRUE(read.ok());
+    EXPECT_EQ(read->header("ETag"), "\"1\"") << c.section;
+    auto listed = json(call(port, "GET", "/admin/" + c.section), 200).at(c.section).as_array();
+    EXPECT_TRUE(std::any_of(listed.begin(), listed.end(), [&](auto const& v) { return v.at("name").as_string() == c.name; }))
+        << c.section;
+    auto dry = json(call(port, "PUT", path + "?dry_run=true", c.updated, "\"1\""), 200);
+    EXPECT_TRUE(dry.at("dry_run").as_bool()) << c.section;
+    EXPECT_EQ(json(call(port, "GET", path), 200).at("version").as_int64(), 1) << "a dry run keeps nothing";
+    auto updated = json(call(port, "PUT", path, c.updated, "\"1\""), 200);
+    EXPECT_EQ(updated.at("version").as_int64(), 2) << c.section;
+    if (!c.member.empty()) {
+      EXPECT_EQ(boost::json::serialize(updated.at("object").at(c.member)), c.value) << c.section;
+    }
+    if (c.section == "model_groups") {
+      // The group serves; a fallback from it is an object of its own, made and gone.
+      EXPECT_EQ(statusOf(chat(port, "grp")), 200);
+      json(call(port, "POST", "/admin/fallbacks", R"({"name":"grp","value":["m-fail"]})"), 201);
+      json(call(port, "PUT", "/admin/fallbacks/grp?dry_run=true", R"(["m-fail"])", "\"1\""), 200);
+      auto gone = call(port, "DELETE", "/admin/fallbacks/grp", {}, "\"1\"");
+      EXPECT_EQ(statusOf(gone), 204);
+    }
+    json(call(port, "DELETE", path + "?dry_run=true", {}, versionOf(updated)), 200);
+    EXPECT_EQ(statusOf(call(port, "GET", path)), 200) << "a dry-run deletion keeps it";
+    auto deleted = call(port, "DELETE", path, {}, versionOf(updated));
+    EXPECT_EQ(statusOf(deleted), 204) << c.section;
+    EXPECT_EQ(statusOf(call(port, "GET", path)), 404) << c.section;
+  }
+  EXPECT_EQ(statusOf(chat(port, "grp")), 404) << "the group is gone";
+  // Every change audited (dry runs keep nothing): 3 per section, 2 for the fallback.
+  EXPECT_EQ(json(call(port, "GET", "/admin/audit?limit=1000"), 200).at("audit").as_array().size(),
+            cases.size() * 3 + 2);
+}
+
+}  // namespace
+}  // namespace llmux::e2e
