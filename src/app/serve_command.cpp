@@ -104,10 +104,22 @@ std::string defaultGatewayKey(store::SqliteStore& store) {
   return key;
 }
 
+/// The admin token of the embedded default (the admin API, the console's sign-in):
+/// $LLMUX_ADMIN_TOKEN, else the one generated on the first run and kept like the gateway key.
+std::string defaultAdminToken(store::SqliteStore& store) {
+  if (char const* chosen = std::getenv("LLMUX_ADMIN_TOKEN"); chosen && *chosen) return chosen;
+  if (auto kept = store.getSetting("default_admin_token")) return *kept;
+  std::string token = "adm-" + randomHex(24);
+  store.putSetting("default_admin_token", token);
+  return token;
+}
+
 void printEmbeddedWelcome(config::Settings const& settings, std::string const& address,
                           routing::Catalog const& catalog) {
   std::printf("llmux %s: embedded default configuration (no --config)\n", kVersion);
   std::printf("  gateway key: %s\n", settings.gateway_keys.front().secret.c_str());
+  std::printf("  admin token: %s\n", settings.admin_token.c_str());
+  std::printf("  console: http://%s/console/ (sign in with the admin token)\n", address.c_str());
   std::printf("  channels:");
   for (auto const& c : settings.channels) std::printf(" %s(%s)", c.name.c_str(), std::string(protocolName(c.protocol)).c_str());
   std::printf("\n  models:");
@@ -220,7 +232,8 @@ int runServe(std::string const& config_path) {
     }
     try {
       settings = std::make_shared<const config::Settings>(config::embeddedDefaultSettings(
-          env, "http://127.0.0.1:" + std::to_string(*mock_port), defaultGatewayKey(**store)));
+          env, "http://127.0.0.1:" + std::to_string(*mock_port), defaultGatewayKey(**store),
+          defaultAdminToken(**store)));
     } catch (std::exception const& e) {
       std::fprintf(stderr, "%s\n", e.what());
       return 2;

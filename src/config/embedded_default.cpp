@@ -61,10 +61,12 @@ std::vector<ProviderDefault> const& providerDefaults() {
 }
 
 Settings embeddedDefaultSettings(EnvLookup const& env, std::string const& mock_base_url,
-                                 std::string const& gateway_key_secret) {
+                                 std::string const& gateway_key_secret,
+                                 std::string const& admin_token) {
   if (gateway_key_secret.empty()) {
     throw std::invalid_argument("the default gateway key must not be empty");
   }
+  if (admin_token.empty()) throw std::invalid_argument("the default admin token must not be empty");
   Settings settings;
   if (auto listen = nonEmpty(env, "LLMUX_LISTEN")) {
     if (auto address = parseListenAddress(*listen); !address) {
@@ -76,6 +78,9 @@ Settings embeddedDefaultSettings(EnvLookup const& env, std::string const& mock_b
   // A gateway on a developer's machine, not behind a load balancer: it stops at once.
   settings.server.lame_duck = Millis(0);
   settings.gateway_keys.push_back(GatewayKey{"default", gateway_key_secret});
+  // The admin API and the web console, for the one who started it (the token is printed).
+  settings.admin_token = admin_token;
+  settings.admin_tokens.push_back(AdminToken{"admin", admin_token, false});
 
   for (ProviderDefault const& provider : providerDefaults()) {
     auto secret = nonEmpty(env, provider.key_variable);

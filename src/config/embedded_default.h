@@ -32,11 +32,13 @@ std::vector<ProviderDefault> const& providerDefaults();
 
 /// The configuration of `llmux serve` without --config (docs/configuration.md, "Embedded
 /// default"): listen on $LLMUX_LISTEN or 127.0.0.1:8080, one gateway key "default" with
-/// `gateway_key_secret`, state_dir $LLMUX_HOME or ".llmux", a channel per provider whose key
-/// variable is set and non-empty, and the four demo channels on `mock_base_url`.
+/// `gateway_key_secret`, the admin token `admin_token` (the admin API and the console), state_dir
+/// $LLMUX_HOME or ".llmux", a channel per provider whose key variable is set and non-empty, and
+/// the four demo channels on `mock_base_url`.
 /// Start-up only: throws std::invalid_argument naming the variable when LLMUX_LISTEN or a
 /// provider base URL variable is invalid, or when `mock_base_url` or the secret is unusable.
 Settings embeddedDefaultSettings(EnvLookup const& env, std::string const& mock_base_url,
-                                 std::string const& gateway_key_secret);
+                                 std::string const& gateway_key_secret,
+                                 std::string const& admin_token);
 
 }  // namespace llmux::config

@@ -207,18 +207,20 @@ class EmbeddedDefaultTest : public E2eTest {
     options.args = {"serve"};
     options.env = std::move(env);
     options.env.emplace_back("LLMUX_LISTEN", "127.0.0.1:0");
-    for (char const* name : {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "LLMUX_GATEWAY_KEY"}) {
+    for (char const* name : {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "LLMUX_GATEWAY_KEY",
+                             "LLMUX_ADMIN_TOKEN"}) {
       bool set = false;
       for (auto const& [k, v] : options.env) set = set || k == name;
       if (!set) options.env.emplace_back(name, "");  // the test machine's keys must not leak in
     }
     return startServer(std::move(options));
   }
-  static std::string printedKey(ChildProcess& process) {
-    auto line = process.waitForLineStartingWith("  gateway key: ", Millis(5'000));
+  static std::string printed(ChildProcess& process, std::string const& prefix) {
+    auto line = process.waitForLineStartingWith(prefix, Millis(5'000));
     if (!line) return "";
-    return line->text.substr(std::string("  gateway key: ").size());
+    return line->text.substr(prefix.size());
   }
+  static std::string printedKey(ChildProcess& process) { return printed(process, "  gateway key: "); }
 };
 
 TEST_F(EmbeddedDefaultTest, ServesTheDemoModelInEveryProtocolOffline) {
@@ -255,6 +257,39 @@ TEST_F(EmbeddedDefaultTest, ServesTheDemoModelInEveryProtocolOffline) {
     EXPECT_EQ(response->status(), 200) << call.path << ": " << response->body;
     EXPECT_NE(response->body.find(call.expect), std::string::npos) << call.path << ": " << response->body;
   }
+}
+
+TEST_F(EmbeddedDefaultTest, PrintsAnAdminTokenThatOpensTheApiAndTheConsole) {
+  auto gateway = startDefault();
+  ASSERT_TRUE(gateway.ok()) << gateway.error().message;
+  std::string const token = printed(*gateway->process, "  admin token: ");
+  ASSERT_TRUE(token.starts_with("adm-")) << gateway->process->output();
+  EXPECT_NE(gateway->process->output().find("/console/ (sign in with the admin token)"), std::string::npos);
+  auto call = [&](std::string method, std::string target, HeaderList headers, std::string body) {
+    auto client = HttpClient::connect(gateway->port);
+    EXPECT_TRUE(client.ok());
+    return client->request(method, target, headers, body);
+  };
+  HeaderList bearer;
+  bearer.add("Authorization", "Bearer " + token);
+  auto freezes = call("GET", "/admin/freezes", bearer, "");
+  ASSERT_TRUE(freezes.ok());
+  EXPECT_EQ(freezes->status(), 200) << freezes->body;
+  EXPECT_EQ(call("GET", "/admin/freezes", {}, "")->status(), 401);
+  auto page = call("GET", "/console/", {}, "");
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page->status(), 200);
+  EXPECT_NE(page->body.find("/console/app.js"), std::string::npos) << "the built-in console";
+  auto script = call("GET", "/console/vendor/uPlot.iife.min.js", {}, "");
+  EXPECT_EQ(script->status(), 200) << "its chart library, built in";
+  auto session = call("POST", "/console/session", {}, R"({"token":")" + token + R"("})");
+  EXPECT_EQ(session->status(), 200) << session->body;
+  // Chosen by LLMUX_ADMIN_TOKEN instead.
+  ASSERT_TRUE(gateway->process->signal(SIGTERM).ok());
+  ASSERT_TRUE(gateway->process->waitExit(Millis(10'000)).ok());
+  auto chosen = startDefault({{"LLMUX_ADMIN_TOKEN", "adm-chosen-secret-1"}});
+  ASSERT_TRUE(chosen.ok()) << chosen.error().message;
+  EXPECT_EQ(printed(*chosen->process, "  admin token: "), "adm-chosen-secret-1");
 }
 
 TEST_F(EmbeddedDefaultTest, KeepsItsGeneratedKeyAcrossRestartsAndAddsProviderChannels) {

@@ -30,12 +30,16 @@ std::vector<std::string> channelNames(Settings const& settings) {
 }
 
 TEST(EmbeddedDefault, WithoutProviderKeysOnlyDemoChannels) {
-  Settings s = embeddedDefaultSettings(fakeEnv(), kMock, "gw-secret");
+  Settings s = embeddedDefaultSettings(fakeEnv(), kMock, "gw-secret", "adm-secret");
   EXPECT_EQ(s.server.listen, "127.0.0.1:8080");
   EXPECT_EQ(s.state_dir, ".llmux");
   ASSERT_EQ(s.gateway_keys.size(), 1u);
   EXPECT_EQ(s.gateway_keys[0].name, "default");
   EXPECT_EQ(s.gateway_keys[0].secret, "gw-secret");
+  EXPECT_EQ(s.admin_token, "adm-secret");
+  ASSERT_EQ(s.admin_tokens.size(), 1u);
+  EXPECT_EQ(s.admin_tokens[0].name, "admin");
+  EXPECT_FALSE(s.admin_tokens[0].read_only);
 
   EXPECT_EQ(channelNames(s), (std::vector<std::string>{"demo-openai-chat", "demo-openai-responses",
                                                        "demo-anthropic", "demo-gemini"}));
@@ -68,7 +72,7 @@ TEST(EmbeddedDefault, ProviderKeysAddChannels) {
                       {"GEMINI_API_KEY", "gm-key"},
                       {"LLMUX_HOME", "/data/llmux"},
                       {"LLMUX_LISTEN", "0.0.0.0:9090"}});
-  Settings s = embeddedDefaultSettings(env, kMock, "gw");
+  Settings s = embeddedDefaultSettings(env, kMock, "gw", "adm");
   EXPECT_EQ(s.server.listen, "0.0.0.0:9090");
   EXPECT_EQ(s.state_dir, "/data/llmux");
   EXPECT_EQ(channelNames(s),
@@ -120,7 +124,7 @@ TEST(EmbeddedDefault, ProviderKeysAddChannels) {
 TEST(EmbeddedDefault, OnlyTheProvidersWhoseKeyIsSet) {
   Settings s = embeddedDefaultSettings(fakeEnv({{"ANTHROPIC_API_KEY", "sk-ant"},
                                                 {"OPENAI_API_KEY", ""}}),
-                                       kMock, "gw");
+                                       kMock, "gw", "adm");
   EXPECT_EQ(channelNames(s), (std::vector<std::string>{"anthropic", "demo-openai-chat",
                                                        "demo-openai-responses", "demo-anthropic",
                                                        "demo-gemini"}));
@@ -133,7 +137,7 @@ TEST(EmbeddedDefault, ProviderBaseUrlsFromTheEnvironment) {
                       {"ANTHROPIC_BASE_URL", "https://relay.example/anthropic"},
                       {"GEMINI_API_KEY", "k"},
                       {"GEMINI_BASE_URL", "http://[::1]:7000"}});
-  Settings s = embeddedDefaultSettings(env, kMock, "gw");
+  Settings s = embeddedDefaultSettings(env, kMock, "gw", "adm");
   // Taken as written (OpenAI SDKs include /v1 in OPENAI_BASE_URL; the upstream path does not
   // repeat a version segment the prefix already ends with).
   EXPECT_EQ(findChannel(s, "openai")->base_url, "http://localhost:4000/v1/");
@@ -146,16 +150,17 @@ TEST(EmbeddedDefault, ProviderBaseUrlsFromTheEnvironment) {
 }
 
 TEST(EmbeddedDefault, InvalidStartUpInputsThrow) {
-  EXPECT_THROW(embeddedDefaultSettings(fakeEnv({{"LLMUX_LISTEN", "nonsense"}}), kMock, "gw"),
+  EXPECT_THROW(embeddedDefaultSettings(fakeEnv({{"LLMUX_LISTEN", "nonsense"}}), kMock, "gw", "adm"),
                std::invalid_argument);
   EXPECT_THROW(embeddedDefaultSettings(
                    fakeEnv({{"ANTHROPIC_API_KEY", "k"}, {"ANTHROPIC_BASE_URL", "ftp://x"}}), kMock,
-                   "gw"),
+                   "gw", "adm"),
                std::invalid_argument);
-  EXPECT_THROW(embeddedDefaultSettings(fakeEnv(), "not a url", "gw"), std::invalid_argument);
-  EXPECT_THROW(embeddedDefaultSettings(fakeEnv(), kMock, ""), std::invalid_argument);
+  EXPECT_THROW(embeddedDefaultSettings(fakeEnv(), "not a url", "gw", "adm"), std::invalid_argument);
+  EXPECT_THROW(embeddedDefaultSettings(fakeEnv(), kMock, "", "adm"), std::invalid_argument);
+  EXPECT_THROW(embeddedDefaultSettings(fakeEnv(), kMock, "gw", ""), std::invalid_argument);
   try {
-    (void)embeddedDefaultSettings(fakeEnv({{"LLMUX_LISTEN", "1.2.3.4:99999"}}), kMock, "gw");
+    (void)embeddedDefaultSettings(fakeEnv({{"LLMUX_LISTEN", "1.2.3.4:99999"}}), kMock, "gw", "adm");
     FAIL() << "expected an exception";
   } catch (std::invalid_argument const& e) {
     EXPECT_EQ(std::string(e.what()), "LLMUX_LISTEN: port must be a number from 0 to 65535");
