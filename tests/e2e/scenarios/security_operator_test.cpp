@@ -88,6 +88,58 @@ TEST_F(OperatorTest, EachRouteIsServedOnItsOwnAddressOnly) {
   EXPECT_EQ(get(metrics_port_, "/admin/freezes", bearer(kAdminToken))->status(), 404);
 }
 
+TEST_F(OperatorTest, TheConsoleIsOnTheAdminAddressAndReadsNoBigBodyBeforeSigningIn) {
+  EXPECT_EQ(get(client_port_, "/console/")->status(), 404) << "not on the client port";
+  auto page = get(admin_port_, "/console/");
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page->status(), 200);
+  EXPECT_EQ(get(metrics_port_, "/console/")->status(), 404);
+
+  // A sign-in declaring a body far over 4 KiB is refused on its head, before any byte is read.
+  auto raw = HttpClient::connect(admin_port_);
+  ASSERT_TRUE(raw.ok());
+  ASSERT_TRUE(raw->sendRaw("POST /console/session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                           "Content-Length: 1000000000\r\n\r\n{\"token\":").ok());
+  auto head = raw->readHead();
+  ASSERT_TRUE(head.ok()) << head.error().message;
+  EXPECT_EQ(head->status, 413);
+  // A token padded to 5,000 bytes is over the limit too: 413, not a token check.
+  HeaderList json;
+  json.add("Content-Type", "application/json");
+  auto client = HttpClient::connect(admin_port_);
+  ASSERT_TRUE(client.ok());
+  auto padded = client->request("POST", "/console/session", json,
+                                R"({"token":")" + std::string(5000, 'a') + R"("})");
+  ASSERT_TRUE(padded.ok());
+  EXPECT_EQ(padded->status(), 413);
+  // Header-injection attempts in the cookie are just unknown sessions.
+  HeaderList forged;
+  forged.add("Cookie", "llmux_console=../../etc; llmux_console=%0d%0aSet-Cookie:%20x");
+  EXPECT_EQ(get(admin_port_, "/admin/freezes", forged)->status(), 401);
+}
+
+TEST_F(OperatorTest, GuessingATokenAtTheConsolesSignInIsLimitedToo) {
+  auto signIn = [&](std::string const& token) {
+    auto client = HttpClient::connect(admin_port_);
+    EXPECT_TRUE(client.ok());
+    HeaderList json;
+    json.add("Content-Type", "application/json");
+    return client->request("POST", "/console/session", json, R"({"token":")" + token + R"("})");
+  };
+  for (int i = 0; i < 10; ++i) {
+    auto wrong = signIn("adm-guess-" + std::to_string(i));
+    ASSERT_TRUE(wrong.ok());
+    EXPECT_EQ(wrong->status(), 401) << i;
+    EXPECT_TRUE(wrong->header("Set-Cookie").empty());
+  }
+  auto blocked = signIn(kAdminToken);
+  ASSERT_TRUE(blocked.ok());
+  EXPECT_EQ(blocked->status(), 429) << blocked->body;
+  EXPECT_FALSE(blocked->header("retry-after").empty());
+  EXPECT_EQ(get(admin_port_, "/admin/freezes", bearer(kAdminToken))->status(), 429)
+      << "one count for the sign-in and the tokens";
+}
+
 TEST_F(OperatorTest, GuessingATokenIsLimitedPerAddress) {
   for (int i = 0; i < 10; ++i) {
     auto wrong = get(admin_port_, "/admin/freezes", bearer("adm-guess-" + std::to_string(i)));
