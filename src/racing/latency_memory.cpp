@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <unordered_set>
 
 namespace llmux::racing {
 
@@ -137,18 +138,20 @@ void LatencyMemory::load(std::vector<Entry> const& entries, WallTime now) {
   }
 }
 
-std::size_t LatencyMemory::adopt(std::vector<Entry> const& stored, WallTime now) {
+std::size_t LatencyMemory::adopt(std::vector<Entry> const& stored, WallTime now,
+                                 std::uint64_t read_mark) {
   std::lock_guard lock(mutex_);
   Recount recount{*this};
   adopting_ = true;
   forgetExpired(now);
-  std::set<std::string> stored_now;
+  std::unordered_set<std::string> stored_now;
   for (Entry const& entry : stored) stored_now.insert(entry.id);
   std::size_t changed = 0;
   // Gone from the store since the last look: recovered or cleared by another replica.
   std::erase_if(states_, [&](auto const& item) {
     std::string const id = idOf(item.first);
-    if (!stored_ids_.contains(id) || stored_now.contains(id)) return false;
+    // A save noted after the read began is not gone: the read could not see it.
+    if (!stored_ids_.goneUnless(id, read_mark) || stored_now.contains(id)) return false;
     if (sink_) sink_->latencyAdopted(item.first, false);
     ++changed;
     return true;
@@ -164,13 +167,18 @@ std::size_t LatencyMemory::adopt(std::vector<Entry> const& stored, WallTime now)
   }
   // A removal the store shows is done: its id is forgotten.
   std::erase_if(removed_ids_, [&](std::string const& id) { return !stored_now.contains(id); });
-  stored_ids_ = std::move(stored_now);
+  stored_ids_.replace(stored_now, read_mark);
   return changed;
 }
 
 void LatencyMemory::noteStored(std::string const& id) {
   std::lock_guard lock(mutex_);
-  stored_ids_.insert(id);
+  stored_ids_.noteStored(id);
+}
+
+std::uint64_t LatencyMemory::storeMark() {
+  std::lock_guard lock(mutex_);
+  return stored_ids_.mark();
 }
 
 void LatencyMemory::setSink(LatencySink* sink) {

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <set>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/stored_ids.h"
 
 namespace llmux::racing {
 
@@ -83,7 +85,12 @@ class LatencyMemory {
   /// changes not yet stored stay: a removal until the store shows it, a newer entry until its
   /// write lands. The sink hears `latencyAdopted` (not a change to write back). Returns how
   /// many entries changed.
-  std::size_t adopt(std::vector<Entry> const& stored, WallTime now);
+  /// `read_mark` is `storeMark()` taken before `stored` was read (the default: a snapshot that
+  /// saw every save noted so far).
+  std::size_t adopt(std::vector<Entry> const& stored, WallTime now,
+                    std::uint64_t read_mark = std::numeric_limits<std::uint64_t>::max());
+  /// Taken before reading a snapshot for `adopt`.
+  std::uint64_t storeMark();
   /// The writer stored this entry (the shared store): a later look that misses it means another
   /// replica removed it.
   void noteStored(std::string const& id);
@@ -110,7 +117,7 @@ class LatencyMemory {
   LatencySink* sink_ = nullptr;
   /// With a shared store only (once `adopt` runs): the ids it held at the last look (or that
   /// were stored since), and those this replica removed whose removal it does not show yet.
-  std::set<std::string> stored_ids_;
+  StoredIds stored_ids_;
   std::set<std::string> removed_ids_;
   bool adopting_ = false;
 };

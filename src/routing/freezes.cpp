@@ -224,12 +224,15 @@ bool FreezeTable::lift(std::string const& id) {
 
 void FreezeTable::noteStored(std::string const& id) {
   std::lock_guard lock(mutex_);
-  // (A look whose snapshot was read just before this save and is adopted just after it would
-  // take the freeze for lifted; the next look, an interval later, brings it back.)
-  stored_ids_.insert(id);
+  stored_ids_.noteStored(id);
 }
 
-std::size_t FreezeTable::adopt(std::vector<Freeze> const& stored) {
+std::uint64_t FreezeTable::storeMark() const {
+  std::lock_guard lock(mutex_);
+  return stored_ids_.mark();
+}
+
+std::size_t FreezeTable::adopt(std::vector<Freeze> const& stored, std::uint64_t read_mark) {
   std::lock_guard lock(mutex_);
   adopting_ = true;
   WallTime const now = clock_.wallNow();
@@ -237,9 +240,10 @@ std::size_t FreezeTable::adopt(std::vector<Freeze> const& stored) {
   std::unordered_set<std::string> stored_now;
   for (Freeze const& f : stored) stored_now.insert(f.id);
   std::size_t changed = 0;
-  // Gone from the store since the last look: lifted (or expired) by another replica.
+  // Gone from the store since the last look: lifted (or expired) by another replica. A save
+  // noted after the read began is not gone: the read could not see it.
   changed += std::erase_if(freezes_, [&](Freeze const& f) {
-    return stored_ids_.contains(f.id) && !stored_now.contains(f.id);
+    return stored_ids_.goneUnless(f.id, read_mark) && !stored_now.contains(f.id);
   });
   for (Freeze const& f : stored) {
     if (removed_ids_.contains(f.id) || expired(f, now)) continue;
@@ -255,7 +259,7 @@ std::size_t FreezeTable::adopt(std::vector<Freeze> const& stored) {
   }
   // A removal the store shows is done: its id is forgotten.
   std::erase_if(removed_ids_, [&](std::string const& id) { return !stored_now.contains(id); });
-  stored_ids_ = std::move(stored_now);
+  stored_ids_.replace(stored_now, read_mark);
   if (changed > 0) {
     std::stable_sort(freezes_.begin(), freezes_.end(),
                      [](Freeze const& a, Freeze const& b) { return a.created < b.created; });

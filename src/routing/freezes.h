@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "config/settings.h"
 #include "core/clock.h"
 #include "core/http_headers.h"
+#include "core/stored_ids.h"
 
 namespace llmux::routing {
 
@@ -119,7 +121,12 @@ class FreezeTable {
   /// this replica's that is not stored yet (its write is queued) is kept, and one it lifted is
   /// not taken back while its removal is on its way. Nothing is written back. Returns how many
   /// freezes changed.
-  std::size_t adopt(std::vector<Freeze> const& stored);
+  /// `read_mark` is `storeMark()` taken before `stored` was read (the default: a snapshot that
+  /// saw every save noted so far).
+  std::size_t adopt(std::vector<Freeze> const& stored,
+                    std::uint64_t read_mark = std::numeric_limits<std::uint64_t>::max());
+  /// Taken before reading a snapshot for `adopt`.
+  std::uint64_t storeMark() const;
   /// This replica's save of freeze `id` reached the shared store: from now on its absence there
   /// means another replica lifted it (without this, a freeze lifted elsewhere before this
   /// replica's next look would never be seen to leave).
@@ -147,7 +154,7 @@ class FreezeTable {
   /// What `adopt` saw stored last time, and the freezes this replica removed whose removal the
   /// store may not show yet.
   /// Only kept once `adopt` runs (a shared store): otherwise nothing would ever clear them.
-  std::unordered_set<std::string> stored_ids_;
+  StoredIds stored_ids_;
   mutable std::unordered_set<std::string> removed_ids_;
   bool adopting_ = false;
 };

@@ -63,9 +63,10 @@ void SharedStateSync::run() {
 
 SharedPull freezePull(FreezeRows& rows, routing::FreezeTable& table) {
   return {"freezes", [&rows, &table]() -> Result<std::size_t> {
+            std::uint64_t const read_mark = table.storeMark();  // before the read: see StoredIds
             auto stored = rows.load();
             if (!stored.ok()) return stored.takeError();
-            return table.adopt(*stored);
+            return table.adopt(*stored, read_mark);
           }};
 }
 
@@ -82,9 +83,10 @@ SharedPull racingPull(RacingRows& rows, racing::RacingState& state, RacingWriter
               }
             }
             WallTime const now = clock.wallNow();
+            std::uint64_t const read_mark = state.latency.storeMark();  // before the read
             auto entries = rows.loadLatency(now);
             if (!entries.ok()) return entries.takeError();
-            return changed + state.latency.adopt(*entries, now);
+            return changed + state.latency.adopt(*entries, now, read_mark);
           }};
 }
 

@@ -233,5 +233,19 @@ TEST(LatencyMemory, AdoptKeepsThisReplicasChangesThatAreNotStoredYet) {
   EXPECT_EQ(sink.told.back(), "adopt " + id + " degraded");
 }
 
+TEST(LatencyMemory, ASnapshotReadBeforeASaveDoesNotTakeItForRemoved) {
+  LatencyMemory memory;
+  memory.adopt({}, kT0);
+  for (int i = 0; i < 3; ++i) memory.noteSlow(kSlowRelay, kT0 + 10s);
+  // A look begins, the save lands and is noted, then the look's snapshot (without it) arrives.
+  std::uint64_t const read_mark = memory.storeMark();
+  memory.noteStored(LatencyMemory::idOf(kSlowRelay));
+  EXPECT_EQ(memory.adopt({}, kT0 + 11s, read_mark), 0u);
+  EXPECT_TRUE(memory.degraded(kSlowRelay, kT0 + 11s)) << "the read could not see the save";
+  // A look that began after the save and misses it: removed elsewhere.
+  EXPECT_EQ(memory.adopt({}, kT0 + 12s, memory.storeMark()), 1u);
+  EXPECT_FALSE(memory.degraded(kSlowRelay, kT0 + 12s));
+}
+
 }  // namespace
 }  // namespace llmux::racing

@@ -532,5 +532,25 @@ TEST(FreezeTable, LiftingAFreezeLiftsItsTwinsFromOtherReplicas) {
   EXPECT_FALSE(table.frozen("relay-a", "", "m"));
 }
 
+TEST(FreezeTable, ASnapshotReadBeforeASaveDoesNotTakeItForLifted) {
+  ManualTimeSource clock;
+  FreezeTable table(clock);
+  table.adopt({});
+  config::FreezeRule rule;
+  rule.name = "banned";
+  rule.status = 403;
+  Freeze mine = table.apply(rule, FreezeTarget{"relay", "key-1", "relay#0", ""}, std::nullopt, "403");
+  // A look begins, this replica's save lands and is noted, then the look's snapshot arrives
+  // without it: the read could not see it yet, so it is kept.
+  std::uint64_t const read_mark = table.storeMark();
+  table.noteStored(mine.id);
+  EXPECT_EQ(table.adopt({}, read_mark), 0u);
+  EXPECT_TRUE(table.frozen("relay", "key-1", "m"));
+  // The next look sees it; one after that without it means it was lifted elsewhere.
+  EXPECT_EQ(table.adopt({mine}, table.storeMark()), 0u);
+  EXPECT_EQ(table.adopt({}, table.storeMark()), 1u);
+  EXPECT_FALSE(table.frozen("relay", "key-1", "m"));
+}
+
 }  // namespace
 }  // namespace llmux::routing
