@@ -90,16 +90,18 @@ RequestLogWriter::~RequestLogWriter() {
 
 void RequestLogWriter::record(RequestRecord record) {
   RequestLogEvent event;
-  event.request = std::move(record);
+  event.handle = record.log_handle;
+  event.body = std::move(record);
   (void)queue_.push(std::move(event));
 }
 
 std::uint64_t RequestLogWriter::opened(RequestRecord const& head) {
   RequestLogEvent event;
   event.kind = RequestLogEvent::Kind::Opened;
-  event.request = head;
-  event.request.log_handle = next_handle_.fetch_add(1, std::memory_order_relaxed);
-  std::uint64_t const handle = event.request.log_handle;
+  event.handle = next_handle_.fetch_add(1, std::memory_order_relaxed);
+  std::uint64_t const handle = event.handle;
+  RequestRecord& row = event.body.emplace<RequestRecord>(head);
+  row.log_handle = handle;
   // A dropped opening only costs the running row: the end still writes the request whole.
   (void)queue_.push(std::move(event));
   return handle;
@@ -109,9 +111,9 @@ void RequestLogWriter::attemptChanged(std::uint64_t handle, int number, AttemptR
   if (handle == 0 || number <= 0) return;
   RequestLogEvent event;
   event.kind = RequestLogEvent::Kind::Attempt;
-  event.request.log_handle = handle;
+  event.handle = handle;
   event.attempt_number = number;
-  event.attempt = attempt;
+  event.body.emplace<AttemptRecord>(attempt);
   (void)queue_.push(std::move(event));
 }
 
@@ -184,11 +186,11 @@ std::vector<LogRow> RequestLogWriter::fold(ThreadState& s, std::vector<RequestLo
     open.touched = true;
   };
   for (RequestLogEvent& event : events) {
-    std::uint64_t const handle = event.request.log_handle;
+    std::uint64_t const handle = event.handle;
     switch (event.kind) {
       case Kind::Opened: {
         auto& open = s.open[handle];
-        open.row = std::move(event.request);
+        open.row = std::move(std::get<RequestRecord>(event.body));
         open.opened = clock_.now();
         touch(handle, open);
         break;
@@ -199,17 +201,17 @@ std::vector<LogRow> RequestLogWriter::fold(ThreadState& s, std::vector<RequestLo
         auto& attempts = found->second.row.attempts;
         auto const index = static_cast<std::size_t>(event.attempt_number - 1);
         if (attempts.size() <= index) attempts.resize(index + 1);
-        attempts[index] = std::move(event.attempt);
+        attempts[index] = std::move(std::get<AttemptRecord>(event.body));
         touch(handle, found->second);
         break;
       }
       case Kind::Finished: {
         auto found = handle == 0 ? s.open.end() : s.open.find(handle);
         if (found == s.open.end()) {
-          rows.push_back(LogRow{0, false, std::move(event.request)});
+          rows.push_back(LogRow{0, false, std::move(std::get<RequestRecord>(event.body))});
           break;
         }
-        found->second.row = std::move(event.request);
+        found->second.row = std::move(std::get<RequestRecord>(event.body));
         found->second.finished = true;
         touch(handle, found->second);
         break;

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include "core/clock.h"
@@ -63,17 +64,18 @@ class RequestLogBackend {
   virtual Result<void> reconnect() { return {}; }
 };
 
-/// What request threads hand a RequestLogWriter.
+/// What request threads hand a RequestLogWriter. An event carries only what it is about (a
+/// request, or one attempt of it): it is moved through the queue several times per request.
 struct RequestLogEvent {
   enum class Kind : unsigned char {
-    Opened,    ///< `request` as known at admission (its log_handle set)
-    Attempt,   ///< attempt `attempt_number` of request `request.log_handle` started or ended
-    Finished,  ///< `request` complete (log_handle 0 when it was never opened)
+    Opened,    ///< the request as known at admission
+    Attempt,   ///< attempt `attempt_number` of request `handle` started or ended
+    Finished,  ///< the request complete (handle 0 when it was never opened)
   };
   Kind kind = Kind::Finished;
   int attempt_number = 0;
-  RequestRecord request;
-  AttemptRecord attempt;
+  std::uint64_t handle = 0;  ///< the request's log_handle
+  std::variant<RequestRecord, AttemptRecord> body;  ///< Opened, Finished: the request; Attempt: the attempt
 };
 
 /// Tuning of a RequestLogWriter.
