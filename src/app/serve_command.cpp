@@ -94,24 +94,16 @@ void applyLogLevel(config::Settings const& settings) {
   if (auto level = telemetry::parseLogLevel(settings.log.level)) telemetry::setLogLevel(*level);
 }
 
-/// The gateway key of the embedded default: $LLMUX_GATEWAY_KEY, else the one generated on the
-/// first run and kept in the state database, so it does not change between runs.
-std::string defaultGatewayKey(store::SqliteStore& store) {
-  if (char const* chosen = std::getenv("LLMUX_GATEWAY_KEY"); chosen && *chosen) return chosen;
-  if (auto kept = store.getSetting("default_gateway_key")) return *kept;
-  std::string key = "sk-llmux-" + randomHex(24);
-  store.putSetting("default_gateway_key", key);
-  return key;
-}
-
-/// The admin token of the embedded default (the admin API, the console's sign-in):
-/// $LLMUX_ADMIN_TOKEN, else the one generated on the first run and kept like the gateway key.
-std::string defaultAdminToken(store::SqliteStore& store) {
-  if (char const* chosen = std::getenv("LLMUX_ADMIN_TOKEN"); chosen && *chosen) return chosen;
-  if (auto kept = store.getSetting("default_admin_token")) return *kept;
-  std::string token = "adm-" + randomHex(24);
-  store.putSetting("default_admin_token", token);
-  return token;
+/// A secret of the embedded default: `$variable`, else the one generated on the first run
+/// (`prefix` and 48 hex digits) and kept in the state database as `setting`, so it does not change
+/// between runs. The gateway key and the admin token (the console's sign-in).
+std::string keptSecret(store::SqliteStore& store, char const* variable, std::string const& setting,
+                       std::string const& prefix) {
+  if (char const* chosen = std::getenv(variable); chosen && *chosen) return chosen;
+  if (auto kept = store.getSetting(setting)) return *kept;
+  std::string secret = prefix + randomHex(24);
+  store.putSetting(setting, secret);
+  return secret;
 }
 
 void printEmbeddedWelcome(config::Settings const& settings, std::string const& address,
@@ -232,8 +224,8 @@ int runServe(std::string const& config_path) {
     }
     try {
       settings = std::make_shared<const config::Settings>(config::embeddedDefaultSettings(
-          env, "http://127.0.0.1:" + std::to_string(*mock_port), defaultGatewayKey(**store),
-          defaultAdminToken(**store)));
+          env, "http://127.0.0.1:" + std::to_string(*mock_port), keptSecret(**store, "LLMUX_GATEWAY_KEY", "default_gateway_key", "sk-llmux-"),
+          keptSecret(**store, "LLMUX_ADMIN_TOKEN", "default_admin_token", "adm-")));
     } catch (std::exception const& e) {
       std::fprintf(stderr, "%s\n", e.what());
       return 2;

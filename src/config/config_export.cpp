@@ -1,5 +1,6 @@
 #include "config/config_export.h"
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -15,6 +16,10 @@ constexpr std::array<std::string_view, 7> kSecretMembers = {
 
 bool namesVariable(std::string_view value) { return value.find("${") != std::string_view::npos; }
 
+bool isSecretMember(std::string_view name) {
+  return std::find(kSecretMembers.begin(), kSecretMembers.end(), name) != kSecretMembers.end();
+}
+
 /// `urls_are_secret`: a webhook's URL is its credential (Slack's and most chat services' carry
 /// the token in the path).
 void maskSettings(YAML::Node node, bool urls_are_secret) {
@@ -29,9 +34,7 @@ void maskSettings(YAML::Node node, bool urls_are_secret) {
       std::string const name = member.first.as<std::string>();
       std::string const text = value.Scalar();
       if (namesVariable(text)) continue;
-      bool secret = false;
-      for (auto s : kSecretMembers) secret = secret || name == s;
-      if (secret || (urls_are_secret && name == "url")) {
+      if (isSecretMember(name) || (urls_are_secret && name == "url")) {
         value = std::string(kMasked);
       } else {
         std::string masked = withoutUrlPassword(text);
@@ -64,9 +67,7 @@ YAML::Node maskedTree(YAML::Node const& tree) {
     if (objectKindNamed(section)) continue;
     YAML::Node value = member.second;
     if (value.IsScalar()) {
-      bool secret = false;
-      for (auto s : kSecretMembers) secret = secret || section == s;
-      if (secret && !namesVariable(value.Scalar())) value = std::string(kMasked);
+      if (isSecretMember(section) && !namesVariable(value.Scalar())) value = std::string(kMasked);
     } else {
       maskSettings(value, section == "alerts");
     }

@@ -69,37 +69,51 @@ std::string rfc3339Utc(WallTime t) {
   return text;
 }
 
+namespace {
+
+void appendFreeze(std::string& out, routing::Freeze const& f) {
+  out += '{';
+  appendField(out, "id", f.id);
+  out += ',';
+  appendField(out, "object", config::freezeObjectName(f.object));
+  out += ',';
+  appendField(out, "period", config::freezePeriodName(f.period));
+  out += ',';
+  appendField(out, "channel", f.channel);
+  out += ',';
+  appendField(out, "key", f.key_label);  // the label: the secret never leaves the gateway
+  out += ',';
+  appendField(out, "model", f.model);
+  out += ',';
+  appendField(out, "created", rfc3339Utc(f.created));
+  out += ",\"until\":";
+  if (f.until) {
+    appendJsonString(out, rfc3339Utc(*f.until));
+  } else {
+    out += "null";
+  }
+  out += ',';
+  appendField(out, "rule", f.rule);
+  out += ',';
+  appendField(out, "reason", f.reason);
+  out += '}';
+}
+
+}  // namespace
+
+std::string freezeJson(routing::Freeze const& freeze) {
+  std::string out;
+  appendFreeze(out, freeze);
+  return out;
+}
+
 std::string freezesJson(std::vector<routing::Freeze> const& freezes) {
   std::string out = "{\"freezes\":[";
   bool first = true;
   for (auto const& f : freezes) {
     if (!first) out += ',';
     first = false;
-    out += '{';
-    appendField(out, "id", f.id);
-    out += ',';
-    appendField(out, "object", config::freezeObjectName(f.object));
-    out += ',';
-    appendField(out, "period", config::freezePeriodName(f.period));
-    out += ',';
-    appendField(out, "channel", f.channel);
-    out += ',';
-    appendField(out, "key", f.key_label);  // the label: the secret never leaves the gateway
-    out += ',';
-    appendField(out, "model", f.model);
-    out += ',';
-    appendField(out, "created", rfc3339Utc(f.created));
-    out += ",\"until\":";
-    if (f.until) {
-      appendJsonString(out, rfc3339Utc(*f.until));
-    } else {
-      out += "null";
-    }
-    out += ',';
-    appendField(out, "rule", f.rule);
-    out += ',';
-    appendField(out, "reason", f.reason);
-    out += '}';
+    appendFreeze(out, f);
   }
   out += "]}";
   return out;
@@ -392,9 +406,7 @@ Task<void> AdminHandler::serveFreezeCreate(RequestContext& ctx) {
   routing::Freeze made = freezes_.apply(asked->rule, asked->target, std::nullopt, asked->reason);
   telemetry::logInfo("freeze {} made through the admin API: {} {} {}", made.id, made.channel,
                      made.key_label, made.model);
-  std::string list = freezesJson({made});
-  // The list's one element: `{"freezes":[` … `]}`.
-  co_await sendAdminJson(ctx, 201, list.substr(12, list.size() - 14));
+  co_await sendAdminJson(ctx, 201, freezeJson(made));
 }
 
 Task<void> AdminHandler::servePauses(RequestContext& ctx) {

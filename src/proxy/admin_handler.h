@@ -145,6 +145,8 @@ class AdminHandler {
 /// "reason"}]}`: "key" is the key's label (never its secret), times are RFC 3339 UTC, "until" is
 /// null for a freeze that lasts until lifted.
 std::string freezesJson(std::vector<routing::Freeze> const& freezes);
+/// One element of that list.
+std::string freezeJson(routing::Freeze const& freeze);
 
 /// `{"breakers":[{"channel","model","failure":{"state","consecutive_failures","opened_at",
 /// "opens"},"storm":{"state","window_responses","window_429s","opened_at","opens"}}]}`;

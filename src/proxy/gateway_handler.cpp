@@ -742,7 +742,8 @@ void GatewayHandler::account(RequestContext& ctx, bool log_it) {
   if (protocol::isAdminRoute(ctx.route.kind) || protocol::isConsoleRoute(ctx.route.kind)) return;
   if (services_.request_tail != nullptr && services_.request_tail->watched()) {
     auto const& database = ctx.catalog->settings().database;
-    services_.request_tail->publish(requestJson(record, 0, "done", database ? database->replica : ""));
+    services_.request_tail->publish(record.request_id,
+                                    requestJson(record, 0, "done", database ? database->replica : ""));
   }
   if (services_.request_log) services_.request_log->record(std::move(record));
 }

@@ -42,14 +42,6 @@ std::string replayedEvents(store::RequestLogReader& log) {
   return out;
 }
 
-/// The request id of one of the tail's entries (its JSON starts `{"id":"...`).
-std::string_view idOf(std::string_view json) {
-  constexpr std::string_view kPrefix = "{\"id\":\"";
-  if (!json.starts_with(kPrefix)) return {};
-  json.remove_prefix(kPrefix.size());
-  return json.substr(0, json.find('"'));
-}
-
 }  // namespace
 
 net::Task<void> serveLiveRequests(RequestContext& ctx, RequestTail& tail,
@@ -80,7 +72,7 @@ net::Task<void> serveLiveRequests(RequestContext& ctx, RequestTail& tail,
     std::string out;
     for (auto const& entry : tail.after(seen)) {
       seen = entry.seq;
-      appendEvent(out, idOf(entry.json), entry.json);
+      appendEvent(out, entry.id, entry.json);
     }
     MonoTime const now = MonoClock::now();
     if (out.empty() && now - last_write >= kPingEvery) out = ": ping\n\n";

@@ -182,6 +182,15 @@ Task<void> serveAudit(RequestContext& ctx, ManagedConfig& managed) {
   co_await sendAdminJson(ctx, 200, json::serialize(body));
 }
 
+/// The outcome of a change or an import whose thread could not be started.
+template <class Outcome>
+Outcome notStarted(std::string why) {
+  Outcome outcome;
+  outcome.status = Outcome::Status::Invalid;
+  outcome.message = std::move(why);
+  return outcome;
+}
+
 Task<void> serveExport(RequestContext& ctx, ManagedConfig& managed) {
   HeaderList headers;
   headers.add("Content-Type", "application/yaml; charset=utf-8");
@@ -199,12 +208,7 @@ Task<void> serveImport(RequestContext& ctx, ManagedConfig& managed, std::string_
   std::function<ImportOutcome()> work = [&managed, request, dry_run] {
     return managed.importYaml(request->first, request->second, dry_run);
   };
-  std::function<ImportOutcome(std::string)> failed = [](std::string why) {
-    ImportOutcome outcome;
-    outcome.status = ImportOutcome::Status::Invalid;
-    outcome.message = std::move(why);
-    return outcome;
-  };
+  std::function<ImportOutcome(std::string)> failed = notStarted<ImportOutcome>;
   ImportOutcome outcome = co_await offThread<ImportOutcome>(std::move(work), std::move(failed));
   json::array changes;
   for (auto const& change : outcome.changes) {
@@ -370,12 +374,7 @@ Task<void> serveObjectRoute(RequestContext& ctx, ManagedConfig* managed, std::st
   std::function<ChangeOutcome()> work = [managed, shared_change] {
     return managed->change(*shared_change);
   };
-  std::function<ChangeOutcome(std::string)> failed = [](std::string why) {
-    ChangeOutcome outcome;
-    outcome.status = ChangeOutcome::Status::Invalid;
-    outcome.message = std::move(why);
-    return outcome;
-  };
+  std::function<ChangeOutcome(std::string)> failed = notStarted<ChangeOutcome>;
   ChangeOutcome outcome = co_await offThread<ChangeOutcome>(std::move(work), std::move(failed));
   if (outcome.status != ChangeOutcome::Status::Applied) {
     co_await sendRefusal(ctx, outcome);

@@ -4,9 +4,9 @@
 
 namespace llmux::proxy {
 
-void RequestTail::publish(std::string json) {
+void RequestTail::publish(std::string id, std::string json) {
   std::lock_guard lock(mutex_);
-  entries_.push_back(Entry{++last_seq_, std::move(json)});
+  entries_.push_back(Entry{++last_seq_, std::move(id), std::move(json)});
   while (entries_.size() > capacity_) entries_.pop_front();
 }
 

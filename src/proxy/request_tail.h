@@ -19,13 +19,14 @@ class RequestTail {
 
   struct Entry {
     std::uint64_t seq = 0;  ///< this ring's order, from 1
+    std::string id;         ///< the request id
     std::string json;
   };
 
   /// Whether a watcher is connected (then finished requests should be published).
   bool watched() const { return watchers_.load(std::memory_order_relaxed) > 0; }
   /// Appends one finished request; the oldest entry goes past the capacity.
-  void publish(std::string json);
+  void publish(std::string id, std::string json);
   /// The entries after `seq`, oldest first (a watcher that fell more than the capacity behind
   /// misses the oldest ones).
   std::vector<Entry> after(std::uint64_t seq) const;

@@ -271,7 +271,7 @@ TEST(RequestTail, KeepsTheNewestInOrderForItsWatchers) {
   {
     RequestTail::Watch watch(tail);
     EXPECT_TRUE(tail.watched());
-    for (int i = 1; i <= 5; ++i) tail.publish("{\"n\":" + std::to_string(i) + "}");
+    for (int i = 1; i <= 5; ++i) tail.publish("r" + std::to_string(i), "{\"n\":" + std::to_string(i) + "}");
   }
   EXPECT_FALSE(tail.watched());
   EXPECT_EQ(tail.lastSeq(), 5u);
@@ -279,6 +279,7 @@ TEST(RequestTail, KeepsTheNewestInOrderForItsWatchers) {
   ASSERT_EQ(all.size(), 3u);  // the capacity: the oldest two went
   EXPECT_EQ(all[0].seq, 3u);
   EXPECT_EQ(all[2].json, "{\"n\":5}");
+  EXPECT_EQ(all[2].id, "r5");
   auto newer = tail.after(4);
   ASSERT_EQ(newer.size(), 1u);
   EXPECT_EQ(newer[0].seq, 5u);
