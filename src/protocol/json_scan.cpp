@@ -1,5 +1,6 @@
 #include "protocol/json_scan.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -259,6 +260,19 @@ char const* Scanner::key(char const* p) {
 // overlap. A block with an error goes byte by byte, which also yields the exact error offset.
 char const* Scanner::string(char const* p, bool& escaped) {
   ++p;  // opening quote
+#if defined(__SSE2__)
+  // Keys and short values, most strings of an API message, end within 16 bytes: one block finds
+  // their closing quote before the steps below would have set up (measured: a quarter of the
+  // scan of a pretty-printed chat completion).
+  if (end_ - p >= 16) {
+    unsigned const special = maskOf(specialBytes(load16(p)));
+    if (special == 0) {
+      p += 16;  // plain text: the steps below go on from the next block
+    } else if (char const* first = p + __builtin_ctz(special); *first == '"') {
+      return first + 1;
+    }  // else an escape or a control byte: the steps below judge the block
+  }
+#endif
   for (;;) {
     char const* slow_from = nullptr;
     char const* slow_until = end_;

@@ -7,6 +7,7 @@
 #include "core/ids.h"
 #include "http/response_writer.h"
 #include "http/server_request.h"
+#include "http/upstream_connection.h"
 #include "payloads/payload_writer.h"
 #include "protocol/admin_auth.h"
 #include "protocol/client_auth.h"
@@ -42,6 +43,10 @@ using net::Task;
 using protocol::RouteKind;
 
 namespace {
+
+/// How long an admitted request runs before its request-log row opens (RunningRows): about the
+/// writer's batching delay, so a running row still shows within tens of milliseconds.
+constexpr std::chrono::milliseconds kOpenRowsAfter{10};
 
 std::string requestIdFor(http::ServerRequest const& request) {
   std::string_view given = request.headers.get("x-request-id");
@@ -165,6 +170,9 @@ GatewayHandler::GatewayHandler(GatewayServices& services, http::UpstreamPool& po
   admin_.limits = &services.limits;
   admin_.tail = services.request_tail;
   admin_.draining = &services.draining;
+  if (services.request_log != nullptr) {
+    running_rows_ = std::make_unique<RunningRows>(pool.io(), *services.request_log, kOpenRowsAfter);
+  }
   if (services.console_sessions != nullptr) {
     console_ = std::make_unique<ConsoleHandler>(*services.console_sessions, services.auth_failures,
                                                 services.console_dir);
@@ -557,8 +565,8 @@ Task<void> GatewayHandler::serveModelRequest(RequestContext& ctx) {
     co_await replyError(ctx, 400, std::move(*problem));
     co_return;
   }
-  // Admitted: its request-log row shows it running from now on.
-  if (services_.request_log) ctx.record.log_handle = services_.request_log->opened(ctx.record);
+  // Admitted: its request-log row shows it running if it is still running a moment from now.
+  if (running_rows_) running_rows_->admitted(ctx, MonoClock::now());
   std::optional<routing::PlannedCandidate> owner;
   if (ctx.route.kind == RouteKind::VideoRetrieve || ctx.route.kind == RouteKind::VideoContent) {
     std::string problem;
@@ -720,6 +728,7 @@ Task<void> GatewayHandler::servePlain(RequestContext& ctx, int status, std::stri
 }
 
 void GatewayHandler::account(RequestContext& ctx, bool log_it) {
+  ctx.running_row.unlink();  // ended: its row is written whole below, never opened now
   auto& record = ctx.record;
   MonoTime now = MonoClock::now();
   record.total_ms = millisBetween(ctx.started, now);

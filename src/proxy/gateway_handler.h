@@ -11,6 +11,7 @@
 #include "proxy/console_handler.h"
 #include "proxy/inspection_runner.h"
 #include "proxy/forwarder.h"
+#include "proxy/running_rows.h"
 #include "protocol/routes.h"
 #include "proxy/services.h"
 #include "routing/planner.h"
@@ -102,6 +103,9 @@ class GatewayHandler final : public http::RequestHandler {
   /// This worker's inspection runner (POST /admin/inspection/run); none without inspection.
   std::unique_ptr<InspectionRunner> inspection_runner_;
   routing::Rng rng_;  ///< this worker's: random strategies and the fast strategy's exploration
+  /// This worker's requests whose request-log row opens once they have run a while; none
+  /// without a request log.
+  std::unique_ptr<RunningRows> running_rows_;
 };
 
 }  // namespace llmux::proxy

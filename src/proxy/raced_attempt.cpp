@@ -336,7 +336,8 @@ Task<void> Forwarder::runBranch(Race& race, Branch& branch) {
   describePlacement(*branch.ctx, candidate, branch.record);
   branch.record.role = branch.index == 0 ? AttemptRole::Primary : AttemptRole::Shadow;
   branch.attempted = true;
-  showAttempt(*branch.ctx, race.attempts_before + ++race.branches_started, branch.record);
+  // The request's row, not the shadow's copy of it: the row may have opened since the copy.
+  showAttempt(race.parent, race.attempts_before + ++race.branches_started, branch.record);
   services_.router_state.attemptStarted(key.id, key, branch.ctx->prompt_tokens);
   branch.result = co_await attempt(*branch.ctx, candidate, branch.last, branch.record);
   if (branch.buckets.grant.taken && branch.ctx->record.usage && branch.writer.won()) {

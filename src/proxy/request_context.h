@@ -6,6 +6,7 @@
 
 #include "core/clock.h"
 #include "core/request_record.h"
+#include "proxy/running_rows.h"
 #include "config/settings.h"
 #include "protocol/client_detect.h"
 #include "protocol/inspect.h"
@@ -98,6 +99,8 @@ struct RequestContext : RequestState {
   http::ResponseWriter* response;
   /// A sampled request's answer goes through this copy on its way to the client's writer.
   std::shared_ptr<CapturingWriter> capturing_writer;  // shared_ptr: destroyed where incomplete
+  /// Its place among the requests whose request-log row is not open yet (RunningRows).
+  RunningRowLink running_row;
 };
 
 }  // namespace llmux::proxy

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cmath>
-#include <cstdio>
 
 #include "routing/freezes.h"
 #include "routing/hop_order.h"
@@ -16,14 +16,35 @@ namespace llmux::routing {
 
 using config::Strategy;
 
+namespace {
+
+/// `value` as "%.4g" prints it. Whole numbers under 10^4 (most factors are exactly 1 or 0) skip
+/// the general conversion, which costs a few hundred instructions a number.
+char* appendFactor(char* out, char* end, double value) {
+  bool const whole = value > -1e4 && value < 1e4 && value == static_cast<double>(static_cast<int>(value)) &&
+                     !(value == 0 && std::signbit(value));
+  if (whole) return std::to_chars(out, end, static_cast<int>(value)).ptr;
+  return std::to_chars(out, end, value, std::chars_format::general, 4).ptr;
+}
+
+}  // namespace
+
 std::string formatFactors(Factors const& f) {
-  char text[256];
-  std::snprintf(text, sizeof text,
-                "score=%.4g weight=%.4g headroom=%.4g failures=%.4g cooldown=%.4g affinity=%.4g "
-                "billing=%.4g yield=%.4g performance=%.4g latency=%.4g",
-                f.score, f.weight, f.headroom, f.failures, f.cooldown, f.affinity, f.billing, f.yield,
-                f.performance, f.latency);
-  return text;
+  // Every attempt's record carries this line: built with std::to_chars (snprintf's format
+  // parsing and locale cost more than the rest of the planning).
+  std::pair<char const*, double> const fields[] = {
+      {"score=", f.score},       {" weight=", f.weight},   {" headroom=", f.headroom},
+      {" failures=", f.failures}, {" cooldown=", f.cooldown}, {" affinity=", f.affinity},
+      {" billing=", f.billing},   {" yield=", f.yield},       {" performance=", f.performance},
+      {" latency=", f.latency}};
+  char text[320];
+  char* out = text;
+  char* const end = text + sizeof text;
+  for (auto const& [name, value] : fields) {
+    for (char const* c = name; *c != '\0'; ++c) *out++ = *c;
+    out = appendFactor(out, end, value);
+  }
+  return std::string(text, out);
 }
 
 namespace {

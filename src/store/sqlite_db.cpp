@@ -46,6 +46,10 @@ void SqliteStatement::bind(int index, std::string_view text) {
   sqlite3_bind_text64(stmt_, index, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
 }
 
+void SqliteStatement::bindView(int index, std::string_view text) {
+  sqlite3_bind_text64(stmt_, index, text.data(), text.size(), SQLITE_STATIC, SQLITE_UTF8);
+}
+
 void SqliteStatement::bind(int index, std::int64_t value) {
   sqlite3_bind_int64(stmt_, index, value);
 }
@@ -67,6 +71,14 @@ Result<bool> SqliteStatement::step() {
 
 void SqliteStatement::reset() {
   sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+void SqliteStatement::rewind() {
+  sqlite3_reset(stmt_);
+}
+
+void SqliteStatement::clearBindings() {
   sqlite3_clear_bindings(stmt_);
 }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -284,6 +285,29 @@ TEST_F(PlannerTest, IntelligentScoresEveryCandidateAndFailuresLowerIt) {
     }
   }
   EXPECT_NE(formatFactors(p.candidates[0].factors).find("score=1 "), std::string::npos);
+}
+
+TEST(FormatFactors, PrintsEveryFactorAsPrintfsPercentPointFourG) {
+  Factors f;
+  f.score = 0.72;
+  f.weight = 1;
+  f.headroom = 0.123456;
+  f.failures = 1e-7;
+  f.cooldown = 12345.678;
+  f.affinity = -0.0;
+  f.billing = -0.5;
+  f.yield = 1.5e300;
+  f.performance = 0.99999;
+  f.latency = 0.85;
+  char expected[512];
+  std::snprintf(expected, sizeof expected,
+                "score=%.4g weight=%.4g headroom=%.4g failures=%.4g cooldown=%.4g affinity=%.4g "
+                "billing=%.4g yield=%.4g performance=%.4g latency=%.4g",
+                f.score, f.weight, f.headroom, f.failures, f.cooldown, f.affinity, f.billing,
+                f.yield, f.performance, f.latency);
+  EXPECT_EQ(formatFactors(f), expected);
+  EXPECT_EQ(formatFactors(f), "score=0.72 weight=1 headroom=0.1235 failures=1e-07 cooldown=1.235e+04 "
+                              "affinity=-0 billing=-0.5 yield=1.5e+300 performance=1 latency=0.85");
 }
 
 TEST_F(PlannerTest, LatencyLearningCostsADegradedKeyFifteenPercentUntilItRecovers) {
