@@ -50,7 +50,7 @@ def run(llmux, client, nginx, plan, tmp, log, services, threads, nofile):
                                                  mock.port, threads, "off", request_log=False)
     via_node = (f"proxies: [{{name: node, mode: node, url: 'http://{node.address}', "
                 "token_env: LLMUX_BENCH_NODE_TOKEN}]\n")
-    channel = procs.mock_channel(mock.port) + "    proxy: node\n"
+    channel = procs.chat_channel(mock.port) + "    proxy: node\n"
     services["llmux+node"] = procs.start_llmux(llmux, os.path.join(base, "llmux-node"),
                                                "llmux+node", None, threads, "off",
                                                request_log=False, channels=channel, extra=via_node)

@@ -130,13 +130,24 @@ def start_mock(llmux, workdir):
     return Service("mock", popen, port, workdir)
 
 
-def mock_channel(mock_port):
-    """The channels YAML of the gateway sections: one openai-chat channel on the mock."""
+def chat_channel(mock_port):
+    """An openai-chat channel on the mock serving gpt-4o-mini (YAML list item)."""
     return f"""  - name: mock
     protocol: openai-chat
     base_url: "http://127.0.0.1:{mock_port}"
     keys: [mock-key]
     models: [gpt-4o-mini]
+"""
+
+
+def mock_channel(mock_port):
+    """The channels YAML of the gateway sections: the chat channel (gpt-4o-mini, which Anthropic
+    clients reach translated) and an anthropic one (claude-sonnet-4-5, passthrough)."""
+    return chat_channel(mock_port) + f"""  - name: mock-anthropic
+    protocol: anthropic
+    base_url: "http://127.0.0.1:{mock_port}"
+    keys: [mock-key]
+    models: [claude-sonnet-4-5]
 """
 
 

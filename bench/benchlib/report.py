@@ -32,6 +32,23 @@ def throughput_section(t):
     lines += ["", "CPU us/req: user + system CPU time of the process during the wrk run divided by "
               "the requests served (clock-tick resolution, so rough at c=1); much less sensitive "
               "than req/s to the load the rest of the machine adds."]
+    messages = t.get("messages", {})
+    if messages:
+        nginx = messages["anthropic"]["by_target"]["nginx"]
+        rows = []
+        for w in messages.values():
+            for name, r in w["by_target"].items():
+                rows.append([w["label"], name, fmt(r["rps"]), fmt(r["p50_us"]), fmt(r["p99_us"]),
+                             _ratio_cell(r["rps"], nginx["rps"]), fmt(r["cpu_us"], 1),
+                             _ratio_cell(r["cpu_us"], nginx["cpu_us"]), fmt(r["mock_cpu_us"], 1),
+                             str(r["errors"]), " ".join(f"{x:,}" for x in r["runs"])])
+        first = next(iter(messages.values()))
+        lines += ["", f"Anthropic Messages POST ({first['body_bytes']} B body), "
+                  f"c={first['connections']}, same runs; vs nginx = against nginx's passthrough "
+                  "of the same request:", ""]
+        lines.append(table(["workload", "target", "req/s", "p50 us", "p99 us", "vs nginx",
+                            "proxy CPU us/req", "CPU vs nginx", "mock CPU us/req", "errors",
+                            "runs (req/s)"], rows))
     return "\n".join(lines)
 
 
@@ -144,6 +161,18 @@ def _verdict(ok):
     return "PASS" if ok else "MISS"
 
 
+def _cpu_rows(label, by_name):
+    """CPU per request of the gateways against nginx's: <= 1.15 x."""
+    rows = []
+    for name in ("llmux", "llmux+log"):
+        r = ratio(by_name[name]["cpu_us"], by_name["nginx"]["cpu_us"])
+        if r is None:
+            continue
+        rows.append([f"{name} {label} CPU per request", f"{r:.2f} x nginx", "<= 1.15 x nginx",
+                     _verdict(r <= 1.15), f"{1.15 - r:+.2f}"])
+    return rows
+
+
 def targets(results):
     """[(what, measured, limit, PASS/MISS, margin)] for llmux and llmux+log, then translation."""
     rows = []
@@ -156,6 +185,20 @@ def targets(results):
                     continue
                 rows.append([f"{name} throughput c={conns}", f"{r:.2f} x nginx", ">= 0.90 x nginx",
                              _verdict(r >= 0.9), f"{r - 0.9:+.2f}"])
+            if conns == max(t["by_connections"]):
+                rows += _cpu_rows("chat", by_name)
+        for key, w in t.get("messages", {}).items():
+            nginx = w["by_target"]["nginx"] if "nginx" in w["by_target"] else \
+                t["messages"]["anthropic"]["by_target"]["nginx"]
+            floor = 0.75 if key == "translated" else 0.9
+            for name in ("llmux", "llmux+log"):
+                r = ratio(w["by_target"][name]["rps"], nginx["rps"])
+                if r is None:
+                    continue
+                rows.append([f"{name} {key} throughput c={w['connections']}", f"{r:.2f} x nginx",
+                             f">= {floor:.2f} x nginx", _verdict(r >= floor), f"{r - floor:+.2f}"])
+            if key != "translated":
+                rows += _cpu_rows(key, dict(w["by_target"]))
 
     def latency_rows(label, per_target):
         nginx = per_target["nginx"]

@@ -91,11 +91,43 @@ def wrk_with_cpu(ctx, script, name, conns):
     return r
 
 
+# The Anthropic Messages workloads, at the highest connection count only: passthrough (nginx and
+# both gateways) and translated to the OpenAI Chat channel (the gateways; nginx cannot translate,
+# so its passthrough figure is the reference).
+ANTHROPIC_WORKLOADS = (("anthropic", "Anthropic Messages, passthrough", wire.ANTHROPIC_MODEL,
+                        ("nginx", "llmux", "llmux+log")),
+                       ("translated", "Anthropic Messages -> OpenAI Chat upstream, translated",
+                        wire.MODEL, ("llmux", "llmux+log")))
+
+
+def _median_runs(by_name):
+    out = {}
+    for name, rs in by_name.items():
+        out[name] = {
+            "rps": stats.median(r["rps"] for r in rs),
+            "p50_us": stats.median(r["p50_us"] for r in rs),
+            "p99_us": stats.median(r["p99_us"] for r in rs),
+            "cpu_us": stats.median(r.get("cpu_us") for r in rs),
+            "mock_cpu_us": stats.median(r.get("mock_cpu_us") for r in rs),
+            "errors": sum(r["errors"] + r["non2xx"] for r in rs),
+            "runs": [round(r["rps"]) for r in rs],
+        }
+    return out
+
+
 def throughput(ctx):
     script = wrk.write_script(os.path.join(ctx.tmp, "post.lua"), wire.small_body())
     names = list(ctx.targets)
     for name in names:  # warm up connection pools and allocators
         wrk.run(ctx.wrk, script, ctx.targets[name].url, 64, 1)
+    top = max(ctx.plan.connections)
+    messages = {}
+    for key, _, model, targets in ANTHROPIC_WORKLOADS:
+        path = wrk.write_script(os.path.join(ctx.tmp, f"{key}.lua"), wire.anthropic_body(model),
+                                url_path=wire.ANTHROPIC_PATH, all_headers=wire.anthropic_headers())
+        messages[key] = (path, targets, {n: [] for n in targets})
+        for name in targets:
+            wrk.run(ctx.wrk, path, ctx.targets[name].url, top, 1)
     runs = {c: {n: [] for n in names} for c in ctx.plan.connections}
     for rep in range(ctx.plan.repetitions):
         for conns in ctx.plan.connections:
@@ -104,21 +136,20 @@ def throughput(ctx):
                 runs[conns][name].append(wrk_with_cpu(ctx, script, name, conns))
             ctx.log(f"  rep {rep + 1}/{ctx.plan.repetitions} c={conns}: " + ", ".join(
                 f"{n} {runs[conns][n][-1]['rps']:,.0f}/s" for n in names))
-    result = {}
-    for conns, by_name in runs.items():
-        result[conns] = {}
-        for name, rs in by_name.items():
-            result[conns][name] = {
-                "rps": stats.median(r["rps"] for r in rs),
-                "p50_us": stats.median(r["p50_us"] for r in rs),
-                "p99_us": stats.median(r["p99_us"] for r in rs),
-                "cpu_us": stats.median(r.get("cpu_us") for r in rs),
-                "mock_cpu_us": stats.median(r.get("mock_cpu_us") for r in rs),
-                "errors": sum(r["errors"] + r["non2xx"] for r in rs),
-                "runs": [round(r["rps"]) for r in rs],
-            }
+        for key, (path, targets, by_name) in messages.items():
+            order = targets[rep % len(targets):] + targets[:rep % len(targets)]
+            for name in order:
+                by_name[name].append(wrk_with_cpu(ctx, path, name, top))
+            ctx.log(f"  rep {rep + 1}/{ctx.plan.repetitions} {key} c={top}: " + ", ".join(
+                f"{n} {by_name[n][-1]['rps']:,.0f}/s" for n in targets))
+    result = {conns: _median_runs(by_name) for conns, by_name in runs.items()}
+    workloads = {key: {"label": label, "connections": top,
+                       "body_bytes": len(wire.anthropic_body(model)),
+                       "by_target": _median_runs(messages[key][2])}
+                 for key, label, model, _ in ANTHROPIC_WORKLOADS}
     return {"body_bytes": len(wire.small_body()), "seconds": ctx.plan.wrk_seconds,
-            "repetitions": ctx.plan.repetitions, "by_connections": result}
+            "repetitions": ctx.plan.repetitions, "by_connections": result,
+            "messages": workloads}
 
 
 # 2. Added latency at low load ----------------------------------------------------------------

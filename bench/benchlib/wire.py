@@ -30,6 +30,25 @@ def big_body(size=1 << 20):
     return body
 
 
+# The Anthropic Messages workloads of the throughput section: the same short prompt, to a model
+# the mock serves on its Anthropic endpoint (llmux: a channel of that protocol, passthrough) or to
+# MODEL (llmux: the OpenAI Chat channel, so the request and its answer are translated).
+ANTHROPIC_PATH = "/v1/messages"
+ANTHROPIC_MODEL = "claude-sonnet-4-5"
+
+
+def anthropic_body(model=ANTHROPIC_MODEL):
+    body = {"model": model, "max_tokens": 64,
+            "messages": [{"role": "user", "content": "Say hello in one short sentence."}]}
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+def anthropic_headers():
+    """What an Anthropic SDK sends: the key in x-api-key, a version."""
+    return {"Content-Type": "application/json", "x-api-key": GATEWAY_KEY,
+            "anthropic-version": "2023-06-01"}
+
+
 def headers(extra=None):
     h = {"Content-Type": "application/json", "Authorization": f"Bearer {GATEWAY_KEY}"}
     h.update(extra or {})

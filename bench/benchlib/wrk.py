@@ -28,11 +28,13 @@ def lua_quote(data):
                          for b in data) + '"'
 
 
-def write_script(path, body, extra_headers=None):
+def write_script(path, body, extra_headers=None, url_path=wire.PATH, all_headers=None):
+    """`all_headers` replaces the Chat request's headers (wire.headers) whole."""
+    fields = all_headers if all_headers is not None else wire.headers(extra_headers)
     header_lines = "\n".join(f'wrk.headers["{k}"] = {lua_quote(v.encode())}'
-                             for k, v in wire.headers(extra_headers).items())
+                             for k, v in fields.items())
     with open(path, "w") as f:
-        f.write(LUA.format(path=wire.PATH, body=lua_quote(body), headers=header_lines))
+        f.write(LUA.format(path=url_path, body=lua_quote(body), headers=header_lines))
     return path
 
 

@@ -41,8 +41,10 @@ constexpr std::string_view kOwnHeaderPrefix = "x-llmux-";
 constexpr std::array<std::string_view, 3> kRateLimitPrefixes = {"x-ratelimit-", "anthropic-ratelimit-",
                                                                 "ratelimit-"};
 
+/// `prefix` is lower-case letters first: its first byte rules out most names without a call.
 bool startsWithIgnoreCase(std::string_view text, std::string_view prefix) {
-  return text.size() >= prefix.size() && equalsIgnoreCase(text.substr(0, prefix.size()), prefix);
+  return text.size() >= prefix.size() && (text[0] | 0x20) == prefix[0] &&
+         equalsIgnoreCase(text.substr(0, prefix.size()), prefix);
 }
 
 bool isRateLimitHeader(std::string_view name) {
@@ -55,14 +57,15 @@ bool isRateLimitHeader(std::string_view name) {
 template <std::size_t N>
 bool isListed(std::array<std::string_view, N> const& list, std::string_view name) {
   for (std::string_view entry : list) {
-    if (equalsIgnoreCase(name, entry)) return true;  // (lengths compared first: cheap)
+    // The lengths first, here: most entries differ in length, and that test inlines.
+    if (entry.size() == name.size() && equalsIgnoreCase(name, entry)) return true;
   }
   return false;
 }
 
-/// A header named in the client's Connection header is hop-by-hop too.
-bool namedInConnection(HeaderList const& headers, std::string_view name) {
-  std::string_view connection = headers.get("connection");
+/// A header named in the message's Connection header (`connection`, its value, looked up once
+/// per message) is hop-by-hop too.
+bool namedInConnection(std::string_view connection, std::string_view name) {
   while (!connection.empty()) {
     auto comma = connection.find(',');
     if (equalsIgnoreCase(trimSpaces(connection.substr(0, comma)), name)) return true;
@@ -231,6 +234,7 @@ Result<std::string> buildUpstreamHead(std::string_view method, UpstreamTarget co
   if (!target.proxy_authorization.empty()) {
     out.header("Proxy-Authorization", target.proxy_authorization, WireSource::Configuration);
   }
+  std::string_view const connection = client_headers.get("connection");
   for (auto const& field : client_headers) {
     if (forwarded == ForwardedHeaders::Generic && !equalsIgnoreCase(field.name, "user-agent")) {
       continue;
@@ -238,7 +242,7 @@ Result<std::string> buildUpstreamHead(std::string_view method, UpstreamTarget co
     if (isListed(kDroppedRequestHeaders, field.name)) continue;
     if (channel.headers.has(field.name)) continue;  // the channel's value wins
     if (preset_headers.has(field.name)) continue;   // so does the preset's
-    if (namedInConnection(client_headers, field.name)) continue;
+    if (namedInConnection(connection, field.name)) continue;
     out.header(field.name, field.value, WireSource::Client);
   }
   if (forwarded == ForwardedHeaders::Generic) {
@@ -280,6 +284,8 @@ Result<std::string> buildUpstreamHead(std::string_view method, UpstreamTarget co
 HeaderList clientResponseHeaders(HeaderList const& upstream_headers, std::string_view request_id,
                                  bool expose_rate_limits) {
   HeaderList out;
+  out.reserve(upstream_headers.size() + 1, 1024);
+  std::string_view const connection = upstream_headers.get("connection");
   for (auto const& field : upstream_headers) {
     if (equalsIgnoreCase(field.name, "x-request-id")) {
       out.add("x-upstream-request-id", field.value);
@@ -288,7 +294,7 @@ HeaderList clientResponseHeaders(HeaderList const& upstream_headers, std::string
     if (isListed(kDroppedResponseHeaders, field.name)) continue;
     if (startsWithIgnoreCase(field.name, kOwnHeaderPrefix)) continue;
     if (!expose_rate_limits && isRateLimitHeader(field.name)) continue;
-    if (namedInConnection(upstream_headers, field.name)) continue;
+    if (namedInConnection(connection, field.name)) continue;
     out.add(field.name, field.value);
   }
   out.add("X-Request-Id", request_id);
