@@ -132,12 +132,17 @@ def memory_section(m):
     for name, r in m.items():
         rows.append([name, f"{r['open']}/{r['connections']}", fmt(r["open_ms"]),
                      fmt(r["before_kib"]), fmt(r["during_kib"]), fmt(r["after_kib"]),
-                     fmt(r["kib_per_stream"], 1)])
+                     fmt(r["kib_per_stream"], 1),
+                     fmt((r["during_kib"] - r["before_kib"]) / 1024, 1)])
     return "\n".join([
-        "## 4. Memory with many open streams (VmRSS; nginx = master + workers)",
+        "## 4. Memory with many open streams and idle connections (VmRSS; nginx = master + "
+        "workers)",
         "",
-        table(["proxy", "open streams", "open in ms", "RSS before KiB", "RSS during KiB",
-               "RSS 2 s after close KiB", "KiB per stream"], rows),
+        "Streams: held mid-answer (the mock stalls after the first content). Idle: keep-alive "
+        "client connections that each got one whole (non-stream) answer and stay open.",
+        "",
+        table(["proxy", "open", "open in ms", "RSS before KiB", "RSS during KiB",
+               "RSS 2 s after close KiB", "KiB per connection", "growth MiB"], rows),
     ])
 
 
@@ -221,6 +226,13 @@ def targets(results):
         rows.append([f"llmux RSS per open stream ({m['open']} streams)",
                      f"{m['kib_per_stream']:.1f} KiB", "<= 30 KiB",
                      _verdict(m["kib_per_stream"] <= 30), f"{30 - m['kib_per_stream']:+.1f} KiB"])
+    idle = results.get("memory", {}).get("llmux+log idle")
+    if idle and idle["open"]:
+        grown = (idle["during_kib"] - idle["before_kib"]) / 1024
+        rows.append([f"llmux+log RSS growth, {idle['open']:,} idle keep-alive connections",
+                     f"{grown:.1f} MiB", "<= 64 MiB", _verdict(grown <= 64 and
+                                                          idle["open"] >= 10000),
+                     f"{64 - grown:+.1f} MiB"])
     b = results.get("big_body")
     if b:
         for name in ("llmux", "llmux+log"):

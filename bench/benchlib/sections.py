@@ -212,12 +212,14 @@ def ttfb(ctx):
 
 # 4. Memory per open stream -------------------------------------------------------------------
 
-def _hold(ctx, service, request_file, connections):
-    """Opens `connections` streams through `service`; returns before/during/after RSS."""
+def _hold(ctx, service, request_file, connections, idle=False):
+    """Opens `connections` streams through `service` (with `idle`: connections that got their
+    whole answer and stay open, keep-alive); returns before/during/after RSS."""
     time.sleep(1.0)
     before = service.rss_kib()
     proc = subprocess.Popen([ctx.client, "hold", "--target", service.address, "--request",
-                             request_file, "--connections", str(connections)],
+                             request_file, "--connections", str(connections)] +
+                            (["--idle"] if idle else []),
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     try:
@@ -258,6 +260,16 @@ def memory(ctx):
         out[name] = _hold(ctx, ctx.targets[name], path, ctx.plan.streams)
         r = out[name]
         ctx.log(f"  {name}: {r['open']} open streams, "
+                f"RSS {r['before_kib']} -> {r['during_kib']} KiB")
+        if r["errors"]:
+            ctx.log("  " + r["errors"].replace("\n", "\n  "))
+    # Idle keep-alive clients: each got one answer and keeps its connection open. Through the
+    # gateway with both logs (the default set-up).
+    idle_path = wire.write_request(os.path.join(ctx.tmp, "idle.http"), wire.small_body())
+    for name in ("llmux+log", "nginx"):
+        r = _hold(ctx, ctx.targets[name], idle_path, ctx.plan.idle_connections, idle=True)
+        out[f"{name} idle"] = r
+        ctx.log(f"  {name}: {r['open']} idle keep-alive connections, "
                 f"RSS {r['before_kib']} -> {r['during_kib']} KiB")
         if r["errors"]:
             ctx.log("  " + r["errors"].replace("\n", "\n  "))

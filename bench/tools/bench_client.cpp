@@ -51,6 +51,8 @@ int main(int argc, char** argv) {
   hold_cmd->add_option("--window", hold.connect_window, "connections being set up at once")
       ->capture_default_str();
   hold_cmd->add_option("--ready-timeout-ms", hold.ready_timeout_ms)->capture_default_str();
+  hold_cmd->add_flag("--idle", hold.idle,
+                     "wait for whole answers, then hold the connections idle (keep-alive)");
 
   CLI11_PARSE(cli, argc, argv);
 

@@ -161,8 +161,9 @@ class Holder {
     c.reader.feed(std::string_view(buf, static_cast<std::size_t>(n)));
     // A stream counts as open once its first body byte has arrived: some proxies hold the response
     // head back until the upstream's first chunk.
+    bool const answered = options_.idle ? c.reader.state() == ReadState::Done : c.reader.sawBodyByte();
     if (c.state == ConnState::Head &&
-        (c.reader.sawBodyByte() || c.reader.state() == ReadState::Done ||
+        (answered || c.reader.state() == ReadState::Done ||
          c.reader.state() == ReadState::Malformed)) {
       --in_progress_;
       if (c.reader.state() == ReadState::Malformed || c.reader.status() != 200) {
@@ -174,7 +175,7 @@ class Holder {
       c.state = ConnState::Open;
       ++open_;
     }
-    if (c.state == ConnState::Open && c.reader.state() == ReadState::Done) {
+    if (c.state == ConnState::Open && c.reader.state() == ReadState::Done && !options_.idle) {
       // The stream ended: it no longer counts as open.
       ++errors_["stream ended early"];
       --open_;
