@@ -18,8 +18,11 @@ namespace {
 
 // OR REPLACE: a running request's row is rewritten whole under its number (`seq` bound) as it
 // changes; a new row binds NULL and is numbered by SQLite.
-constexpr char const* kInsertRequest =
-    "INSERT OR REPLACE INTO requests (seq, id, started_at, route, client_protocol, gateway_key, model, stream, "
+// The rows of the request log: a new row is a plain INSERT (one B-tree write per table and
+// index, no statement journal); a running row written again replaces the previous one whole
+// (OR REPLACE needs a statement journal, which costs a few thousand instructions a row).
+constexpr char const* kRequestRow =
+    "INTO requests (seq, id, started_at, route, client_protocol, gateway_key, model, stream, "
     "channel, key_label, status, error, first_byte_ms, total_ms, overhead_ms, bytes_in, bytes_out, "
     "client, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, "
     "total_tokens, usage_estimated, media_modality, media_unit, media_quantity, cost_usd, state, "
@@ -27,8 +30,8 @@ constexpr char const* kInsertRequest =
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
     "?)";
 
-constexpr char const* kInsertAttempt =
-    "INSERT OR REPLACE INTO attempts (request_seq, request_id, attempt, channel, key_label, upstream_model, "
+constexpr char const* kAttemptRow =
+    "INTO attempts (request_seq, request_id, attempt, channel, key_label, upstream_model, "
     "status, outcome, first_byte_ms, duration_ms, upstream_protocol, translated, strategy, "
     "route_score, first_token_ms, role, total_tokens) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
@@ -97,10 +100,18 @@ class SqliteRequestLog final : public RequestLogBackend {
     auto retention = RequestLogRetention::prepare(log->db_);
     if (!retention.ok()) return retention.takeError();
     log->expiry_.emplace(std::move(*retention));
+    std::string const insert_request = std::string("INSERT ") + kRequestRow;
+    std::string const replace_request = std::string("INSERT OR REPLACE ") + kRequestRow;
+    std::string const insert_attempt = std::string("INSERT ") + kAttemptRow;
+    std::string const replace_attempt = std::string("INSERT OR REPLACE ") + kAttemptRow;
     std::pair<SqliteStatement*, char const*> const to_prepare[] = {
-        {&log->begin_, "BEGIN IMMEDIATE"},       {&log->commit_, "COMMIT"},
-        {&log->rollback_, "ROLLBACK"},           {&log->insert_request_, kInsertRequest},
-        {&log->insert_attempt_, kInsertAttempt},
+        {&log->begin_, "BEGIN IMMEDIATE"},
+        {&log->commit_, "COMMIT"},
+        {&log->rollback_, "ROLLBACK"},
+        {&log->insert_request_, insert_request.c_str()},
+        {&log->replace_request_, replace_request.c_str()},
+        {&log->insert_attempt_, insert_attempt.c_str()},
+        {&log->replace_attempt_, replace_attempt.c_str()},
         {&log->trim_attempts_, "DELETE FROM attempts WHERE request_seq = ? AND attempt > ?"},
     };
     for (auto [stmt, sql] : to_prepare) {
@@ -148,8 +159,10 @@ class SqliteRequestLog final : public RequestLogBackend {
   SqliteStatement begin_;
   SqliteStatement commit_;
   SqliteStatement rollback_;
-  SqliteStatement insert_request_;
+  SqliteStatement insert_request_;   ///< a new row
+  SqliteStatement replace_request_;  ///< a running row written again
   SqliteStatement insert_attempt_;
+  SqliteStatement replace_attempt_;
   SqliteStatement trim_attempts_;
   std::optional<RequestLogRetention> expiry_;
 
@@ -186,10 +199,10 @@ Result<void> SqliteRequestLog::insertBatch(std::span<LogRow> batch, std::string_
   // live until the end of this call): no copy per value, no clearing per row. The views are let
   // go before returning.
   auto release_views = [&] {
-    insert_request_.rewind();
-    insert_request_.clearBindings();
-    insert_attempt_.rewind();
-    insert_attempt_.clearBindings();
+    for (SqliteStatement* insert : {&insert_request_, &replace_request_, &insert_attempt_, &replace_attempt_}) {
+      insert->rewind();
+      insert->clearBindings();
+    }
   };
   auto fail = [&](Error error) -> Result<void> {
     release_views();
@@ -206,7 +219,8 @@ Result<void> SqliteRequestLog::insertBatch(std::span<LogRow> batch, std::string_
 
   for (LogRow& row : batch) {
     RequestRecord const& r = row.record;
-    SqliteStatement& q = insert_request_;
+    bool const replaced = row.seq != 0;
+    SqliteStatement& q = replaced ? replace_request_ : insert_request_;
     q.rewind();
     if (row.seq != 0) q.bind(1, row.seq); else q.bindNull(1);
     q.bindView(2, r.request_id);
@@ -240,7 +254,6 @@ Result<void> SqliteRequestLog::insertBatch(std::span<LogRow> batch, std::string_
     q.bindView(30, std::string_view(row.running ? "in_progress" : "done"));
     q.bindView(31, replica);
     if (auto done = q.step(); !done.ok()) return fail(done.takeError());
-    bool const replaced = row.seq != 0;
     if (!replaced) row.seq = db_.lastInsertRowid();
     std::int64_t const seq = row.seq;
     if (replaced) {
@@ -252,7 +265,7 @@ Result<void> SqliteRequestLog::insertBatch(std::span<LogRow> batch, std::string_
 
     std::int64_t number = 0;
     for (AttemptRecord const& a : r.attempts) {
-      SqliteStatement& qa = insert_attempt_;
+      SqliteStatement& qa = replaced ? replace_attempt_ : insert_attempt_;
       qa.rewind();
       qa.bind(1, seq);
       qa.bindView(2, r.request_id);
