@@ -454,6 +454,132 @@ bool isHex4(std::string_view s, std::size_t at) {
 
 }  // namespace
 
+namespace {
+
+/// The closing quote of the string whose content starts at `p` (after its opening quote), or
+/// `end`; `escaped` is set when a backslash was met. Escapes are skipped, not validated.
+char const* skimString(char const* p, char const* end, bool& escaped) {
+  for (;;) {
+#if defined(__SSE2__)
+    while (end - p >= 16) {
+      __m128i v = load16(p);
+      unsigned stops = maskOf(_mm_or_si128(eq(v, '"'), eq(v, '\\')));
+      if (stops != 0) {
+        p += __builtin_ctz(stops);
+        break;
+      }
+      p += 16;
+    }
+#endif
+    while (p < end && *p != '"' && *p != '\\') ++p;
+    if (p >= end) return end;
+    if (*p == '"') return p;
+    escaped = true;
+    p += 2;  // the backslash and the byte it escapes
+    if (p >= end) return end;
+  }
+}
+
+/// The first of '"', '{', '}', '[', ']' or ',' from `p` on, or `end`: what a skim acts on
+/// (whitespace, numbers and literals in between are passed over a block at a time).
+char const* nextStructural(char const* p, char const* end) {
+#if defined(__SSE2__)
+  while (end - p >= 16) {
+    __m128i v = load16(p);
+    unsigned hits = maskOf(_mm_or_si128(
+        _mm_or_si128(_mm_or_si128(eq(v, '"'), eq(v, ',')), _mm_or_si128(eq(v, '{'), eq(v, '}'))),
+        _mm_or_si128(eq(v, '['), eq(v, ']'))));
+    if (hits != 0) return p + __builtin_ctz(hits);
+    p += 16;
+  }
+#endif
+  while (p < end && *p != '"' && *p != ',' && *p != '{' && *p != '}' && *p != '[' && *p != ']') ++p;
+  return p;
+}
+
+/// One past the last non-whitespace byte before `p`, not before `floor`.
+char const* trimBack(char const* floor, char const* p) {
+  while (p > floor && isWhitespace(p[-1])) --p;
+  return p;
+}
+
+}  // namespace
+
+std::optional<JsonMember> skimTopLevelMember(std::string_view text,
+                                             std::initializer_list<std::string_view> keys) {
+  char const* const begin = text.data();
+  char const* const end = begin + text.size();
+  char const* p = begin;
+  while (p < end && isWhitespace(*p)) ++p;
+  if (p == end || *p != '{') return std::nullopt;
+  ++p;
+  std::size_t depth = 1;  // inside the root object
+  bool expect_key = true;
+  std::optional<JsonMember> found;
+  JsonMember current;
+  bool in_value = false;  // `current` is a member of the root whose value is being skimmed
+  auto finish = [&](char const* at) {  // the value of `current` ends before `at`
+    if (!in_value) return;
+    current.value_end = static_cast<std::size_t>(trimBack(begin + current.value_begin, at) - begin);
+    for (std::string_view key : keys) {
+      if (current.keyIs(key)) {
+        found = current;
+        break;
+      }
+    }
+    in_value = false;
+  };
+  while (p < end) {
+    switch (*p) {
+      case '"': {
+        bool escaped = false;
+        char const* close = skimString(p + 1, end, escaped);
+        if (close == end) return std::nullopt;
+        if (depth == 1 && expect_key) {
+          current = JsonMember{};
+          current.key = std::string_view(p + 1, static_cast<std::size_t>(close - p - 1));
+          current.key_escaped = escaped;
+          p = close + 1;
+          while (p < end && isWhitespace(*p)) ++p;
+          if (p == end || *p != ':') return std::nullopt;
+          ++p;
+          while (p < end && isWhitespace(*p)) ++p;
+          if (p == end) return std::nullopt;
+          current.type = typeFromFirstByte(*p);
+          current.value_begin = static_cast<std::size_t>(p - begin);
+          in_value = true;
+          expect_key = false;
+          continue;  // the value starts at p
+        }
+        p = nextStructural(close + 1, end);
+        continue;
+      }
+      case '{':
+      case '[':
+        ++depth;
+        break;
+      case '}':
+      case ']':
+        if (--depth == 0) {
+          finish(p);
+          return found;
+        }
+        break;
+      case ',':
+        if (depth == 1) {
+          finish(p);
+          expect_key = true;
+        }
+        break;
+      default:
+        p = nextStructural(p + 1, end);
+        continue;
+    }
+    p = nextStructural(p + 1, end);
+  }
+  return std::nullopt;  // cut short
+}
+
 bool JsonMember::keyIs(std::string_view name) const {
   if (!key_escaped) return key == name;
   return decodeJsonString(key) == name;

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -61,6 +62,14 @@ struct JsonScan {
 /// kJsonMaxDepth) without building a tree, and locates the top-level members. UTF-8 is not
 /// validated: any byte >= 0x80 is accepted inside strings.
 JsonScan scanJson(std::string_view text);
+
+/// The last top-level member of the object `text` whose decoded key is one of `keys`, found by a
+/// skim: strings and nesting are followed, values are not validated (a third of scanJson's cost).
+/// For reading one member of a document relayed as it is, such as the usage of an upstream's
+/// answer being metered; whoever uses the member validates it (by parsing it). nullopt when `text`
+/// is not an object, is cut short or has no such member.
+std::optional<JsonMember> skimTopLevelMember(std::string_view text,
+                                             std::initializer_list<std::string_view> keys);
 
 /// Decodes the content of a JSON string token that scanJson accepted (the bytes between the
 /// quotes). Surrogate pairs become one UTF-8 code point; a lone surrogate becomes U+FFFD.

@@ -4,6 +4,8 @@
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
+#include <filesystem>
+#include <optional>
 #include <random>
 
 #include "test_data.h"
@@ -344,6 +346,109 @@ TEST(JsonScan, AgreesWithBoostJsonOnMutatedBodies) {
   // The mutations must exercise both outcomes to mean anything.
   EXPECT_GT(valid, 1000);
   EXPECT_GT(invalid, 5000);
+}
+
+// --- skimTopLevelMember ---------------------------------------------------------------------
+
+/// What scanJson says the last top-level member called `key` is (the reference for the skim).
+std::optional<JsonMember> scannedMember(std::string_view text, std::string_view key) {
+  JsonScan scan = scanJson(text);
+  if (!scan.ok() || scan.root != JsonType::Object) return std::nullopt;
+  std::optional<JsonMember> last;
+  for (auto const& member : scan.members) {
+    if (member.keyIs(key)) last = member;
+  }
+  return last;
+}
+
+void expectSameMember(std::string_view text, std::string_view key) {
+  auto scanned = scannedMember(text, key);
+  auto skimmed = skimTopLevelMember(text, {key});
+  ASSERT_EQ(skimmed.has_value(), scanned.has_value()) << key << " in " << text.substr(0, 200);
+  if (!scanned) return;
+  EXPECT_EQ(skimmed->key, scanned->key);
+  EXPECT_EQ(skimmed->type, scanned->type) << key;
+  EXPECT_EQ(skimmed->value_begin, scanned->value_begin) << key;
+  EXPECT_EQ(skimmed->value_end, scanned->value_end) << key;
+}
+
+TEST(SkimTopLevelMember, FindsWhatTheFullScanFindsInEveryRecordedAnswer) {
+  // Real provider answers (tests/data/fixtures, see its SOURCES.md), compact and pretty-printed.
+  int documents = 0;
+  for (auto const& entry :
+       std::filesystem::recursive_directory_iterator(std::filesystem::path(LLMUX_TEST_DATA_DIR) / "fixtures")) {
+    if (entry.path().extension() != ".json") continue;
+    std::string text = test::readFile(entry.path());
+    JsonScan scan = scanJson(text);
+    if (!scan.ok() || scan.root != JsonType::Object) continue;
+    ++documents;
+    for (auto const& member : scan.members) expectSameMember(text, member.key);
+    expectSameMember(text, "usage");
+    expectSameMember(text, "no_such_member");
+  }
+  EXPECT_GT(documents, 20);
+}
+
+TEST(SkimTopLevelMember, FollowsStringsEscapesAndNesting) {
+  // A key inside a string, a nested member of the same name, an escaped quote before it.
+  std::string_view text =
+      R"({"note":"\"usage\":{\"x\":1}","choices":[{"usage":{"nested":1}}],"a\\":"b\\\"","usage" : { "ok" : [1, {"n":2}] } , "z":null })";
+  auto usage = skimTopLevelMember(text, {"usage"});
+  ASSERT_TRUE(usage);
+  EXPECT_EQ(text.substr(usage->value_begin, usage->value_end - usage->value_begin),
+            R"({ "ok" : [1, {"n":2}] })");
+  EXPECT_EQ(usage->type, JsonType::Object);
+  expectSameMember(text, "usage");
+  expectSameMember(text, "z");
+  expectSameMember(text, "a\\");
+  // The last of duplicates wins, as in a DOM; an escaped key is decoded; either of several keys.
+  EXPECT_EQ(skimTopLevelMember(R"({"usage":1,"usage":{}})", {"usage"})->type, JsonType::Object);
+  EXPECT_TRUE(skimTopLevelMember(R"({"us\u0061ge":{}})", {"usage"}));
+  auto either = skimTopLevelMember(R"({"usage_metadata":{"a":1}})", {"usageMetadata", "usage_metadata"});
+  ASSERT_TRUE(either);
+  EXPECT_EQ(either->key, "usage_metadata");
+  EXPECT_EQ(skimTopLevelMember("{\n  \"usage\": 12\n}\n", {"usage"})->value_end, 15u);
+}
+
+// Random edits of real answers: wherever the full scan accepts the document, the skim finds the
+// same members (it may also find them in documents the scan refuses: it does not validate).
+TEST(SkimTopLevelMember, AgreesWithTheFullScanOnMutatedAnswers) {
+  std::vector<std::string> seeds;
+  for (auto const& entry :
+       std::filesystem::recursive_directory_iterator(std::filesystem::path(LLMUX_TEST_DATA_DIR) / "fixtures")) {
+    if (entry.path().filename().string().ends_with(".response.json")) seeds.push_back(test::readFile(entry.path()));
+  }
+  ASSERT_GT(seeds.size(), 10u);
+  constexpr std::string_view kAlphabet = "{}[]\",:\\ 0123456789usage\n";
+  std::mt19937 rng(6789);
+  int compared = 0;
+  for (int round = 0; round < 5000; ++round) {
+    std::string text = seeds[rng() % seeds.size()];
+    int edits = 1 + static_cast<int>(rng() % 3);
+    for (int e = 0; e < edits && !text.empty(); ++e) {
+      std::size_t at = rng() % text.size();
+      char c = kAlphabet[rng() % kAlphabet.size()];
+      if (rng() % 2 == 0) {
+        text[at] = c;
+      } else {
+        text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), c);
+      }
+    }
+    if (!scanJson(text).ok()) continue;
+    ++compared;
+    expectSameMember(text, "usage");
+    expectSameMember(text, "model");
+  }
+  EXPECT_GT(compared, 500);
+}
+
+TEST(SkimTopLevelMember, RefusesWhatIsNotAWholeObject) {
+  for (std::string_view text : {"", "  ", "[1]", "\"usage\"", R"({"usage":{"a":1})",
+                                 R"({"usage":{"a":"1}}})", R"({"usage")", R"({"usage" 1})",
+                                 R"({"a":"b)"}) {
+    EXPECT_FALSE(skimTopLevelMember(text, {"usage"})) << text;
+  }
+  EXPECT_FALSE(skimTopLevelMember("{}", {"usage"}));
 }
 
 }  // namespace
