@@ -83,6 +83,22 @@ JsonType typeFromFirstByte(char c) {
   }
 }
 
+/// The first byte from `p` on that is not JSON whitespace, or `end`.
+char const* skipBlank(char const* p, char const* end) {
+  if (p < end && !isWhitespace(*p)) return p;  // compact JSON: nothing to skip
+#if defined(__SSE2__)
+  while (end - p >= 16) {  // indentation runs of pretty-printed bodies
+    __m128i v = load16(p);
+    unsigned blank = maskOf(_mm_or_si128(_mm_or_si128(eq(v, ' '), eq(v, '\n')),
+                                         _mm_or_si128(eq(v, '\r'), eq(v, '\t'))));
+    if (blank != 0xFFFF) return p + __builtin_ctz(~blank);
+    p += 16;
+  }
+#endif
+  while (p < end && isWhitespace(*p)) ++p;
+  return p;
+}
+
 /// One pass over the document. Every step takes the cursor and returns the advanced cursor, or
 /// nullptr once it has recorded an error. Containers are tracked on an explicit stack, so
 /// hostile nesting cannot exhaust the call stack.
@@ -214,18 +230,7 @@ JsonScan Scanner::run() {
 }
 
 char const* Scanner::skipWhitespace(char const* p) const {
-  if (p < end_ && !isWhitespace(*p)) return p;  // compact JSON: nothing to skip
-#if defined(__SSE2__)
-  while (end_ - p >= 16) {  // indentation runs of pretty-printed bodies
-    __m128i v = load16(p);
-    unsigned blank = maskOf(_mm_or_si128(_mm_or_si128(eq(v, ' '), eq(v, '\n')),
-                                         _mm_or_si128(eq(v, '\r'), eq(v, '\t'))));
-    if (blank != 0xFFFF) return p + __builtin_ctz(~blank);
-    p += 16;
-  }
-#endif
-  while (p < end_ && isWhitespace(*p)) ++p;
-  return p;
+  return skipBlank(p, end_);
 }
 
 char const* Scanner::key(char const* p) {
@@ -510,7 +515,7 @@ std::optional<JsonMember> skimTopLevelMember(std::string_view text,
   char const* const begin = text.data();
   char const* const end = begin + text.size();
   char const* p = begin;
-  while (p < end && isWhitespace(*p)) ++p;
+  p = skipBlank(p, end);
   if (p == end || *p != '{') return std::nullopt;
   ++p;
   std::size_t depth = 1;  // inside the root object
@@ -540,10 +545,9 @@ std::optional<JsonMember> skimTopLevelMember(std::string_view text,
           current.key = std::string_view(p + 1, static_cast<std::size_t>(close - p - 1));
           current.key_escaped = escaped;
           p = close + 1;
-          while (p < end && isWhitespace(*p)) ++p;
+          p = skipBlank(p, end);
           if (p == end || *p != ':') return std::nullopt;
-          ++p;
-          while (p < end && isWhitespace(*p)) ++p;
+          p = skipBlank(p + 1, end);
           if (p == end) return std::nullopt;
           current.type = typeFromFirstByte(*p);
           current.value_begin = static_cast<std::size_t>(p - begin);
