@@ -1,14 +1,25 @@
 #include "core/http_syntax.h"
 
 #include <algorithm>
+#include <array>
+
+#include "core/ascii_scan.h"
 
 namespace llmux {
 namespace {
 
-bool isTokenChar(char c) {
-  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
-  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
+/// RFC 9110 tchar: letters, digits and !#$%&'*+-.^_`|~ (a table: every header name of every
+/// request is checked byte by byte).
+constexpr auto kTokenChars = [] {
+  std::array<bool, 256> table{};
+  for (int c = 'a'; c <= 'z'; ++c) table[static_cast<std::size_t>(c)] = true;
+  for (int c = 'A'; c <= 'Z'; ++c) table[static_cast<std::size_t>(c)] = true;
+  for (int c = '0'; c <= '9'; ++c) table[static_cast<std::size_t>(c)] = true;
+  for (char c : std::string_view("!#$%&'*+-.^_`|~")) table[static_cast<unsigned char>(c)] = true;
+  return table;
+}();
+
+bool isTokenChar(char c) { return kTokenChars[static_cast<unsigned char>(c)]; }
 
 bool isVisibleAscii(char c) {
   auto u = static_cast<unsigned char>(c);
@@ -21,13 +32,7 @@ bool isHeaderName(std::string_view name) {
   return !name.empty() && std::all_of(name.begin(), name.end(), isTokenChar);
 }
 
-bool isSafeHeaderValue(std::string_view value) {
-  for (char c : value) {
-    auto u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && c != '\t') || u == 0x7f) return false;
-  }
-  return true;
-}
+bool isSafeHeaderValue(std::string_view value) { return findHeaderControl(value) == value.size(); }
 
 bool isSafeRequestTarget(std::string_view target) {
   bool const origin_form = target.starts_with('/');

@@ -8,8 +8,18 @@
 
 namespace llmux {
 
-/// ASCII case-insensitive equality (HTTP header names, schemes).
-bool equalsIgnoreCase(std::string_view a, std::string_view b);
+/// ASCII lower case of one byte; other bytes as they are.
+constexpr char lowerAscii(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+
+/// ASCII case-insensitive equality (HTTP header names, schemes). Inline, the lengths first:
+/// header screening compares every field with every listed name, and most differ in length.
+inline bool equalsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (lowerAscii(a[i]) != lowerAscii(b[i])) return false;
+  }
+  return true;
+}
 
 /// ASCII lower-case copy.
 std::string toLower(std::string_view s);

@@ -41,26 +41,47 @@ constexpr std::string_view kOwnHeaderPrefix = "x-llmux-";
 constexpr std::array<std::string_view, 3> kRateLimitPrefixes = {"x-ratelimit-", "anthropic-ratelimit-",
                                                                 "ratelimit-"};
 
-/// `prefix` is lower-case letters first: its first byte rules out most names without a call.
-bool startsWithIgnoreCase(std::string_view text, std::string_view prefix) {
-  return text.size() >= prefix.size() && (text[0] | 0x20) == prefix[0] &&
-         equalsIgnoreCase(text.substr(0, prefix.size()), prefix);
-}
+/// The start of a header name in lower case, in a stack buffer: the lists and prefixes above are
+/// lower case, so screening a field takes plain comparisons (lengths first) instead of a
+/// case-insensitive one per entry. A longer name is never listed; its start still has prefixes.
+class LowerName {
+ public:
+  static constexpr std::size_t kKept = 32;
 
-bool isRateLimitHeader(std::string_view name) {
-  // Every prefix contains "ratelimit-": most names are ruled out by one search.
-  if (name.size() < 10) return false;
+  explicit LowerName(std::string_view name) : whole_(name.size() <= kKept) {
+    std::size_t const n = std::min(name.size(), kKept);
+    for (std::size_t i = 0; i < n; ++i) buffer_[i] = lowerAscii(name[i]);
+    start_ = std::string_view(buffer_, n);
+  }
+  /// The name is `lower`, a lower-case name.
+  bool is(std::string_view lower) const { return whole_ && start_ == lower; }
+  bool startsWith(std::string_view lower) const { return start_.starts_with(lower); }
+
+ private:
+  char buffer_[kKept];
+  std::string_view start_;
+  bool whole_;
+};
+
+template <std::size_t N>
+constexpr bool fitsLowerName(std::array<std::string_view, N> const& names) {
+  for (std::string_view name : names) {
+    if (name.size() > LowerName::kKept) return false;
+  }
+  return true;
+}
+static_assert(fitsLowerName(kDroppedRequestHeaders) && fitsLowerName(kDroppedResponseHeaders) &&
+              fitsLowerName(kRateLimitPrefixes) && kOwnHeaderPrefix.size() <= LowerName::kKept);
+
+bool isRateLimitHeader(LowerName const& name) {
   return std::any_of(kRateLimitPrefixes.begin(), kRateLimitPrefixes.end(),
-                     [&](std::string_view prefix) { return startsWithIgnoreCase(name, prefix); });
+                     [&](std::string_view prefix) { return name.startsWith(prefix); });
 }
 
 template <std::size_t N>
-bool isListed(std::array<std::string_view, N> const& list, std::string_view name) {
-  for (std::string_view entry : list) {
-    // The lengths first, here: most entries differ in length, and that test inlines.
-    if (entry.size() == name.size() && equalsIgnoreCase(name, entry)) return true;
-  }
-  return false;
+bool isListed(std::array<std::string_view, N> const& list, LowerName const& name) {
+  return std::any_of(list.begin(), list.end(),
+                     [&](std::string_view entry) { return name.is(entry); });
 }
 
 /// A header named in the message's Connection header (`connection`, its value, looked up once
@@ -236,10 +257,9 @@ Result<std::string> buildUpstreamHead(std::string_view method, UpstreamTarget co
   }
   std::string_view const connection = client_headers.get("connection");
   for (auto const& field : client_headers) {
-    if (forwarded == ForwardedHeaders::Generic && !equalsIgnoreCase(field.name, "user-agent")) {
-      continue;
-    }
-    if (isListed(kDroppedRequestHeaders, field.name)) continue;
+    LowerName const lower(field.name);
+    if (forwarded == ForwardedHeaders::Generic && !lower.is("user-agent")) continue;
+    if (isListed(kDroppedRequestHeaders, lower)) continue;
     if (channel.headers.has(field.name)) continue;  // the channel's value wins
     if (preset_headers.has(field.name)) continue;   // so does the preset's
     if (namedInConnection(connection, field.name)) continue;
@@ -287,13 +307,14 @@ HeaderList clientResponseHeaders(HeaderList const& upstream_headers, std::string
   out.reserve(upstream_headers.size() + 1, 1024);
   std::string_view const connection = upstream_headers.get("connection");
   for (auto const& field : upstream_headers) {
-    if (equalsIgnoreCase(field.name, "x-request-id")) {
+    LowerName const lower(field.name);
+    if (lower.is("x-request-id")) {
       out.add("x-upstream-request-id", field.value);
       continue;
     }
-    if (isListed(kDroppedResponseHeaders, field.name)) continue;
-    if (startsWithIgnoreCase(field.name, kOwnHeaderPrefix)) continue;
-    if (!expose_rate_limits && isRateLimitHeader(field.name)) continue;
+    if (isListed(kDroppedResponseHeaders, lower)) continue;
+    if (lower.startsWith(kOwnHeaderPrefix)) continue;
+    if (!expose_rate_limits && isRateLimitHeader(lower)) continue;
     if (namedInConnection(connection, field.name)) continue;
     out.add(field.name, field.value);
   }

@@ -21,23 +21,9 @@ void appendKey(std::string& out, std::string_view key) {
   out += key;
 }
 
-// Most values (ids, routes, names) need no escaping: append them whole instead of byte by byte.
-void appendJson(std::string& out, std::string_view s) {
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c == '"' || c == '\\') {
-      appendJsonString(out, s);
-      return;
-    }
-  }
-  out.push_back('"');
-  out += s;
-  out.push_back('"');
-}
-
 void appendStringField(std::string& out, std::string_view key, std::string_view value) {
   appendKey(out, key);
-  appendJson(out, value);
+  appendJsonString(out, value);
   out.push_back(',');
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cassert>
 #include <cmath>
 #include <functional>
@@ -67,6 +68,28 @@ struct KeyEqual {
   }
   bool operator()(LookupKey const& a, StoredKey const& b) const { return (*this)(b, a); }
 };
+
+// --- The calling thread's cache of resolved label sets --------------------------------------------
+
+/// One resolved label set: its family's id, its hash, the stored values (to compare, since
+/// hashes collide) and the child. Children and their stored values live as long as their family.
+struct CachedChild {
+  std::uint64_t family = 0;  // 0: empty (family ids start at 1)
+  std::size_t hash = 0;
+  LabelValues const* values = nullptr;
+  void* child = nullptr;
+};
+
+/// Direct-mapped: a request's dozen label sets rarely share a slot, and a clash only costs the
+/// shard lookup it replaces.
+constexpr std::size_t kCachedChildren = 256;
+thread_local std::array<CachedChild, kCachedChildren> t_cached_children;
+
+std::atomic<std::uint64_t> g_next_family_id{1};
+
+CachedChild& cacheSlot(std::uint64_t family, std::size_t hash) {
+  return t_cached_children[(hash ^ (family * 0x9e3779b97f4a7c15ull)) % kCachedChildren];
+}
 
 void appendEscapedHelp(std::string& out, std::string_view help) {
   for (char c : help) {
@@ -226,7 +249,9 @@ struct MetricFamily<Child>::Shard {
 
 template <class Child>
 MetricFamily<Child>::MetricFamily(MetricSpec const& spec)
-    : spec_(spec), shards_(new Shard[kShardCount]) {
+    : spec_(spec),
+      id_(g_next_family_id.fetch_add(1, std::memory_order_relaxed)),
+      shards_(new Shard[kShardCount]) {
   if (spec_.labelCount() == 0) get();  // a family without labels always shows its one sample
 }
 
@@ -239,27 +264,42 @@ Child& MetricFamily<Child>::labels(std::span<std::string_view const> values) {
   assert(values.size() == n && "label value count does not match the metric's label names");
   std::array<std::string_view, kMaxMetricLabels> fixed{};
   std::copy_n(values.begin(), std::min(values.size(), n), fixed.begin());
-  LookupKey key{0, LabelView(fixed.data(), n)};
-  key.hash = hashLabels(key.values);
+  LabelView const view(fixed.data(), n);
+  std::size_t const hash = hashLabels(view);
+  CachedChild& cached = cacheSlot(id_, hash);
+  if (cached.family == id_ && cached.hash == hash && KeyEqual::same(*cached.values, view)) {
+    return *static_cast<Child*>(cached.child);
+  }
+  return lookUp(hash, view);
+}
+
+template <class Child>
+Child& MetricFamily<Child>::lookUp(std::size_t hash, std::span<std::string_view const> values) {
+  LookupKey const key{hash, values};
   Shard& shard = shards_[(key.hash >> 32) % kShardCount];  // the map uses the low bits
+  auto remember = [&](StoredKey const& stored, Child& child) -> Child& {
+    cacheSlot(id_, hash) = CachedChild{id_, hash, &stored.values, &child};
+    return child;
+  };
   {
     std::shared_lock lock(shard.mutex);
     auto it = shard.children.find(key);
-    if (it != shard.children.end()) return *it->second;
+    if (it != shard.children.end()) return remember(it->first, *it->second);
   }
   std::unique_lock lock(shard.mutex);
   auto it = shard.children.find(key);
-  if (it != shard.children.end()) return *it->second;  // another thread created it meanwhile
+  if (it != shard.children.end()) return remember(it->first, *it->second);  // made meanwhile
   std::unique_ptr<Child> child;
   if constexpr (std::is_same_v<Child, Histogram>) {
     child = std::make_unique<Histogram>(spec_.buckets);
   } else {
     child = std::make_unique<Child>();
   }
-  Child& ref = *child;
-  shard.children.emplace(StoredKey{key.hash, LabelValues(key.values.begin(), key.values.end())},
-                         std::move(child));
-  return ref;
+  auto made = shard.children
+                  .emplace(StoredKey{key.hash, LabelValues(key.values.begin(), key.values.end())},
+                           std::move(child))
+                  .first;
+  return remember(made->first, *made->second);
 }
 
 template <class Child>

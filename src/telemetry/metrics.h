@@ -62,8 +62,9 @@ class Histogram {
 };
 
 /// The children of one family, one per label-value set. Resolving a label set hashes the values
-/// and looks them up in one of several shards under a shared (reader) lock; only the first use of
-/// a new label set takes a shard's writer lock. Children are never removed, so the returned
+/// and looks them up in the calling thread's cache of recent label sets (no lock, no shared cache
+/// line: a request resolves a dozen); on a miss, in one of several shards under a shared (reader)
+/// lock; only the first use of a new label set takes a shard's writer lock. Children are never removed, so the returned
 /// reference stays valid for the registry's life and callers on hot paths may cache it.
 template <class Child>
 class MetricFamily {
@@ -94,7 +95,12 @@ class MetricFamily {
 
  private:
   struct Shard;
+  Child& lookUp(std::size_t hash, std::span<std::string_view const> values);
+
   MetricSpec spec_;
+  /// Unique in the process, never reused: a thread's cache entry names its family by it, so an
+  /// entry of a destroyed family can never match a new one at the same address.
+  std::uint64_t id_;
   std::unique_ptr<Shard[]> shards_;
 };
 

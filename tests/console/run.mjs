@@ -432,6 +432,9 @@ describe('web console', { timeout: 240000 }, () => {
       });
       await page.evaluate(() => { location.hash = '#/keys'; });
       await page.getByTestId('signin-note').waitFor();
+      // The keys page asked five things at once: the first 401 brings the sign-in page back,
+      // the others may be answered (401 too) after it.
+      await eventually('the keys page\'s requests to be answered', async () => watcher.inFlight() === 0);
     });
     assert.match(await page.getByTestId('signin-note').innerText(), /session has ended/);
     assertClean();

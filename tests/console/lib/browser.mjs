@@ -47,6 +47,12 @@ export function watch(page) {
     if (/Failed to load resource/.test(message.text())) return;
     problems.push(`console error: ${message.text()} (${where})`);
   });
+  // Requests sent and not yet answered or failed: a page asks several things at once, and an
+  // expectation must last until the last of them is answered.
+  let inFlight = 0;
+  page.on('request', () => { inFlight += 1; });
+  page.on('requestfinished', () => { inFlight -= 1; });
+  page.on('requestfailed', () => { inFlight -= 1; });
   page.on('response', (response) => {
     const event = { url: parse(response.url()), status: response.status(), method: response.request().method() };
     if (event.status >= 400 && !expected(event)) {
@@ -59,6 +65,8 @@ export function watch(page) {
   });
   return {
     problems: () => problems.splice(0),
+    /** How many of the page's requests are still unanswered. */
+    inFlight: () => inFlight,
     /** Allows what `allow(event)` accepts while `during` runs. */
     async expecting(allow, during) {
       extra.push(allow);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "settings_fixture.h"
 
 namespace llmux::proxy {
@@ -259,6 +261,26 @@ TEST(UpstreamRequest, ClientResponseHeadersHideWhatTenantsMustNotSee) {
   }
 }
 
+
+TEST(UpstreamRequest, LongHeaderNamesAreScreenedByTheirStartAndNeverTakenForListedOnes) {
+  // Names longer than any listed one: prefixes still hide them, a listed name with more after it
+  // is another header.
+  std::string const padding(60, 'z');
+  HeaderList upstream;
+  upstream.add("X-LLMUX-" + padding, "1");
+  upstream.add("X-RateLimit-" + padding, "2");
+  upstream.add("Anthropic-RateLimit-" + padding, "3");
+  upstream.add("Strict-Transport-Security" + padding, "4");
+  upstream.add("Set-Cookie" + padding, "5");
+  auto out = clientResponseHeaders(upstream, "rid-1", false);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].name, "Strict-Transport-Security" + padding);
+  EXPECT_EQ(out[1].name, "Set-Cookie" + padding);
+  EXPECT_EQ(out[2].name, "X-Request-Id");
+  auto exposed = clientResponseHeaders(upstream, "rid-1", true);
+  EXPECT_EQ(exposed.size(), 5u);  // the rate limits, when the channel opts in; never x-llmux-*
+  EXPECT_FALSE(exposed.has("X-LLMUX-" + padding));
+}
 
 // --- the wire choke point: nothing that could end a header line early goes out ---
 

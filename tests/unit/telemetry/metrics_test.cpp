@@ -112,6 +112,32 @@ TEST(Families, SameLabelsResolveToTheSameChild) {
   EXPECT_EQ(family.snapshot().size(), 4u);
 }
 
+TEST(Families, ARegistryNeverSeesTheChildrenOfAnEarlierOneResolvedOnThisThread) {
+  // The thread's cache of resolved label sets outlives registries; a new family (often at the
+  // address of the one just destroyed) must start from zero, and from its own children.
+  for (int round = 0; round < 3; ++round) {
+    MetricsRegistry registry(kTestSpecs);
+    auto& family = registry.counter(kRequests);
+    EXPECT_EQ(family.labels({"/a", "200"}).value(), 0u) << "round " << round;
+    family.labels({"/a", "200"}).inc(5);
+    EXPECT_EQ(family.labels({"/a", "200"}).value(), 5u);
+    EXPECT_EQ(family.snapshot().size(), 1u);
+  }
+}
+
+TEST(Families, ManyLabelSetsSharingCacheSlotsStayDistinct) {
+  MetricsRegistry registry(kTestSpecs);
+  auto& family = registry.counter(kRequests);
+  constexpr int kSets = 2000;  // far more than the thread's cache holds
+  for (int pass = 1; pass <= 3; ++pass) {
+    for (int i = 0; i < kSets; ++i) family.labels({"/r" + std::to_string(i), "200"}).inc();
+  }
+  for (int i = 0; i < kSets; ++i) {
+    ASSERT_EQ(family.labels({"/r" + std::to_string(i), "200"}).value(), 3u) << i;
+  }
+  EXPECT_EQ(family.snapshot().size(), std::size_t{kSets});
+}
+
 TEST(Families, CounterAdvanceToNeverGoesBackwards) {
   Counter c;
   c.advanceTo(10);

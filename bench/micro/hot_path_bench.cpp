@@ -1,0 +1,142 @@
+// llmux-hot-path-bench: what some per-request steps of the gateway cost, each alone, in
+// nanoseconds per call (the median of several repetitions): the access-log line of a finished
+// chat request, the client's copy of an upstream's response headers (OpenAI's, as the mock
+// provider sends them), the request's metrics, and a header value's and a JSON string's checks.
+// Build it at two commits to see a change's own gain; `bench/RESULTS.md` keeps the figures.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/http_headers.h"
+#include "core/http_syntax.h"
+#include "core/json_text.h"
+#include "core/request_record.h"
+#include "proxy/upstream_request.h"
+#include "telemetry/access_log.h"
+#include "telemetry/metrics.h"
+#include "telemetry/request_metrics.h"
+
+namespace llmux::bench {
+namespace {
+
+/// A finished non-stream chat request as the bench's load makes them.
+RequestRecord chatRecord() {
+  RequestRecord r;
+  r.request_id = "dadc521a1d6418991c56be686cb7dd2a";
+  r.started_at = WallClock::now();
+  r.route = "/v1/chat/completions";
+  r.client_protocol = "openai-chat";
+  r.gateway_key = "bench";
+  r.client = "unknown";
+  r.model = "gpt-4o-mini";
+  r.channel = "mock";
+  r.key_label = "mock#0";
+  r.status = 200;
+  r.first_byte_ms = 13.942;
+  r.total_ms = 15.438;
+  r.overhead_ms = 0.056;
+  r.bytes_in = 97;
+  r.bytes_out = 807;
+  r.usage = TokenUsage{.input = 25, .output = 12};
+  AttemptRecord a;
+  a.channel = "mock";
+  a.key_label = "mock#0";
+  a.upstream_model = "gpt-4o-mini";
+  a.upstream_protocol = "openai-chat";
+  a.status = 200;
+  a.outcome = AttemptOutcome::ok();
+  a.outcome_class = "success";
+  a.first_byte_ms = 4.464;
+  a.duration_ms = 5.1;
+  a.strategy = "intelligent";
+  a.score = 0.973;
+  a.factors = "score=0.9728 weight=1 headroom=1 failures=1 cooldown=1 affinity=1 billing=1 "
+              "yield=1 performance=0.9728 latency=1";
+  r.attempts.push_back(a);
+  return r;
+}
+
+/// The response head of OpenAI's chat completions (tests/data/fixtures; the mock sends these).
+HeaderList openAiResponseHeaders() {
+  HeaderList h;
+  h.add("content-type", "application/json");
+  h.add("x-request-id", "req_7e5cc0af086c03e153eadb6a99cebd0c");
+  h.add("openai-processing-ms", "212");
+  h.add("x-ratelimit-limit-requests", "500");
+  h.add("x-ratelimit-limit-tokens", "200000");
+  h.add("x-ratelimit-remaining-requests", "499");
+  h.add("x-ratelimit-remaining-tokens", "199000");
+  h.add("x-ratelimit-reset-requests", "120ms");
+  h.add("x-ratelimit-reset-tokens", "1ms");
+  h.add("Content-Length", "776");
+  return h;
+}
+
+struct Case {
+  char const* name;
+  std::function<std::size_t()> run;  ///< one call; returns something to keep it from being elided
+};
+
+double nanosPerCall(Case const& c, int calls) {
+  std::size_t sink = 0;
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < calls; ++i) sink += c.run();
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  if (sink == 42) std::puts("");  // never true in practice; keeps `sink` alive
+  return std::chrono::duration<double, std::nano>(elapsed).count() / calls;
+}
+
+}  // namespace
+}  // namespace llmux::bench
+
+int main(int argc, char** argv) {
+  using namespace llmux;
+  using namespace llmux::bench;
+  CLI::App app("llmux-hot-path-bench: per-request steps of the gateway, each alone");
+  int calls = 200'000;
+  int repetitions = 7;
+  app.add_option("--calls", calls, "calls per repetition");
+  app.add_option("--repetitions", repetitions, "repetitions (the median is printed)");
+  CLI11_PARSE(app, argc, argv);
+
+  RequestRecord const record = chatRecord();
+  HeaderList const upstream = openAiResponseHeaders();
+  telemetry::MetricsRegistry registry;
+  telemetry::RequestMetrics metrics(registry);
+  std::string line;
+  std::string const value(300, 'v');  // a long header value or prompt line without escapes
+
+  std::vector<Case> cases = {
+      {"access-log line", [&] {
+         line.clear();
+         telemetry::appendAccessLine(line, record);
+         return line.size();
+       }},
+      {"client response headers", [&] {
+         return proxy::clientResponseHeaders(upstream, record.request_id, false).size();
+       }},
+      {"request metrics", [&] {
+         metrics.observe(record);
+         return std::size_t{1};
+       }},
+      {"header value check, 300 B", [&] { return std::size_t{isSafeHeaderValue(value)}; }},
+      {"JSON string, 300 B", [&] {
+         line.clear();
+         appendJsonString(line, value);
+         return line.size();
+       }},
+  };
+  std::printf("%-28s %12s\n", "step", "ns/call");
+  for (auto const& c : cases) {
+    nanosPerCall(c, calls / 10);  // warm-up
+    std::vector<double> runs;
+    for (int r = 0; r < repetitions; ++r) runs.push_back(nanosPerCall(c, calls));
+    std::sort(runs.begin(), runs.end());
+    std::printf("%-28s %12.1f\n", c.name, runs[runs.size() / 2]);
+  }
+  return 0;
+}
