@@ -1,25 +1,11 @@
 #include "core/http_syntax.h"
 
 #include <algorithm>
-#include <array>
 
 #include "core/ascii_scan.h"
 
 namespace llmux {
 namespace {
-
-/// RFC 9110 tchar: letters, digits and !#$%&'*+-.^_`|~ (a table: every header name of every
-/// request is checked byte by byte).
-constexpr auto kTokenChars = [] {
-  std::array<bool, 256> table{};
-  for (int c = 'a'; c <= 'z'; ++c) table[static_cast<std::size_t>(c)] = true;
-  for (int c = 'A'; c <= 'Z'; ++c) table[static_cast<std::size_t>(c)] = true;
-  for (int c = '0'; c <= '9'; ++c) table[static_cast<std::size_t>(c)] = true;
-  for (char c : std::string_view("!#$%&'*+-.^_`|~")) table[static_cast<unsigned char>(c)] = true;
-  return table;
-}();
-
-bool isTokenChar(char c) { return kTokenChars[static_cast<unsigned char>(c)]; }
 
 bool isVisibleAscii(char c) {
   auto u = static_cast<unsigned char>(c);
@@ -29,7 +15,11 @@ bool isVisibleAscii(char c) {
 }  // namespace
 
 bool isHeaderName(std::string_view name) {
-  return !name.empty() && std::all_of(name.begin(), name.end(), isTokenChar);
+  if (name.empty()) return false;
+  for (char c : name) {
+    if (!isTokenChar(c)) return false;
+  }
+  return true;
 }
 
 bool isSafeHeaderValue(std::string_view value) { return findHeaderControl(value) == value.size(); }

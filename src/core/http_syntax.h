@@ -5,9 +5,25 @@
 // writes heads): a CR or LF inside a value would end the header line early and let whoever
 // chose the value write headers, or a whole second request, with the channel's credentials.
 
+#include <array>
 #include <string_view>
 
 namespace llmux {
+
+namespace detail {
+inline constexpr auto kTokenChars = [] {
+  std::array<bool, 256> table{};
+  for (int c = 'a'; c <= 'z'; ++c) table[static_cast<std::size_t>(c)] = true;
+  for (int c = 'A'; c <= 'Z'; ++c) table[static_cast<std::size_t>(c)] = true;
+  for (int c = '0'; c <= '9'; ++c) table[static_cast<std::size_t>(c)] = true;
+  for (char c : std::string_view("!#$%&'*+-.^_`|~")) table[static_cast<unsigned char>(c)] = true;
+  return table;
+}();
+}  // namespace detail
+
+/// A character of an RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~. Inline (a table):
+/// parsers test every byte of every header name with it.
+inline bool isTokenChar(char c) { return detail::kTokenChars[static_cast<unsigned char>(c)]; }
 
 /// An RFC 9110 token: the only characters a header name may have.
 bool isHeaderName(std::string_view name);

@@ -38,41 +38,4 @@ class RequestParser final : public boost::beast::http::basic_parser<true> {
   std::size_t max_fields_;
 };
 
-/// Parses an upstream response: status and header fields into `status()` / `headers()`, and body
-/// bytes, as they are parsed, appended to `body()` (which the reader empties between reads).
-class ResponseParser final : public boost::beast::http::basic_parser<false> {
- public:
-  ResponseParser() { headers_.reserve(16, 512); }
-
-  int status() const { return status_; }
-  HeaderList const& headers() const { return headers_; }
-  std::string& body() { return body_; }
-
- private:
-  using ErrorCode = boost::beast::error_code;
-  using View = boost::beast::string_view;
-
-  void on_request_impl(boost::beast::http::verb, View, View, int, ErrorCode&) override {}
-  void on_response_impl(int code, View, int, ErrorCode&) override { status_ = code; }
-  void on_field_impl(boost::beast::http::field, View name, View value, ErrorCode&) override {
-    headers_.add(name, value);
-  }
-  void on_header_impl(ErrorCode&) override {}
-  void on_body_init_impl(boost::optional<std::uint64_t> const&, ErrorCode&) override {}
-  std::size_t on_body_impl(View body, ErrorCode&) override {
-    body_.append(body.data(), body.size());
-    return body.size();
-  }
-  void on_chunk_header_impl(std::uint64_t, View, ErrorCode&) override {}
-  std::size_t on_chunk_body_impl(std::uint64_t, View body, ErrorCode&) override {
-    body_.append(body.data(), body.size());
-    return body.size();
-  }
-  void on_finish_impl(ErrorCode&) override {}
-
-  int status_ = 0;
-  HeaderList headers_;
-  std::string body_;
-};
-
 }  // namespace llmux::http

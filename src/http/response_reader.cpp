@@ -4,11 +4,8 @@
 #include <string_view>
 
 #include <boost/beast/core/read_size.hpp>
-#include <boost/beast/http/error.hpp>
 
 namespace llmux::http {
-
-namespace bhttp = boost::beast::http;
 
 namespace {
 
@@ -23,22 +20,14 @@ ResponseReader::ResponseReader(boost::beast::flat_buffer& buffer) : buffer_(buff
   freshParser();
 }
 
-void ResponseReader::freshParser() {
-  parser_.emplace();
-  // The head limit is enforced by step(), the same whatever the reads: Beast's own counts the
-  // start line or not depending on whether it had the whole head at once.
-  parser_->header_limit(static_cast<std::uint32_t>(kBufferLimit));
-  parser_->body_limit(boost::none);  // upstream answers are relayed piece by piece, not held
-}
+void ResponseReader::freshParser() { parser_.emplace(); }
 
 std::optional<std::uint64_t> ResponseReader::contentLength() const {
   if (!final_head_ || parser_->chunked()) return std::nullopt;
   // These have no body whatever their Content-Length says (RFC 9110 §6.4.1); the parser
   // ignores it for them.
   if (status() == 204 || status() == 304) return 0;
-  auto length = parser_->content_length();
-  if (!length) return std::nullopt;
-  return *length;
+  return parser_->contentLength();
 }
 
 Result<boost::asio::mutable_buffer> ResponseReader::readSpace() {
@@ -65,9 +54,7 @@ Result<void> ResponseReader::receivedEof() {
     return makeError(ErrorKind::Connect, "the upstream closed the connection without answering");
   }
   if (done()) return {};
-  boost::beast::error_code ec;
-  if (parser_->got_some()) parser_->put_eof(ec);
-  if (ec || !parser_->is_done()) {
+  if (!parser_->putEof()) {
     return protocolError("the upstream closed the connection mid-response");
   }
   return {};
@@ -93,19 +80,19 @@ Result<bool> ResponseReader::step(std::string_view what, std::size_t limit,
   auto data = buffer_.data();
   std::size_t room = limit - used_before;
   bool limited = data.size() >= room;
-  boost::beast::error_code ec;
-  std::size_t used = parser_->put(boost::asio::buffer(data, std::min(data.size(), room)), ec);
-  buffer_.consume(used);
-  parsed_ += used;
-  if (ec == bhttp::error::need_more && limited) {
+  auto step = parser_->put(
+      std::string_view(static_cast<char const*>(data.data()), std::min(data.size(), room)));
+  buffer_.consume(step.used);
+  parsed_ += step.used;
+  if (!step.error.empty()) {
+    return protocolError("malformed " + std::string(what) + " from the upstream: " +
+                         std::string(step.error));
+  }
+  if (step.need_more && limited) {
     return protocolError("the upstream's " + std::string(what) + " is larger than " +
                          std::to_string(limit / 1024) + " KiB");
   }
-  if (ec == bhttp::error::need_more) return false;
-  if (ec) {
-    return protocolError("malformed " + std::string(what) + " from the upstream: " + ec.message());
-  }
-  return used > 0;
+  return step.used > 0;
 }
 
 Result<bool> ResponseReader::parseHead() {
@@ -113,7 +100,7 @@ Result<bool> ResponseReader::parseHead() {
     auto progressed = step("response head", kMaxHeadBytes, parsed_ - head_start_);
     if (!progressed) return progressed.error();
     if (!*progressed) return false;
-    if (!parser_->is_header_done()) continue;
+    if (!parser_->headerDone()) continue;
     if (status() < 100 || status() > 599) {
       return protocolError("the upstream answered with status " + std::to_string(status()) +
                            ", which HTTP does not have");
@@ -130,7 +117,7 @@ Result<bool> ResponseReader::parseHead() {
 Result<bool> ResponseReader::parseBody() {
   if (!final_head_) return protocolError("the response body was read before its head");
   auto& body = parser_->body();
-  while (body.empty() && !parser_->is_done()) {
+  while (body.empty() && !parser_->done()) {
     auto progressed = step("chunk header or trailer", kBufferLimit, 0);
     if (!progressed) return progressed.error();
     if (!*progressed) return false;

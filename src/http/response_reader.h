@@ -11,7 +11,7 @@
 
 #include "core/http_headers.h"
 #include "core/result.h"
-#include "http/message_parsers.h"
+#include "http/response_parser.h"
 
 namespace llmux::http {
 
@@ -21,8 +21,8 @@ namespace llmux::http {
 /// socket and the upstream_response fuzz target from arbitrary bytes: one implementation.
 ///
 /// Interim heads (1xx other than 101: `100 Continue`, `103 Early Hints`...) before the final head
-/// are parsed and dropped, each by a fresh parser over the bytes already buffered (Beast takes a
-/// 1xx for a complete message). More than kMaxInterimHeads of them, or a `101 Switching
+/// are parsed and dropped, each by a fresh parser over the bytes already buffered (a 1xx is a
+/// complete message of its own). More than kMaxInterimHeads of them, or a `101 Switching
 /// Protocols` (llmux never asks for an upgrade), is an upstream protocol error. The caller's
 /// deadline for the head covers every interim head: they never extend it.
 ///
@@ -58,7 +58,7 @@ class ResponseReader {
   /// The final head is in (an interim or refused head never counts).
   bool headDone() const { return final_head_; }
   /// The final response is complete.
-  bool done() const { return final_head_ && parser_->is_done(); }
+  bool done() const { return final_head_ && parser_->done(); }
   /// A byte of a head (interim or final) arrived.
   bool gotSome() const { return got_some_; }
   int interimHeads() const { return interim_heads_; }
@@ -67,7 +67,7 @@ class ResponseReader {
   HeaderList const& headers() const { return parser_->headers(); }
   /// The body bytes parsed since the caller last emptied it.
   std::string& body() { return parser_->body(); }
-  bool keepAlive() const { return parser_->keep_alive(); }
+  bool keepAlive() const { return parser_->keepAlive(); }
   /// The length of the final response's body as its head declares it: none when chunked or
   /// delimited by the close, 0 for a 204 or 304 (which have no body whatever they declare).
   std::optional<std::uint64_t> contentLength() const;

@@ -77,14 +77,18 @@ net::Task<void> serveProbeRun(GatewayServices& services, http::UpstreamPool& poo
       co_return;
     }
   }
-  // The slot is given back however the probe ends (an exception, a cancellation).
-  struct Slot {
-    ProbeBook& book;
-    ~Slot() { book.finish(); }
-  } slot{*services.probes};
-  ProbeResult result = co_await runProbe(services, pool, *services.probes, ctx.catalog,
-                                         std::move(*target), false, ctx.response->cancellation());
-  std::string body = probeResultJson(result);
+  std::string body;
+  {
+    // The slot is given back however the probe ends (an exception, a cancellation), and before
+    // the answer goes out: a caller that starts the next probe on reading it must find it free.
+    struct Slot {
+      ProbeBook& book;
+      ~Slot() { book.finish(); }
+    } slot{*services.probes};
+    ProbeResult result = co_await runProbe(services, pool, *services.probes, ctx.catalog,
+                                           std::move(*target), false, ctx.response->cancellation());
+    body = probeResultJson(result);
+  }
   co_await sendAdminJson(ctx, 200, std::move(body));
 }
 

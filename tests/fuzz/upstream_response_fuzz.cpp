@@ -46,8 +46,8 @@ void checkAlone(FedResponse const& r, std::size_t wire_size) {
 }
 
 void checkSame(FedResponse const& cut, FedResponse const& whole) {
-  // Which fault is named may depend on the cuts (Beast looks at a start line only once the
-  // head's end is in, unless it had it whole), not whether the answer fails, nor how.
+  // Which fault is named may depend on the cuts (a limit met before a malformed line is whole),
+  // not whether the answer fails, nor how.
   auto errors = "(cut: " + (cut.error ? cut.error->message : "none") +
                 "; whole: " + (whole.error ? whole.error->message : "none") + ")";
   check(cut.error.has_value() == whole.error.has_value(), "an error depends on the cuts", errors);

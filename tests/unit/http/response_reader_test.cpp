@@ -194,8 +194,9 @@ TEST(ResponseReader, HeadsAndChunkHeadersAreBounded) {
   EXPECT_NE(head.error->message.find("response head is larger than 8 KiB"), std::string::npos)
       << head.error->message;
 
-  // The limit is the same however the head arrives: Beast alone would count the start line
-  // against its limit only when the head comes in pieces (found by upstream_response_fuzz).
+  // The limit is the same however the head arrives (Beast's parser, used here before ours,
+  // counted the start line against its limit only when the head came in pieces: found by
+  // upstream_response_fuzz).
   std::string start = "HTTP/1.1 200 OK\r\n";
   std::string end = "\r\nContent-Length: 2\r\n\r\n";
   std::string filler = "X-Fill: ";
