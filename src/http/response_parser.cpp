@@ -155,30 +155,25 @@ ResponseParser::Step ResponseParser::put(std::string_view data) {
   if (!data.empty()) got_some_ = true;
   switch (state_) {
     case State::Head: return parseHead(data);
-    case State::SizedBody: {
-      if (data.empty()) return kNeedMore;
-      std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, data.size()));
-      body_.append(data.data(), n);
-      remaining_ -= n;
-      if (remaining_ == 0) state_ = State::Done;
-      return {.used = n};
-    }
+    case State::SizedBody: return takeSized(data, State::Done);
     case State::BodyToEof:
       if (data.empty()) return kNeedMore;
       body_.append(data.data(), data.size());
       return {.used = data.size()};
     case State::ChunkHeader: return parseChunkHeader(data);
-    case State::ChunkData: {
-      if (data.empty()) return kNeedMore;
-      std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, data.size()));
-      body_.append(data.data(), n);
-      remaining_ -= n;
-      if (remaining_ == 0) state_ = State::ChunkHeader;
-      return {.used = n};
-    }
+    case State::ChunkData: return takeSized(data, State::ChunkHeader);
     case State::Done: return {};
   }
   return {};
+}
+
+ResponseParser::Step ResponseParser::takeSized(std::string_view data, State after) {
+  if (data.empty()) return kNeedMore;
+  auto n = static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, data.size()));
+  body_.append(data.data(), n);
+  remaining_ -= n;
+  if (remaining_ == 0) state_ = after;
+  return {.used = n};
 }
 
 bool ResponseParser::putEof() {

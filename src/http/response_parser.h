@@ -63,6 +63,8 @@ class ResponseParser {
 
   Step parseHead(std::string_view data);
   Step parseChunkHeader(std::string_view data);
+  /// Body bytes of a sized body or chunk (`remaining_` of them); `after` once they are all in.
+  Step takeSized(std::string_view data, State after);
   /// Checks one field against the framing it declares; an error text, or empty.
   std::string_view noteField(std::string_view name, std::string_view value);
 
