@@ -218,6 +218,13 @@ std::vector<LogRow> RequestLogWriter::fold(ThreadState& s, std::vector<RequestLo
       }
     }
   }
+  // Requests that ended before their row opened are numbered in the order they were admitted,
+  // not the order their workers accounted them: a worker accounts a request just after answering
+  // it, so the client's next request, on another worker, may be accounted first (the writer's
+  // linger puts both in one batch).
+  std::stable_sort(rows.begin(), rows.end(), [](LogRow const& a, LogRow const& b) {
+    return a.record.started_at < b.record.started_at;
+  });
   for (std::uint64_t handle : s.touched) {
     auto& open = s.open[handle];
     if (open.finished) {

@@ -223,6 +223,35 @@ TEST(RequestLogRealtime, ARequestThatEndsWithinOneBatchIsOneInsert) {
   EXPECT_EQ(writer.stats().written, 1u);
 }
 
+TEST(RequestLogRealtime, ShortRequestsWrittenTogetherAreNumberedInTheOrderTheyWereAdmitted) {
+  // Workers account a request just after answering it: the client's next request may be
+  // accounted first. Rows written in one batch follow admission, with a running row's update
+  // (its own number already given) left where it is.
+  auto backend = std::make_unique<KeptBatches>();
+  KeptBatches& kept = *backend;
+  RequestLogWriterOptions options;
+  options.linger = std::chrono::milliseconds(10'000);  // one batch: flush cuts it short
+  RequestLogWriter writer("test log", std::move(backend), options);
+  WallTime const t0 = WallClock::now();
+  std::uint64_t long_handle = writer.opened(head("r-long"));
+  writer.flush();  // its row is written and numbered
+  auto at = [&](std::string id, int ms) {
+    RequestRecord r = failedOverRecord(std::move(id));
+    r.started_at = t0 + std::chrono::milliseconds(ms);
+    return r;
+  };
+  writer.record(at("r-third", 3));
+  writer.record(at("r-first", 1));
+  writer.attemptChanged(long_handle, 1, running(failedOverRecord("x").attempts[0]));
+  writer.record(at("r-second", 2));
+  writer.flush();
+  auto batches = kept.batches();
+  ASSERT_EQ(batches.size(), 2u);
+  std::vector<std::string> ids;
+  for (auto const& row : batches[1]) ids.push_back(row.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"r-first", "r-second", "r-third", "r-long"}));
+}
+
 TEST(RequestLogRealtime, EventsOfAnUnknownHandleChangeNothing) {
   auto backend = std::make_unique<KeptBatches>();
   KeptBatches& kept = *backend;
