@@ -22,18 +22,12 @@ int hexValue(char c) {
   return -1;
 }
 
-std::string_view trimBlanks(std::string_view s) {
-  while (!s.empty() && isBlank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && isBlank(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 /// Calls `each` with every element of a comma-separated list, blanks trimmed (empty ones too).
 template <class Each>
 void forEachElement(std::string_view list, Each each) {
   for (;;) {
     auto comma = list.find(',');
-    each(trimBlanks(list.substr(0, comma)));
+    each(trimSpaces(list.substr(0, comma)));
     if (comma == std::string_view::npos) return;
     list.remove_prefix(comma + 1);
   }
@@ -125,12 +119,12 @@ std::string_view parseFieldLines(std::string_view lines, Take take) {
     std::size_t colon = 0;  // the name is a token, followed at once by the colon
     while (colon < line.size() && isTokenChar(line[colon])) ++colon;
     if (colon == 0 || colon == line.size() || line[colon] != ':') return "bad field name";
-    std::string_view value = trimBlanks(line.substr(colon + 1));
+    std::string_view value = trimSpaces(line.substr(colon + 1));
     if (!isSafeHeaderValue(value)) return "bad field value";
     if (!lines.empty() && isBlank(lines.front())) {
       folded.assign(value);
       while (!lines.empty() && isBlank(lines.front())) {
-        std::string_view more = trimBlanks(nextLine());
+        std::string_view more = trimSpaces(nextLine());
         if (!isSafeHeaderValue(more)) return "bad field value";
         if (more.empty()) continue;
         if (!folded.empty()) folded += ' ';
